@@ -1,0 +1,43 @@
+# entropix-eval — every target runs from a fresh clone; `make demo` and `make test` are
+# the two set-up commands of the README.
+GO              ?= go
+BIN             := bin/entropix-eval
+# Tests read ../shared through ENTROPIX_SHARED (relative paths are taken from the
+# module root). Unset it to run only the tests that need no shared data.
+ENTROPIX_SHARED ?= ../shared
+export ENTROPIX_SHARED
+CUDA_SHARED     := $(abspath $(ENTROPIX_SHARED))/cuda
+CUDA_ENV        := CGO_ENABLED=1 CGO_CFLAGS="-I$(CUDA_SHARED)/include" CGO_LDFLAGS="-L$(CUDA_SHARED)/lib/stubs"
+
+.PHONY: build test demo bench lint cuda fuzz
+
+build:
+	$(GO) build -o $(BIN) ./cmd/entropix-eval
+
+test:
+	$(GO) vet ./...
+	$(GO) test -count=1 ./...
+
+demo: build
+	./$(BIN) demo
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+lint:
+	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
+	$(GO) vet ./...
+
+# Compiles and vets the GPU backend against ../shared's CUDA headers and link stubs;
+# running it needs a GPU machine.
+cuda:
+	$(CUDA_ENV) $(GO) build -tags cuda ./...
+	$(CUDA_ENV) $(GO) vet -tags cuda ./...
+
+# Short runs of every fuzz target (go test -fuzz takes one target at a time).
+FUZZTIME ?= 20s
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "== $$pkg $$f"; $(GO) test -run '^$$$$' -fuzz "^$$f$$$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; done

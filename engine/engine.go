@@ -1,0 +1,77 @@
+// Package engine defines what a transformer backend must do for the harness (the
+// Engine contract), and owns the model description every backend shares: config.json
+// parsing, weight loading (safetensors, sharded, llama2.c .bin) and the deterministic
+// test-model builder. Backends live in engine/cpu and cuda.
+package engine
+
+import (
+	"context"
+
+	"github.com/entropix-eval/entropix-eval/sampler/metrics"
+)
+
+// Dist and AttnStats are the per-step outputs; the math lives in sampler/metrics so the
+// sampler, the CPU engine and the CUDA checks share one definition.
+type (
+	Dist      = metrics.Dist
+	AttnStats = metrics.AttnStats
+	AttnMode  = metrics.AttnMode
+)
+
+// Options fixes what a backend computes besides the forward pass.
+type Options struct {
+	// Slots is the number of sequences that can be live at once (the batch size).
+	Slots int
+	// MaxSeqLen is the KV-cache length of one slot (prompt + generated tokens).
+	MaxSeqLen int
+	// TopK is the number of candidates returned in Dist; 0 returns the whole vocabulary.
+	TopK int
+	// AttnMode selects masked or padded attention statistics; PadLen is the padded
+	// cache size (the original Entropix used 4096).
+	AttnMode AttnMode
+	PadLen   int
+	// MetricLayer is the layer whose attention feeds AttnStats; -1 means the last layer.
+	MetricLayer int
+	// PrefillChunk caps the tokens of one slot processed in one Step; callers split
+	// longer prompts. 0 means no cap.
+	PrefillChunk int
+	// Threads is the number of CPU threads (CPU backend); 0 means GOMAXPROCS.
+	Threads int
+}
+
+// Input appends Tokens to the sequence in Slot: a prefill chunk, or one decode token.
+type Input struct {
+	Slot   int
+	Tokens []int32
+}
+
+// Output is the state after the last token of one Input: the distribution of the next
+// token and the metric layer's attention statistics at that position.
+type Output struct {
+	Slot int
+	Dist Dist
+	Attn AttnStats
+}
+
+// Engine runs a batched transformer over a fixed set of KV-cache slots.
+//
+// A slot holds one sequence. Step appends each input's tokens to its slot (different
+// slots may get different numbers of tokens and sit at different lengths) and returns
+// one Output per input, in order. Free empties a slot so a new sequence can start in
+// it at once (continuous batching). On the CPU backend a sequence's numbers are
+// bit-identical whatever else shares the batch and however its prompt was chunked.
+type Engine interface {
+	// Config is the model the engine runs.
+	Config() *Config
+	// Options are the engine's settings, with defaults resolved.
+	Options() Options
+	// Step runs one batched forward. out is resized to len(in) and its buffers
+	// are reused, so callers keep one slice across steps.
+	Step(ctx context.Context, in []Input, out *[]Output) error
+	// Len is the number of tokens already in a slot's cache.
+	Len(slot int) int
+	// Free empties a slot.
+	Free(slot int)
+	// Close releases the engine's memory (device memory, mapped files).
+	Close() error
+}

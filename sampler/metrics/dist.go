@@ -1,0 +1,187 @@
+// Package metrics holds the per-step numbers that both engine backends produce and
+// every sampler consumes: the logits distribution summary (Dist) and the metric
+// layer's attention statistics (AttnStats).
+//
+// It is a leaf package on purpose: the CPU engine, the CUDA backend (checked against
+// it) and the sampler all share exactly this math, so "the same numbers" means the
+// same code. Units follow docs/ENTROPIX.md: entropies in bits, varentropies in bits².
+package metrics
+
+import (
+	"cmp"
+	"math"
+	"slices"
+)
+
+// Candidate is one token with its raw (temperature 1) logit.
+type Candidate struct {
+	ID    int32
+	Logit float32
+}
+
+// Dist is what a sampler may know about one step's logits: the top-K candidates and
+// full-vocabulary statistics at temperature 1. Samplers never see the whole vector,
+// so the CPU and CUDA backends can feed one sampler implementation.
+type Dist struct {
+	// Candidates are sorted by logit descending, ties by lower id.
+	Candidates []Candidate
+	// VocabSize is the length of the full logits vector.
+	VocabSize int
+	// LogPartition is ln Σ exp(logit) over the full vocabulary (natural log).
+	LogPartition float64
+	// Entropy is −Σ p·log2 p over the full vocabulary, in bits.
+	Entropy float64
+	// Varentropy is Σ p·(log2 p + H)², in bits².
+	Varentropy float64
+	// TailMass is the probability mass (temperature 1) outside the candidates.
+	TailMass float64
+}
+
+// LogProb returns the natural-log probability of a candidate's logit at temperature 1.
+func (d *Dist) LogProb(logit float32) float64 { return float64(logit) - d.LogPartition }
+
+// Truncated reports whether the candidate list is shorter than the vocabulary.
+func (d *Dist) Truncated() bool { return len(d.Candidates) < d.VocabSize }
+
+// LogitStats returns ln Σ exp(x), the entropy (bits) and the varentropy (bits²) of
+// softmax(logits). Entries at −inf have probability 0 and contribute nothing (the
+// limit 0·log 0 = 0), where the upstream Python returns NaN. The sums run in float64
+// so a float32 logits vector of 128k entries keeps ~1e-12 relative accuracy.
+// If no logit is finite the result is NaN, which callers must treat as an error.
+func LogitStats(logits []float32) (logZ, entropyBits, varentropyBits2 float64) {
+	maxv := math.Inf(-1)
+	for _, v := range logits {
+		if f := float64(v); f > maxv {
+			maxv = f
+		}
+	}
+	if math.IsInf(maxv, 0) || math.IsNaN(maxv) {
+		return math.NaN(), math.NaN(), math.NaN()
+	}
+	// One pass for Z and the first two moments of (x − max): with s = x − max,
+	// ln p = s − ln Z', H_nats = ln Z' − E[s], Var_nats = E[s²] − E[s]².
+	// Var is computed two-pass below for accuracy, since E[s²] − E[s]² cancels badly
+	// when the distribution is nearly flat.
+	var z, es float64
+	for _, v := range logits {
+		s := float64(v) - maxv
+		if math.IsInf(s, -1) {
+			continue
+		}
+		e := math.Exp(s)
+		z += e
+		es += e * s
+	}
+	lnZ := math.Log(z)
+	es /= z
+	hNats := lnZ - es
+	var vNats float64
+	for _, v := range logits {
+		s := float64(v) - maxv
+		if math.IsInf(s, -1) {
+			continue
+		}
+		d := s - es // = ln p + H_nats
+		vNats += math.Exp(s) * d * d
+	}
+	vNats /= z
+	return lnZ + maxv, hNats / math.Ln2, vNats / (math.Ln2 * math.Ln2)
+}
+
+// Argmax returns the lowest index of the largest logit (greedy's tie rule).
+func Argmax(logits []float32) int {
+	best := 0
+	for i, v := range logits {
+		if v > logits[best] {
+			best = i
+		}
+	}
+	return best
+}
+
+// FillDist summarises a full logits vector into d, keeping the top k candidates
+// (k <= 0 or k >= len(logits) keeps the whole vocabulary). It reuses d's
+// candidate buffer so a decode loop does not allocate per token.
+func FillDist(d *Dist, logits []float32, k int) {
+	n := len(logits)
+	if k <= 0 || k > n {
+		k = n
+	}
+	d.VocabSize = n
+	d.LogPartition, d.Entropy, d.Varentropy = LogitStats(logits)
+	d.Candidates = TopK(d.Candidates[:0], logits, k)
+	var kept float64
+	for _, c := range d.Candidates {
+		kept += math.Exp(float64(c.Logit) - d.LogPartition)
+	}
+	d.TailMass = math.Max(0, 1-kept)
+	if k == n {
+		d.TailMass = 0
+	}
+}
+
+// TopK appends to dst the k largest logits sorted descending, ties by lower id.
+// It keeps a small min-heap so the cost is O(n log k), which matters for a
+// 128k vocabulary at every decode step.
+func TopK(dst []Candidate, logits []float32, k int) []Candidate {
+	if k <= 0 {
+		return dst
+	}
+	if k > len(logits) {
+		k = len(logits)
+	}
+	h := dst[len(dst):len(dst)]
+	if cap(h) < k {
+		h = make([]Candidate, 0, k)
+	}
+	// worse reports whether a ranks below b: lower logit, or equal logit and higher id.
+	worse := func(a, b Candidate) bool {
+		return a.Logit < b.Logit || (a.Logit == b.Logit && a.ID > b.ID)
+	}
+	down := func(i int) {
+		for {
+			l := 2*i + 1
+			if l >= len(h) {
+				return
+			}
+			m := l
+			if r := l + 1; r < len(h) && worse(h[r], h[l]) {
+				m = r
+			}
+			if !worse(h[m], h[i]) {
+				return
+			}
+			h[i], h[m] = h[m], h[i]
+			i = m
+		}
+	}
+	for i, v := range logits {
+		c := Candidate{ID: int32(i), Logit: v}
+		if v != v { // NaN never ranks
+			continue
+		}
+		if len(h) < k {
+			h = append(h, c)
+			for j := len(h) - 1; j > 0; {
+				p := (j - 1) / 2
+				if !worse(h[j], h[p]) {
+					break
+				}
+				h[j], h[p] = h[p], h[j]
+				j = p
+			}
+			continue
+		}
+		if worse(h[0], c) {
+			h[0] = c
+			down(0)
+		}
+	}
+	slices.SortFunc(h, func(a, b Candidate) int {
+		if c := cmp.Compare(b.Logit, a.Logit); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	return append(dst, h...)
+}
