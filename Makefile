@@ -39,5 +39,5 @@ FUZZTIME ?= 20s
 fuzz:
 	@set -e; for pkg in $$($(GO) list ./...); do \
 	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
-	    echo "== $$pkg $$f"; $(GO) test -run '^$$$$' -fuzz "^$$f$$$$" -fuzztime $(FUZZTIME) $$pkg; \
+	    echo "== $$pkg $$f"; $(GO) test -run '^$$$$' -fuzz "^$$f$$$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 2s $$pkg; \
 	  done; done
