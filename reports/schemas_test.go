@@ -1,0 +1,70 @@
+package reports
+
+import (
+	"testing"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/stretchr/testify/assert"
+)
+
+// The schemas are a published interface: this test is the checklist that a
+// change to them must update together with the README and SchemaVersion.
+func TestSchemasArePublishedInterface(t *testing.T) {
+	type col struct {
+		name     string
+		typ      string
+		nullable bool
+	}
+	tests := []struct {
+		kind   string
+		schema *arrow.Schema
+		want   []col
+	}{
+		{KindTraces, TraceSchema, []col{
+			{"run_id", "utf8", false}, {"task", "utf8", false}, {"problem_id", "int32", false},
+			{"repeat", "int32", false}, {"step", "int32", false}, {"token_id", "int32", false},
+			{"token_text", "utf8", false}, {"strategy", "utf8", false},
+			{"entropy", "float64", false}, {"varentropy", "float64", false},
+			{"attn_entropy", "float64", true}, {"attn_varentropy", "float64", true},
+			{"agreement", "float64", true}, {"interaction_strength", "float64", true},
+			{"temperature", "float64", false}, {"top_k", "int32", true}, {"top_p", "float64", true},
+			{"min_p", "float64", true}, {"logprob", "float64", false}, {"tail_mass", "float64", false},
+		}},
+		{KindResults, ResultSchema, []col{
+			{"run_id", "utf8", false}, {"sampler", "utf8", false}, {"seed", "int64", false},
+			{"problem_id", "int32", false}, {"repeat", "int32", false}, {"prompt_hash", "utf8", false},
+			{"target", "utf8", false}, {"response", "utf8", false},
+			{"extracted_strict", "utf8", false}, {"extracted_flexible", "utf8", false},
+			{"correct_strict", "bool", false}, {"correct_flexible", "bool", false}, {"correct_numeric", "bool", false},
+			{"prompt_tokens", "int32", false}, {"gen_tokens", "int32", false},
+			{"finish_reason", "utf8", false}, {"latency_ms", "float64", false},
+		}},
+		{KindSummary, SummarySchema, []col{
+			{"run_id", "utf8", false}, {"sampler", "utf8", false}, {"seed", "int64", false},
+			{"filter", "utf8", false}, {"n", "int32", false}, {"repeats", "int32", false},
+			{"accuracy", "float64", false}, {"se", "float64", false},
+			{"ci_low", "float64", false}, {"ci_high", "float64", false},
+			{"truncation_rate", "float64", false}, {"mean_gen_tokens", "float64", false},
+		}},
+		{KindComparisons, ComparisonSchema, []col{
+			{"sampler_a", "utf8", false}, {"sampler_b", "utf8", false}, {"filter", "utf8", false},
+			{"n", "int32", false}, {"accuracy_a", "float64", false}, {"accuracy_b", "float64", false},
+			{"difference", "float64", false}, {"ci_low", "float64", false}, {"ci_high", "float64", false},
+			{"resamples", "int32", false}, {"mcnemar_b", "int32", false}, {"mcnemar_c", "int32", false},
+			{"mcnemar_method", "utf8", false}, {"p_value", "float64", false}, {"p_holm", "float64", false},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.kind, func(t *testing.T) {
+			var got []col
+			for _, f := range tt.schema.Fields() {
+				got = append(got, col{f.Name, f.Type.Name(), f.Nullable})
+			}
+			assert.Equal(t, tt.want, got)
+			kind, _ := tt.schema.Metadata().GetValue(metaKind)
+			assert.Equal(t, tt.kind, kind)
+			version, _ := tt.schema.Metadata().GetValue(metaVersion)
+			assert.Equal(t, SchemaVersion, version)
+		})
+	}
+}
