@@ -1,0 +1,196 @@
+package sampler
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/entropix-eval/entropix-eval/sampler/metrics"
+)
+
+// Entropix is the entropy/varentropy-driven sampler (docs/ENTROPIX.md): per step it
+// picks one of five strategies from the logits and attention metrics, then draws
+// with the strategy's parameters.
+type Entropix struct {
+	cfg        EntropixConfig
+	order      Order
+	clarifyID  int32
+	checkLast  bool // clarifying check on the last token only (else the whole history)
+	firstArgmx bool
+	tr         truncator
+	picks      []int // adaptive draws, reused
+}
+
+// stepMetrics are the six numbers the rules read.
+type stepMetrics struct {
+	ent, vent, attnEnt, attnVent, agreement, interaction float64
+}
+
+// plan is a strategy with the parameters it hands to the draw.
+type plan struct {
+	strategy   Strategy
+	params     Params
+	nSamples   int
+	confidence float64
+	// conditions are the four rules' truth values (lelv, helv, lehv, hehv) before
+	// "first match wins".
+	conditions [4]bool
+}
+
+// NewEntropix builds the sampler from a configuration and the clarifying token id
+// (resolve it with Spec.New, which consults the tokenizer).
+func NewEntropix(cfg EntropixConfig, clarifyingID int32) (*Entropix, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("sampler entropix: %w", err)
+	}
+	if clarifyingID < 0 {
+		return nil, fmt.Errorf("sampler entropix: clarifying token id %d is negative", clarifyingID)
+	}
+	order, _ := ParseOrder(cfg.Order)
+	return &Entropix{
+		cfg: cfg, order: order, clarifyID: clarifyingID,
+		checkLast:  cfg.clarifyCheck() == "last",
+		firstArgmx: cfg.firstTokenArgmax(),
+		picks:      make([]int, cfg.NAdaptiveSamples),
+	}, nil
+}
+
+func (e *Entropix) Name() string { return "entropix:" + e.cfg.Variant }
+
+// Config returns the configuration in effect.
+func (e *Entropix) Config() EntropixConfig { return e.cfg }
+
+// ClarifyingID is the resolved clarifying token.
+func (e *Entropix) ClarifyingID() int32 { return e.clarifyID }
+
+func (e *Entropix) Describe() map[string]any {
+	m := e.cfg.Describe()
+	m["clarifying_token_id"] = int(e.clarifyID)
+	return m
+}
+
+func (e *Entropix) Clone() Sampler {
+	c := *e
+	c.tr = truncator{}
+	c.picks = make([]int, len(e.picks))
+	return &c
+}
+
+func (e *Entropix) Sample(d *metrics.Dist, a *metrics.AttnStats, history []int32, r *RNG) (Decision, error) {
+	if err := checkDist(d); err != nil {
+		return Decision{}, err
+	}
+	if a == nil {
+		return Decision{}, fmt.Errorf("sampler %s: needs attention statistics, got none", e.Name())
+	}
+	if int(e.clarifyID) >= d.VocabSize {
+		return Decision{}, fmt.Errorf("sampler %s: clarifying token %d outside the vocabulary of %d", e.Name(), e.clarifyID, d.VocabSize)
+	}
+	m, err := e.metricsOf(d, a)
+	if err != nil {
+		return Decision{}, err
+	}
+	if e.firstArgmx && len(history) == 0 {
+		return e.argmax(d, StrategyFirstTokenArgmax), nil
+	}
+	p := e.plan(m, e.clarifyingSeen(history))
+	switch p.strategy {
+	case StrategyArgmax:
+		return e.argmax(d, StrategyArgmax), nil
+	case StrategyInsertClarifying:
+		return Decision{Token: e.clarifyID, Strategy: p.strategy, LogProb: logProbOf(d, e.clarifyID), Survivors: 1, TailMass: d.TailMass}, nil
+	}
+	if !(p.params.Temperature > 0) || math.IsInf(p.params.Temperature, 1) {
+		// Only overridden coefficients get here; the original would have flipped or
+		// flattened the distribution without a word.
+		return Decision{}, fmt.Errorf("sampler %s: strategy %s computed temperature %v; check the configured coefficients",
+			e.Name(), p.strategy, p.params.Temperature)
+	}
+	dec := Decision{
+		Strategy: p.strategy, Temperature: p.params.Temperature, TopK: p.params.TopK,
+		TopP: p.params.TopP, MinP: p.params.MinP, Faithful: e.cfg.Faithful,
+		NSamples: p.nSamples, Confidence: p.confidence,
+	}
+	var c cut
+	if e.cfg.Faithful {
+		c = e.tr.originalSample(d, p.params)
+	} else {
+		c = e.tr.truncate(d, p.params, e.order)
+	}
+	if p.strategy != StrategyAdaptive {
+		e.tr.drawFrom(d, c, r, &dec)
+		return dec, nil
+	}
+	// Adaptive: n draws from the same distribution, scored by raw log-probability plus
+	// the shared confidence term; the first best wins.
+	w := e.tr.weights(c)
+	for i := range e.picks {
+		e.picks[i] = c.start
+		if !c.greedy {
+			e.picks[i] = c.start + r.race(w)
+		}
+	}
+	e.tr.outcome(d, c, e.picks[selectBest(d, e.picks, e.cfg.Faithful)], &dec)
+	return dec, nil
+}
+
+// selectBest returns the index of the pick with the highest raw log-probability
+// (the confidence term is the same for every pick), the first one on ties. Faithful
+// mode keeps the upstream NaN: any −inf log-probability made every score NaN and
+// jnp.argmax returned 0.
+func selectBest(d *metrics.Dist, picks []int, faithful bool) int {
+	best := 0
+	for i, p := range picks {
+		l := d.Candidates[p].Logit
+		if faithful && math.IsInf(float64(l), -1) {
+			return 0
+		}
+		if l > d.Candidates[picks[best]].Logit {
+			best = i
+		}
+	}
+	return best
+}
+
+func (e *Entropix) argmax(d *metrics.Dist, s Strategy) Decision {
+	c := d.Candidates[0]
+	return Decision{Token: c.ID, Strategy: s, LogProb: d.LogProb(c.Logit), Survivors: 1, TailMass: d.TailMass}
+}
+
+// logProbOf finds id among the candidates; NaN when it is not one of them.
+func logProbOf(d *metrics.Dist, id int32) float64 {
+	for _, c := range d.Candidates {
+		if c.ID == id {
+			return d.LogProb(c.Logit)
+		}
+	}
+	return math.NaN()
+}
+
+func (e *Entropix) clarifyingSeen(history []int32) bool {
+	if e.checkLast {
+		return len(history) > 0 && history[len(history)-1] == e.clarifyID
+	}
+	return slices.Contains(history, e.clarifyID)
+}
+
+func (e *Entropix) metricsOf(d *metrics.Dist, a *metrics.AttnStats) (stepMetrics, error) {
+	av := a.Varentropy
+	if e.cfg.AttnVarentropyDDOF == 1 {
+		av = a.VarentropyDDOF1
+		if math.IsNaN(av) && len(a.HeadEntropy) == 1 {
+			av = 0 // one head: the SmolLM port maps torch's NaN to 0
+		}
+	}
+	m := stepMetrics{d.Entropy, d.Varentropy, a.Entropy, av, a.Agreement, a.InteractionStrength}
+	for _, v := range []struct {
+		name string
+		x    float64
+	}{{"logits varentropy", m.vent}, {"attention entropy", m.attnEnt}, {"attention varentropy", m.attnVent},
+		{"agreement", m.agreement}, {"interaction strength", m.interaction}} {
+		if math.IsNaN(v.x) || math.IsInf(v.x, 0) {
+			return m, fmt.Errorf("sampler %s: %s is %v", e.Name(), v.name, v.x)
+		}
+	}
+	return m, nil
+}
