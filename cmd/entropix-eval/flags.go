@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/entropix-eval/entropix-eval/engine"
+)
+
+// parseTokenIDsFlag parses a token-id list such as "1,2,3" (spaces allowed).
+func parseTokenIDsFlag(s string) ([]int32, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, fmt.Errorf("%w: --ids is empty; give token ids like 1,2,3", errUsage)
+	}
+	parts := strings.Split(s, ",")
+	ids := make([]int32, 0, len(parts))
+	for i, p := range parts {
+		v, err := strconv.ParseInt(strings.TrimSpace(p), 10, 32)
+		if err != nil || v < 0 {
+			return nil, fmt.Errorf("%w: --ids entry %d (%q) is not a token id", errUsage, i+1, p)
+		}
+		ids = append(ids, int32(v))
+	}
+	return ids, nil
+}
+
+// greedyDecode appends up to maxTokens argmax tokens (lowest id on ties) to prompt
+// in slot 0 of eng and returns them. It stops after a token in eos (which is
+// included) unless eos is nil.
+func greedyDecode(ctx context.Context, eng engine.Engine, prompt []int32, maxTokens int, eos []int32) ([]int32, error) {
+	var out []engine.Output
+	gen := []int32{}
+	if maxTokens == 0 {
+		return gen, nil
+	}
+	if err := eng.Step(ctx, []engine.Input{{Slot: 0, Tokens: prompt}}, &out); err != nil {
+		return nil, err
+	}
+	for {
+		next := out[0].Dist.Candidates[0].ID // sorted by logit, ties by lower id
+		gen = append(gen, next)
+		if len(gen) == maxTokens || slices.Contains(eos, next) {
+			return gen, nil
+		}
+		if err := eng.Step(ctx, []engine.Input{{Slot: 0, Tokens: []int32{next}}}, &out); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// writeJSONResult prints v as one line of JSON.
+func writeJSONResult(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode output: %w", err)
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/entropix-eval/entropix-eval/engine"
+	"github.com/entropix-eval/entropix-eval/engine/cpu"
+)
+
+func init() {
+	register(command{
+		name:    "generate",
+		summary: "greedy-decode from token ids and print the new ids as JSON",
+		run: func(ctx context.Context, args []string) error {
+			return runGenerate(ctx, args, os.Stdout)
+		},
+	})
+}
+
+// generateResult is generate's output.
+type generateResult struct {
+	// IDs are the generated tokens (the prompt excluded), ending with the EOS id
+	// when one stopped generation.
+	IDs []int32 `json:"ids"`
+	// A "text" field (the decoded IDs) belongs here once engine/tokenizer lands.
+}
+
+func runGenerate(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("generate", flag.ContinueOnError)
+	model := fs.String("model", "", "checkpoint: Hugging Face directory or llama2.c .bin (required)")
+	idList := fs.String("ids", "", "prompt token ids, e.g. 1,2,3 (required; no BOS is added)")
+	maxTokens := fs.Int("max-tokens", 32, "maximum number of tokens to generate")
+	ignoreEOS := fs.Bool("ignore-eos", false, "keep generating past the model's EOS ids")
+	threads := fs.Int("threads", 0, "CPU threads (0: all)")
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%w: %w", errUsage, err)
+	}
+	if *model == "" {
+		return fmt.Errorf("%w: --model is required", errUsage)
+	}
+	ids, err := parseTokenIDsFlag(*idList)
+	if err != nil {
+		return err
+	}
+	if *maxTokens < 0 {
+		return fmt.Errorf("%w: --max-tokens %d is negative", errUsage, *maxTokens)
+	}
+
+	m, err := engine.Load(*model)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	eng, err := cpu.New(m, engine.Options{
+		Slots: 1, MaxSeqLen: len(ids) + *maxTokens, TopK: 1, MetricLayer: -1, Threads: *threads,
+	})
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	eos := m.Config.EOS
+	if *ignoreEOS {
+		eos = nil
+	}
+	gen, err := greedyDecode(ctx, eng, ids, *maxTokens, eos)
+	if err != nil {
+		return err
+	}
+	return writeJSONResult(stdout, generateResult{IDs: gen})
+}

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/entropix-eval/entropix-eval/eval"
+)
+
+func init() {
+	register(command{
+		name:    "merge",
+		summary: "combine the run directories of 'run --shard i/n' into one run directory",
+		run: func(ctx context.Context, args []string) error {
+			return runMerge(ctx, args, os.Stdout, os.Stderr)
+		},
+	})
+}
+
+func runMerge(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("out", "", "the merged run directory")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: entropix-eval merge --out DIR SHARD_DIR...\n\n"+
+			"Every shard 0..n-1 of one sweep must be given once and be finished; the merged\n"+
+			"directory holds the result files a single unsharded run would have written.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *out == "" || fs.NArg() == 0 {
+		return fmt.Errorf("%w: merge needs --out and at least one shard directory", errUsage)
+	}
+	if err := eval.Merge(*out, fs.Args(), defaultOutputs()); err != nil {
+		return err
+	}
+	m, err := eval.ReadManifest(*out)
+	if err != nil {
+		return err
+	}
+	return printSummary(stdout, *out, m)
+}

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/entropix-eval/entropix-eval/reports/runreport"
+)
+
+func init() {
+	register(command{
+		name:    "report",
+		summary: "write a run directory's report: report.html, summary/comparisons.arrow, figures/, tables/",
+		run: func(ctx context.Context, args []string) error {
+			return runReport(ctx, args, os.Stdout, os.Stderr)
+		},
+	})
+}
+
+func runReport(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var opt runreport.Options
+	fs.StringVar(&opt.Baseline, "baseline", "", `sampler the others are compared with (default "greedy" if present, else the first)`)
+	fs.IntVar(&opt.Bootstrap.Resamples, "resamples", 0, "paired bootstrap resamples (default 10000)")
+	fs.Uint64Var(&opt.Bootstrap.Seed, "bootstrap-seed", 0, "seed of the bootstrap's resampling stream")
+	fs.IntVar(&opt.TokenBudget, "token-budget", 0,
+		fmt.Sprintf("generated tokens with per-token detail in report.html (default %d; -1: none)", runreport.DefaultTokenBudget))
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: entropix-eval report [flags] RUN_DIR\n\n"+
+			"Reads results.arrow and traces.arrow of RUN_DIR and writes summary.arrow,\n"+
+			"comparisons.arrow, report.html (offline, self-contained), figures/ (SVG, PDF)\n"+
+			"and tables/ (LaTeX booktabs) into it.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return fmt.Errorf("%w: report takes one run directory", errUsage)
+	}
+	return writeReport(fs.Arg(0), opt, stdout)
+}
+
+// writeReport builds dir's report and prints where it went; run calls it at the
+// end of every run.
+func writeReport(dir string, opt runreport.Options, stdout io.Writer) error {
+	start := time.Now()
+	rep, err := runreport.Build(dir, opt)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "report: %s (%d samplers, %d problems, %.1fs)\n",
+		filepath.Join(dir, runreport.HTMLFile), len(rep.Samplers), len(rep.Problems), time.Since(start).Seconds())
+	for _, n := range rep.Notes {
+		fmt.Fprintf(stdout, "report: note: %s\n", n)
+	}
+	return nil
+}

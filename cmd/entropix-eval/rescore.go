@@ -1,0 +1,58 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+
+	"github.com/entropix-eval/entropix-eval/eval"
+)
+
+func init() {
+	register(command{
+		name:    "rescore",
+		summary: "re-extract and re-score a run directory's saved responses (no model)",
+		run: func(ctx context.Context, args []string) error {
+			return runRescore(ctx, args, os.Stdout, os.Stderr)
+		},
+	})
+}
+
+func runRescore(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("rescore", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: entropix-eval rescore RUN_DIR\n\n"+
+			"Rebuilds results.arrow, traces.arrow, results.json and samples.jsonl from the\n"+
+			"journal with the current extraction and scoring code.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return fmt.Errorf("%w: rescore takes one run directory", errUsage)
+	}
+	dir := fs.Arg(0)
+	before, after, err := eval.Rescore(dir, defaultOutputs())
+	if err != nil {
+		return err
+	}
+	keys := make([]string, 0, len(after))
+	for k := range after {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	fmt.Fprintf(stdout, "rescored %s\n%-48s %8s %8s\n", dir, "run", "before", "after")
+	for _, k := range keys {
+		old := "n/a"
+		if v, ok := before[k]; ok {
+			old = pct(v)
+		}
+		fmt.Fprintf(stdout, "%-48s %8s %8s\n", k, old, pct(after[k]))
+	}
+	return nil
+}

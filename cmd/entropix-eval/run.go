@@ -1,0 +1,340 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/entropix-eval/entropix-eval/engine"
+	"github.com/entropix-eval/entropix-eval/engine/cpu"
+	"github.com/entropix-eval/entropix-eval/engine/tokenizer"
+	"github.com/entropix-eval/entropix-eval/eval"
+	"github.com/entropix-eval/entropix-eval/sampler/metrics"
+)
+
+func init() {
+	register(command{
+		name:    "run",
+		summary: "evaluate a model on a benchmark with several samplers and seeds (resumable)",
+		run: func(ctx context.Context, args []string) error {
+			return runRun(ctx, args, os.Stdout, os.Stderr)
+		},
+	})
+}
+
+// runFlags are the flags that override a sweep file's fields; only flags given on
+// the command line override anything.
+type runFlags struct {
+	fs       *flag.FlagSet
+	progress string
+}
+
+// newRunFlags binds the flags to cfg's fields with their current values as
+// defaults, so parsing changes exactly the fields whose flags are given.
+func newRunFlags(cfg *eval.Config, stderr io.Writer) *runFlags {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	rf := &runFlags{fs: fs}
+	fs.StringVar(&cfg.Name, "name", cfg.Name, "sweep name")
+	fs.StringVar(&cfg.Model, "model", cfg.Model, "Hugging Face model directory (config.json, *.safetensors, tokenizer.json)")
+	fs.StringVar(&cfg.Backend, "backend", cfg.Backend, "cpu or cuda (default cpu)")
+	fs.Func("devices", "comma-separated devices, one worker each (cpu,cpu or cuda:0,cuda:1)", func(s string) error {
+		cfg.Devices = splitList(s)
+		return nil
+	})
+	fs.IntVar(&cfg.Threads, "threads", cfg.Threads, "CPU threads per worker (0: cores / workers)")
+	fs.IntVar(&cfg.BatchSize, "batch-size", cfg.BatchSize, "sequences decoded together per worker (default 8)")
+	fs.IntVar(&cfg.MaxSeqLen, "max-seq-len", cfg.MaxSeqLen, "KV-cache length of one sequence (default 2048)")
+	fs.IntVar(&cfg.PrefillChunk, "prefill-chunk", cfg.PrefillChunk, "prompt tokens per sequence per step (default 256)")
+	fs.IntVar(&cfg.Candidates, "candidates", cfg.Candidates, "top-K candidates the engine returns per step (0: whole vocabulary)")
+	fs.StringVar(&cfg.AttnMode, "attn-mode", cfg.AttnMode, "attention statistics: masked or padded")
+	fs.IntVar(&cfg.PadLen, "pad-len", cfg.PadLen, "padded cache length for --attn-mode padded")
+	fs.StringVar(&cfg.Task, "task", cfg.Task, "task name, e.g. gsm8k_cot")
+	fs.StringVar(&cfg.Dataset, "dataset", cfg.Dataset, "dataset file or glob (.jsonl or .parquet)")
+	fs.StringVar(&cfg.TrainDataset, "train-dataset", cfg.TrainDataset, "train split file or glob (tasks with random shots)")
+	fs.StringVar(&cfg.FewShot, "fewshot", cfg.FewShot, "directory with the fixed few-shot exemplar files")
+	fs.BoolVar(&cfg.ChatTemplate, "chat-template", cfg.ChatTemplate, "render prompts with the tokenizer's chat template")
+	fs.IntVar(&cfg.Limit, "limit", cfg.Limit, "evaluate only the first N problems")
+	fs.IntVar(&cfg.MaxNewTokens, "max-new-tokens", cfg.MaxNewTokens, "generation budget (default: the task's)")
+	fs.BoolVar(&cfg.FirstTokenArgmax, "first-token-argmax", cfg.FirstTokenArgmax, "take the argmax as the first token (original Entropix loop)")
+	fs.Func("samplers", `samplers, e.g. "greedy,min_p,min_p=0.05,temperature=1.5,entropix:frog"`, func(s string) error {
+		specs, err := eval.ParseSamplerList(s)
+		cfg.Samplers = specs
+		return err
+	})
+	fs.Func("seeds", "comma-separated run seeds (default 0)", func(s string) error {
+		seeds, err := parseSeeds(s)
+		cfg.Seeds = seeds
+		return err
+	})
+	fs.IntVar(&cfg.Repeats, "repeats", cfg.Repeats, "samples per problem and seed (default 1)")
+	fs.StringVar(&cfg.Shard, "shard", cfg.Shard, "evaluate shard i of n (i/n); merge the shards with 'entropix-eval merge'")
+	fs.StringVar(&cfg.Out, "out", cfg.Out, "the run directory")
+	fs.StringVar(&rf.progress, "progress", "auto", "auto (bars on a terminal, log lines otherwise), bars, log or none")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: entropix-eval run [SWEEP.yaml] [flags]\n\n"+
+			"Flags override the sweep file's fields. Running the same command again resumes\n"+
+			"an interrupted run in --out.")
+		fs.PrintDefaults()
+	}
+	return rf
+}
+
+// parseRunArgs reads an optional sweep file (before or after the flags) and
+// applies the flags given on the command line over it. The flags are parsed twice:
+// once to find the file, then over the file's config, so a flag overrides a field
+// only when it is given.
+func parseRunArgs(args []string, stderr io.Writer) (eval.Config, string, error) {
+	var file string
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		file, args = args[0], args[1:]
+	}
+	var probe eval.Config
+	rf := newRunFlags(&probe, stderr)
+	if err := rf.fs.Parse(args); err != nil {
+		return eval.Config{}, "", err
+	}
+	switch {
+	case rf.fs.NArg() == 1 && file == "":
+		file = rf.fs.Arg(0)
+		args = args[:len(args)-1]
+	case rf.fs.NArg() > 0:
+		return eval.Config{}, "", fmt.Errorf("%w: unexpected arguments %q", errUsage, rf.fs.Args())
+	}
+	var cfg eval.Config
+	if file != "" {
+		var err error
+		if cfg, err = eval.LoadConfig(file); err != nil {
+			return eval.Config{}, "", err
+		}
+	}
+	rf = newRunFlags(&cfg, io.Discard)
+	if err := rf.fs.Parse(args); err != nil {
+		return eval.Config{}, "", err
+	}
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return eval.Config{}, "", fmt.Errorf("%w: invalid sweep:\n%w", errUsage, err)
+	}
+	return cfg, rf.progress, nil
+}
+
+func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, progress, err := parseRunArgs(args, stderr)
+	if err != nil {
+		return err
+	}
+	runner, cleanup, err := wireRunner(cfg)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	if runner.Progress, err = pickProgress(progress); err != nil {
+		return err
+	}
+	m, err := runner.Run(ctx)
+	if err != nil {
+		return err
+	}
+	return printSummary(stdout, cfg.Out, m)
+}
+
+func pickProgress(mode string) (eval.Progress, error) {
+	log := slog.Default()
+	switch mode {
+	case "auto":
+		return eval.NewProgress(os.Stderr, log, 30*time.Second), nil
+	case "bars":
+		return eval.NewBars(os.Stderr), nil
+	case "log":
+		return eval.NewLogLines(log, 30*time.Second), nil
+	case "none":
+		return nil, nil
+	}
+	return nil, fmt.Errorf("%w: --progress %q: want auto, bars, log or none", errUsage, mode)
+}
+
+// wireRunner loads the model, tokenizer, data and samplers a sweep names.
+func wireRunner(cfg eval.Config) (*eval.Runner, func(), error) {
+	if cfg.Backend != "cpu" {
+		return nil, nil, fmt.Errorf("backend %s: this build runs the cpu backend only", cfg.Backend)
+	}
+	model, err := engine.Load(cfg.Model)
+	if err != nil {
+		return nil, nil, err
+	}
+	cleanup := func() {
+		if err := model.Close(); err != nil {
+			slog.Warn("close model", "err", err)
+		}
+	}
+	fail := func(err error) (*eval.Runner, func(), error) { cleanup(); return nil, nil, err }
+	if model.TokenizerPath == "" {
+		return fail(fmt.Errorf("model %s has no tokenizer.json; run needs one to build prompts", cfg.Model))
+	}
+	if mp := model.Config.MaxPositions; mp > 0 && cfg.MaxSeqLen > mp {
+		// As lm-eval does, a sequence never outgrows the model's trained positions.
+		slog.Warn("max_seq_len above the model's max_position_embeddings; using the latter", "max_seq_len", cfg.MaxSeqLen, "max_positions", mp)
+		cfg.MaxSeqLen = mp
+	}
+	tok, err := tokenizer.Load(model.TokenizerPath)
+	if err != nil {
+		return fail(err)
+	}
+	inputs, err := eval.LoadTaskInputs(cfg, tok)
+	if err != nil {
+		return fail(err)
+	}
+	resolve := eval.NewSamplerResolver(tok.TokenID)
+	samplers := make([]eval.SamplerFactory, len(cfg.Samplers))
+	for i, s := range cfg.Samplers {
+		if samplers[i], err = resolve(s); err != nil {
+			return fail(fmt.Errorf("samplers[%d]: %w", i, err))
+		}
+	}
+	prov, err := provenance(cfg, model, inputs.Files, samplers)
+	if err != nil {
+		return fail(err)
+	}
+	eos := append([]int32(nil), model.Config.EOS...)
+	if _, id, ok := tok.EOS(); ok {
+		eos = append(eos, id)
+	}
+	attnMode, err := metrics.ParseAttnMode(cfg.AttnMode)
+	if err != nil {
+		return fail(err)
+	}
+	threads := cfg.Threads
+	if threads == 0 {
+		threads = max(1, runtime.GOMAXPROCS(0)/len(cfg.Devices))
+	}
+	opts := engine.Options{
+		Slots: cfg.BatchSize, MaxSeqLen: cfg.MaxSeqLen, TopK: cfg.Candidates, AttnMode: attnMode,
+		PadLen: cfg.PadLen, MetricLayer: -1, PrefillChunk: cfg.PrefillChunk, Threads: threads,
+	}
+	return &eval.Runner{
+		Config: cfg, Task: inputs.Task, Problems: inputs.Problems,
+		Tokenizer: eval.TokenizerAdapter{T: tok, AddSpecial: !cfg.ChatTemplate},
+		Samplers:  samplers,
+		OpenEngine: func(_ context.Context, _ int, _ string) (eval.Engine, func() error, error) {
+			e, err := cpu.New(model, opts)
+			if err != nil {
+				return nil, nil, err
+			}
+			return e, e.Close, nil
+		},
+		EOS: eos, Provenance: prov,
+		Outputs: defaultOutputs(),
+	}, cleanup, nil
+}
+
+func defaultOutputs() eval.Outputs {
+	return eval.Outputs{Grader: eval.NewLMEvalGrader(), Arrow: eval.ReportsArrow{}}
+}
+
+func provenance(cfg eval.Config, model *engine.Model, dataFiles []string, samplers []eval.SamplerFactory) (eval.Provenance, error) {
+	files, err := eval.ModelFiles(model.Dir)
+	if err != nil {
+		return eval.Provenance{}, err
+	}
+	msum, err := eval.ChecksumFiles(files)
+	if err != nil {
+		return eval.Provenance{}, err
+	}
+	dsum, err := eval.ChecksumFiles(dataFiles)
+	if err != nil {
+		return eval.Provenance{}, err
+	}
+	return eval.Provenance{
+		Model: msum, Datasets: dsum, DType: "F32", WeightDType: string(model.Config.DType),
+		SamplerOrder: samplerOrders(cfg, samplers),
+	}, nil
+}
+
+// samplerOrders names the truncation order each sampler applied, spelled out, e.g.
+// "greedy: hf (temperature, top_k, top_p, min_p); entropix: vllm-v1 (...)".
+func samplerOrders(cfg eval.Config, samplers []eval.SamplerFactory) string {
+	spelled := map[string]string{
+		"hf":      "temperature, top_k, top_p, min_p on the survivors",
+		"vllm-v1": "temperature, min_p on the full distribution, top_k, top_p",
+	}
+	var parts []string
+	for i, s := range samplers {
+		var d struct {
+			Order string `json:"order"`
+		}
+		if err := json.Unmarshal([]byte(s.Describe()), &d); err != nil || d.Order == "" {
+			d.Order = "unknown"
+		}
+		o := d.Order
+		if long, ok := spelled[o]; ok {
+			o += " (" + long + ")"
+		}
+		parts = append(parts, cfg.Samplers[i].DisplayLabel()+": "+o)
+	}
+	return strings.Join(parts, "; ")
+}
+
+func printSummary(w io.Writer, dir string, m *eval.Manifest) error {
+	var rj struct {
+		Results map[string]map[string]any `json:"results"`
+		Order   []string                  `json:"run_order"`
+	}
+	b, err := os.ReadFile(filepath.Join(dir, eval.ResultsJSONFile))
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, &rj); err != nil {
+		return fmt.Errorf("read %s: %w", eval.ResultsJSONFile, err)
+	}
+	fmt.Fprintf(w, "run directory %s (%s)\n", dir, m.Status)
+	fmt.Fprintf(w, "%-48s %8s %8s %8s\n", "run", "strict", "±se", "flexible")
+	for _, k := range rj.Order {
+		r := rj.Results[k]
+		fmt.Fprintf(w, "%-48s %8s %8s %8s\n", k, pct(r["exact_match,strict-match"]), pct(r["exact_match_stderr,strict-match"]), pct(r["exact_match,flexible-extract"]))
+	}
+	return nil
+}
+
+func pct(v any) string {
+	f, ok := v.(float64)
+	if !ok {
+		return "n/a"
+	}
+	return strconv.FormatFloat(100*f, 'f', 1, 64)
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func parseSeeds(s string) ([]uint64, error) {
+	var seeds []uint64
+	for _, p := range splitList(s) {
+		v, err := strconv.ParseUint(p, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("seed %q: want a non-negative integer", p)
+		}
+		seeds = append(seeds, v)
+	}
+	if len(seeds) == 0 {
+		return nil, errors.New("no seeds")
+	}
+	return seeds, nil
+}

@@ -1,0 +1,96 @@
+package cuda
+
+import (
+	"fmt"
+
+	"github.com/entropix-eval/entropix-eval/engine"
+)
+
+// subBatch is one forward launch sequence: up to tokenCap token rows, and the outputs
+// whose last token is among them. A Step whose inputs hold more tokens than the
+// activation buffers is run as several sub-batches in order; a prompt split across
+// two of them is just a chunked prefill, since attention reads earlier keys from the
+// cache.
+type subBatch struct {
+	IDs, Pos, Slot []int32 // per token row
+	OutRows        []int32 // the token row of each output in this sub-batch
+	OutInputs      []int   // the Step input each output belongs to
+}
+
+// Tokens is the number of token rows.
+func (b *subBatch) Tokens() int { return len(b.IDs) }
+
+// validateStep applies the CPU backend's rules to a Step's inputs (same messages), so
+// a caller switching backends sees the same errors. lens are the slots' cache lengths.
+func validateStep(in []engine.Input, lens []int, o *engine.Options, vocab int, seen []bool) error {
+	clear(seen)
+	for i, inp := range in {
+		if inp.Slot < 0 || inp.Slot >= o.Slots {
+			return fmt.Errorf("input %d: slot %d outside 0..%d", i, inp.Slot, o.Slots-1)
+		}
+		if seen[inp.Slot] {
+			return fmt.Errorf("input %d: slot %d appears twice in one step", i, inp.Slot)
+		}
+		seen[inp.Slot] = true
+		if len(inp.Tokens) == 0 {
+			return fmt.Errorf("input %d (slot %d): no tokens", i, inp.Slot)
+		}
+		if o.PrefillChunk > 0 && len(inp.Tokens) > o.PrefillChunk {
+			return fmt.Errorf("input %d (slot %d): %d tokens exceed the prefill chunk of %d; split the prompt",
+				i, inp.Slot, len(inp.Tokens), o.PrefillChunk)
+		}
+		if have := lens[inp.Slot]; have+len(inp.Tokens) > o.MaxSeqLen {
+			return fmt.Errorf("input %d (slot %d): %d cached + %d new tokens overflow the cache of %d",
+				i, inp.Slot, have, len(inp.Tokens), o.MaxSeqLen)
+		}
+		for j, t := range inp.Tokens {
+			if t < 0 || int(t) >= vocab {
+				return fmt.Errorf("input %d (slot %d): token %d at index %d outside the vocabulary 0..%d",
+					i, inp.Slot, t, j, vocab-1)
+			}
+		}
+	}
+	return nil
+}
+
+// splitStep flattens validated inputs into sub-batches of at most tokenCap rows,
+// filling each one before starting the next. The sub-batch slices are reused from
+// prev when it has room.
+func splitStep(in []engine.Input, lens []int, tokenCap int, prev []subBatch) []subBatch {
+	bs := prev[:0]
+	cur := func() *subBatch {
+		if len(bs) == 0 || bs[len(bs)-1].Tokens() == tokenCap {
+			if len(bs) < cap(bs) {
+				bs = bs[:len(bs)+1]
+				b := &bs[len(bs)-1]
+				b.IDs, b.Pos, b.Slot, b.OutRows, b.OutInputs = b.IDs[:0], b.Pos[:0], b.Slot[:0], b.OutRows[:0], b.OutInputs[:0]
+			} else {
+				bs = append(bs, subBatch{})
+			}
+		}
+		return &bs[len(bs)-1]
+	}
+	for i, inp := range in {
+		start := lens[inp.Slot]
+		for j, t := range inp.Tokens {
+			b := cur()
+			b.IDs = append(b.IDs, t)
+			b.Pos = append(b.Pos, int32(start+j))
+			b.Slot = append(b.Slot, int32(inp.Slot))
+			if j == len(inp.Tokens)-1 {
+				b.OutRows = append(b.OutRows, int32(b.Tokens()-1))
+				b.OutInputs = append(b.OutInputs, i)
+			}
+		}
+	}
+	return bs
+}
+
+// maxKeys is the longest attention row of a sub-batch (its largest position + 1).
+func (b *subBatch) maxKeys() int {
+	m := 0
+	for _, p := range b.Pos {
+		m = max(m, int(p)+1)
+	}
+	return m
+}

@@ -1,0 +1,109 @@
+package cuda
+
+import "math"
+
+// The attention kernels of the emulator. attention_cached's warp-split online softmax
+// is checked separately (mirrorAttention); here it is a plain softmax, so these test
+// what the kernel is handed, not how it reduces.
+
+func (e *emulator) qkvRopeCache(grid int, k *kargs) {
+	qkv, bias, rope, pos, slot, q, kc, vc := k.ptr(), k.ptr(), k.ptr(), k.ptr(), k.ptr(), k.ptr(), k.ptr(), k.ptr()
+	heads, kvHeads, headDim, maxSeq := k.int(), k.int(), k.int(), k.int()
+	k.done("qkv_rope_cache")
+	width, half := (heads+2*kvHeads)*headDim, headDim/2
+	posv, slotv := e.i32(pos, grid), e.i32(slot, grid)
+	for t := 0; t < grid; t++ {
+		p, s := int(posv[t]), int(slotv[t])
+		row := append([]float32(nil), e.f32(qkv+dptr(4*t*width), width)...)
+		if bias != 0 {
+			for i, b := range e.f32(bias, width) {
+				row[i] += b
+			}
+		}
+		cs := e.f32(rope+dptr(8*p*half), 2*half)
+		for h := 0; h < heads+kvHeads; h++ {
+			for j := 0; j < half; j++ {
+				a, b := row[h*headDim+j], row[h*headDim+j+half]
+				c, sn := cs[2*j], cs[2*j+1]
+				ra, rb := a*c-b*sn, b*c+a*sn
+				if h < heads {
+					qo := e.f32(q+dptr(4*(t*heads+h)*headDim), headDim)
+					qo[j], qo[j+half] = ra, rb
+				} else {
+					base := ((s*kvHeads+(h-heads))*maxSeq + p) * headDim
+					e.setBF16(kc, base+j, ra)
+					e.setBF16(kc, base+j+half, rb)
+				}
+			}
+		}
+		for g := 0; g < kvHeads; g++ {
+			for d := 0; d < headDim; d++ {
+				e.setBF16(vc, ((s*kvHeads+g)*maxSeq+p)*headDim+d, row[(heads+kvHeads+g)*headDim+d])
+			}
+		}
+	}
+}
+
+// scores returns q_h · k_j · scale for keys 0..nKeys-1 of slot s (float32, as the kernels).
+func (e *emulator) scores(q []float32, kc dptr, s, g, kvHeads, maxSeq, headDim, nKeys int, scale float32) []float32 {
+	out := make([]float32, nKeys)
+	for j := range out {
+		base := ((s*kvHeads+g)*maxSeq + j) * headDim
+		var dot float32
+		for d := 0; d < headDim; d++ {
+			dot += (q[d] * scale) * e.bf16(kc, base+d)
+		}
+		out[j] = dot
+	}
+	return out
+}
+
+func (e *emulator) attention(grid, gridY int, k *kargs) {
+	q, kc, vc, pos, slot, out := k.ptr(), k.ptr(), k.ptr(), k.ptr(), k.ptr(), k.ptr()
+	heads, kvHeads, headDim, maxSeq, hb, scale := k.int(), k.int(), k.int(), k.int(), k.int(), k.float()
+	k.done("attention_cached")
+	if gridY*hb != heads || (heads/kvHeads)%hb != 0 {
+		panicf("attention_cached: grid.y %d × hb %d for %d heads / %d kv heads", gridY, hb, heads, kvHeads)
+	}
+	posv, slotv := e.i32(pos, grid), e.i32(slot, grid)
+	for t := 0; t < grid; t++ {
+		nKeys, s := int(posv[t])+1, int(slotv[t])
+		for h := 0; h < heads; h++ {
+			g := h / (heads / kvHeads)
+			qh := e.f32(q+dptr(4*(t*heads+h)*headDim), headDim)
+			sc := e.scores(qh, kc, s, g, kvHeads, maxSeq, headDim, nKeys, scale)
+			mx := math.Inf(-1)
+			for _, v := range sc {
+				mx = math.Max(mx, float64(v))
+			}
+			var z float64
+			for _, v := range sc {
+				z += math.Exp(float64(v) - mx)
+			}
+			for d := 0; d < headDim; d++ {
+				var o float64
+				for j, v := range sc {
+					o += math.Exp(float64(v)-mx) / z * float64(e.bf16(vc, ((s*kvHeads+g)*maxSeq+j)*headDim+d))
+				}
+				e.setBF16(out, (t*heads+h)*headDim+d, float32(o))
+			}
+		}
+	}
+}
+
+func (e *emulator) attnStats(grid int, k *kargs) {
+	q, rows, pos, slot, kc, out := k.ptr(), k.ptr(), k.ptr(), k.ptr(), k.ptr(), k.ptr()
+	heads, kvHeads, headDim, maxSeq, padded, padLen, scale := k.int(), k.int(), k.int(), k.int(), k.int(), k.int(), k.float()
+	k.done("attn_stats")
+	rowv := e.i32(rows, grid)
+	for b := 0; b < grid; b++ {
+		t := int(rowv[b])
+		nKeys, s := int(e.i32(pos, t+1)[t])+1, int(e.i32(slot, t+1)[t])
+		all := make([]float32, 0, heads*nKeys)
+		for h := 0; h < heads; h++ {
+			qh := e.f32(q+dptr(4*(t*heads+h)*headDim), headDim)
+			all = append(all, e.scores(qh, kc, s, h/(heads/kvHeads), kvHeads, maxSeq, headDim, nKeys, scale)...)
+		}
+		copy(e.f64(out+dptr(8*b*(heads+2)), heads+2), mirrorAttnStats(all, heads, nKeys, padded == 1, padLen))
+	}
+}

@@ -1,0 +1,256 @@
+//go:build cuda
+
+package cuda
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/entropix-eval/entropix-eval/engine"
+)
+
+// Every shared model and golden prompt: the prefill output and 24 greedy steps match
+// the CPU backend on the same BF16 weights (logits, top-1, Dist and AttnStats), the
+// prefill logits also match the CPU on the original weights, and the greedy
+// continuations are equal except where the CPU's own margin is inside the BF16 noise.
+func TestGPUMatchesCPU(t *testing.T) {
+	needGPU(t)
+	for _, sm := range sharedModels {
+		m, cases := loadShared(t, sm)
+		for _, mode := range attnModes {
+			o := mode
+			o.Slots, o.MaxSeqLen, o.TopK = 1, 128, 0
+			g, c, orig := newGPU(t, m, o), newCPU(t, bf16Model(t, m), o), newCPU(t, m, o)
+			r := report{}
+			for _, tc := range cases {
+				where := fmt.Sprintf("%s/%s/layer%d/%s", sm.name, o.AttnMode, o.MetricLayer, tc.Name)
+				g.Free(0)
+				c.Free(0)
+				orig.Free(0)
+				in := engine.Input{Slot: 0, Tokens: tc.PromptIDs}
+				gOut, cOut := step(t, g, in), step(t, c, in)
+				compareOutput(t, where+"/prefill", &gOut[0], &cOut[0], sm.tol, r)
+				compareLogitsOnly(t, where+"/prefill", &gOut[0], &step(t, orig, in)[0], r)
+				for s := 0; s < 24; s++ {
+					gTok, cTok := gOut[0].Dist.Candidates[0].ID, cOut[0].Dist.Candidates[0].ID
+					if gTok != cTok {
+						margin := topMargin(&cOut[0].Dist)
+						require.Less(t, margin, greedyMarginTol*math.Max(1, math.Abs(float64(cOut[0].Dist.Candidates[0].Logit))),
+							"%s: greedy step %d: gpu %d, cpu %d", where, s, gTok, cTok)
+						t.Logf("%s: greedy step %d diverges inside the bf16 noise (cpu margin %g); stopping this case", where, s, margin)
+						break
+					}
+					gOut = step(t, g, engine.Input{Slot: 0, Tokens: []int32{gTok}})
+					cOut = step(t, c, engine.Input{Slot: 0, Tokens: []int32{cTok}})
+					compareOutput(t, fmt.Sprintf("%s/greedy%d", where, s), &gOut[0], &cOut[0], sm.tol, r)
+				}
+				require.Equal(t, c.Len(0), g.Len(0))
+			}
+			r.log(t, fmt.Sprintf("%s/%s/layer%d", sm.name, o.AttnMode, o.MetricLayer))
+		}
+	}
+}
+
+// The device top-K (TopK 27, and 1024 through several reduction stages) returns
+// exactly the head of the whole-vocabulary ranking of the same logits.
+func TestGPUTopKKernelMatchesHostRanking(t *testing.T) {
+	needGPU(t)
+	for _, sm := range sharedModels[:3] {
+		m, cases := loadShared(t, sm)
+		for _, k := range []int{1, 27, 1024} {
+			if k >= m.Config.VocabSize {
+				continue
+			}
+			full := newGPU(t, m, engine.Options{Slots: 1, MaxSeqLen: 64, MetricLayer: -1})
+			top := newGPU(t, m, engine.Options{Slots: 1, MaxSeqLen: 64, TopK: k, MetricLayer: -1})
+			require.Equal(t, k, top.gpuK)
+			in := engine.Input{Slot: 0, Tokens: cases[len(cases)-1].PromptIDs}
+			f, g := step(t, full, in), step(t, top, in)
+			require.Equal(t, f[0].Dist.Candidates[:k], g[0].Dist.Candidates, "%s k=%d", sm.name, k)
+			require.Equal(t, f[0].Dist.LogPartition, g[0].Dist.LogPartition)
+			require.InDelta(t, massOf(&f[0].Dist, k), g[0].Dist.TailMass, 1e-9)
+		}
+	}
+}
+
+func massOf(d *engine.Dist, from int) float64 {
+	var s float64
+	for _, c := range d.Candidates[from:] {
+		s += math.Exp(float64(c.Logit) - d.LogPartition)
+	}
+	return s
+}
+
+// Batching (the three prompts in one step, at different lengths), chunked prefill
+// and sub-batch splitting give each sequence the numbers it gets alone. The CPU is
+// bit-exact here; on the GPU the difference is reported and must stay tiny.
+func TestGPUBatchingChunkingAndSplitting(t *testing.T) {
+	needGPU(t)
+	for _, sm := range sharedModels[:5] {
+		m, cases := loadShared(t, sm)
+		o := engine.Options{Slots: len(cases), MaxSeqLen: 128, MetricLayer: -1}
+		alone := make([]engine.Output, len(cases))
+		solo := newGPU(t, m, o)
+		for i, tc := range cases {
+			solo.Free(0)
+			alone[i] = step(t, solo, engine.Input{Slot: 0, Tokens: tc.PromptIDs})[0]
+		}
+		check := func(how string, got []engine.Output) {
+			r := report{}
+			for i := range cases {
+				e := relL2(fullLogits(t, &got[i].Dist), fullLogits(t, &alone[i].Dist))
+				r.see("logits_rel_l2", e)
+				require.LessOrEqual(t, e, batchRelL2, "%s %s case %d", sm.name, how, i)
+				r.see("entropy", math.Abs(got[i].Dist.Entropy-alone[i].Dist.Entropy))
+				r.see("attn_entropy", math.Abs(got[i].Attn.Entropy-alone[i].Attn.Entropy))
+				require.InDelta(t, alone[i].Attn.Entropy, got[i].Attn.Entropy, batchStatsTol)
+			}
+			r.log(t, sm.name+" "+how+" vs alone")
+		}
+		var in []engine.Input
+		for i, tc := range cases {
+			in = append(in, engine.Input{Slot: i, Tokens: tc.PromptIDs})
+		}
+		batched := newGPU(t, m, o)
+		check("batched", step(t, batched, in...))
+
+		split := newGPU(t, m, o)
+		split.plan.TokenCap = 5 // buffers stay bigger; forces many sub-batches
+		check("split into 5-row sub-batches", step(t, split, in...))
+
+		chunked := newGPU(t, m, o)
+		var last []engine.Output
+		for i, tc := range cases {
+			for s := 0; s < len(tc.PromptIDs); s += 4 {
+				out := step(t, chunked, engine.Input{Slot: i, Tokens: tc.PromptIDs[s:min(s+4, len(tc.PromptIDs))]})
+				if s+4 >= len(tc.PromptIDs) {
+					last = append(last, out[0])
+				}
+			}
+		}
+		check("chunked by 4", last)
+	}
+}
+
+// Batch invariance is not promised on the GPU (cuBLAS picks kernels by shape, and a
+// bf16 rounding flip propagates); these bounds only catch real mixing of sequences.
+const (
+	batchRelL2    = 5e-3
+	batchStatsTol = 5e-3
+)
+
+// A freed slot restarts at position 0 and gives a fresh engine's numbers.
+func TestGPUFreeAndRefill(t *testing.T) {
+	needGPU(t)
+	m, cases := loadShared(t, sharedModels[0])
+	o := engine.Options{Slots: 2, MaxSeqLen: 128, TopK: 10, MetricLayer: -1}
+	e := newGPU(t, m, o)
+	step(t, e, engine.Input{Slot: 1, Tokens: cases[2].PromptIDs}, engine.Input{Slot: 0, Tokens: cases[1].PromptIDs})
+	e.Free(1)
+	require.Equal(t, 0, e.Len(1))
+	require.Equal(t, len(cases[1].PromptIDs), e.Len(0))
+	got := step(t, e, engine.Input{Slot: 1, Tokens: cases[0].PromptIDs})
+	fresh := step(t, newGPU(t, m, o), engine.Input{Slot: 1, Tokens: cases[0].PromptIDs})
+	require.Equal(t, fresh[0].Dist.Candidates, got[0].Dist.Candidates)
+	require.Equal(t, fresh[0].Attn.HeadEntropy, got[0].Attn.HeadEntropy)
+}
+
+func TestGPUStepErrorsLikeCPU(t *testing.T) {
+	needGPU(t)
+	m, _ := loadShared(t, sharedModels[0])
+	o := engine.Options{Slots: 2, MaxSeqLen: 8, PrefillChunk: 4, MetricLayer: -1}
+	g, c := newGPU(t, m, o), newCPU(t, m, o)
+	for _, in := range [][]engine.Input{
+		{{Slot: 2, Tokens: []int32{1}}},
+		{{Slot: 0, Tokens: []int32{1}}, {Slot: 0, Tokens: []int32{1}}},
+		{{Slot: 0}},
+		{{Slot: 0, Tokens: make([]int32, 5)}},
+		{{Slot: 0, Tokens: []int32{int32(m.Config.VocabSize)}}},
+	} {
+		var out []engine.Output
+		ge, ce := g.Step(bg, in, &out), c.Step(bg, in, &out)
+		require.Error(t, ge)
+		require.Error(t, ce)
+		require.Contains(t, ge.Error(), ce.Error()[len("cpu engine: step: "):])
+	}
+	require.Zero(t, g.Len(0))
+	require.Error(t, g.Step(bg, nil, nil))
+}
+
+func TestGPUOutOfMemoryAdvice(t *testing.T) {
+	needGPU(t)
+	m, _ := loadShared(t, sharedModels[1]) // tiny-llama3: a 128k vocabulary
+	_, err := New(m, engine.Options{Slots: 60000, MaxSeqLen: 131072, MetricLayer: -1}, 0)
+	require.ErrorContains(t, err, "out of device memory on GPU 0")
+	require.ErrorContains(t, err, "fits: at most")
+	_, err = New(m, engine.Options{Slots: 1, MaxSeqLen: 16, MetricLayer: -1}, 1<<20)
+	require.ErrorContains(t, err, "device 1048576 requested")
+}
+
+// One engine per device, as the runner fans out: every GPU gives the same numbers.
+func TestGPUEveryDevice(t *testing.T) {
+	needGPU(t)
+	n, err := DeviceCount()
+	require.NoError(t, err)
+	m, cases := loadShared(t, sharedModels[0])
+	o := engine.Options{Slots: 1, MaxSeqLen: 64, TopK: 5, MetricLayer: -1}
+	var first []engine.Output
+	for d := 0; d < n; d++ {
+		e, err := New(m, o, d)
+		require.NoError(t, err, "device %d", d)
+		out := step(t, e, engine.Input{Slot: 0, Tokens: cases[2].PromptIDs})
+		require.NoError(t, e.Close())
+		if d == 0 {
+			first = out
+			continue
+		}
+		require.Equal(t, first[0].Dist.Candidates, out[0].Dist.Candidates, "device %d", d)
+	}
+}
+
+// The strided-batched binding computes what a host loop computes.
+func TestCublasStridedBatchedGemm(t *testing.T) {
+	needGPU(t)
+	m, _ := loadShared(t, sharedModels[0])
+	e := newGPU(t, m, engine.Options{Slots: 1, MaxSeqLen: 16, MetricLayer: -1})
+	unbind, err := e.dev.bind()
+	require.NoError(t, err)
+	defer unbind()
+	const batch, rows, n, k = 3, 5, 7, 16
+	rng := rand.New(rand.NewPCG(1, 1))
+	w, x := make([]uint16, batch*n*k), make([]uint16, batch*rows*k)
+	for i := range w {
+		w[i] = engine.F32ToBF16(float32(rng.NormFloat64()))
+	}
+	for i := range x {
+		x[i] = engine.F32ToBF16(float32(rng.NormFloat64()))
+	}
+	dw, err := e.dev.alloc(int64(2*len(w)), "test w")
+	require.NoError(t, err)
+	dx, err := e.dev.alloc(int64(2*len(x)), "test x")
+	require.NoError(t, err)
+	dy, err := e.dev.alloc(int64(4*batch*rows*n), "test y")
+	require.NoError(t, err)
+	require.NoError(t, e.dev.upload(dw, unsafe.Slice((*byte)(unsafe.Pointer(&w[0])), 2*len(w))))
+	require.NoError(t, e.dev.upload(dx, unsafe.Slice((*byte)(unsafe.Pointer(&x[0])), 2*len(x))))
+	require.NoError(t, e.blas.gemmStridedBatchedRowMajor(dw, dx, dy, rows, n, k, batch, n*k, rows*k, rows*n, 0))
+	y := make([]float32, batch*rows*n)
+	require.NoError(t, e.dev.download(f32Bytes(y), dy))
+	require.NoError(t, e.dev.sync())
+	for b := 0; b < batch; b++ {
+		for r := 0; r < rows; r++ {
+			for c := 0; c < n; c++ {
+				var want float64
+				for i := 0; i < k; i++ {
+					want += float64(engine.BF16ToF32(x[(b*rows+r)*k+i])) * float64(engine.BF16ToF32(w[(b*n+c)*k+i]))
+				}
+				require.InDelta(t, want, y[(b*rows+r)*n+c], 1e-4)
+			}
+		}
+	}
+}

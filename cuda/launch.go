@@ -1,0 +1,95 @@
+package cuda
+
+// Launch geometry of the kernels, kept in Go so it is unit-tested without a GPU. The
+// constants mirror the .cu files (MAX_HB, MAX_DL, the top-K chunk).
+
+const (
+	// attnMaxWarps bounds attention_cached blocks at 512 threads: the kernel uses
+	// ~115 registers per thread, and 1024 threads would exceed the 64K register file.
+	attnMaxWarps = 16
+	// topkBlock threads sort a chunk of 2·topkBlock entries per block.
+	topkBlock = 1024
+	topkChunk = 2 * topkBlock
+	// maxGPUTopK is the largest K reduced on the device; larger K (or 0, the whole
+	// vocabulary) copies the logits rows to the host for metrics.TopK.
+	maxGPUTopK = topkBlock
+	// rowBlockMax is the block size of the row kernels (norm, embedding, statistics).
+	rowBlockMax = 256
+	// gridStrideMaxBlocks caps 1-D grid-stride launches; more blocks than resident
+	// threads only add scheduling work.
+	gridStrideMaxBlocks = 8192
+)
+
+// attnGeometry picks attention_cached's launch: hb query heads per block (the largest
+// divisor of the GQA group up to MAX_HB, so a block reads its kv head once for all of
+// them), warps per block (one per 32 keys of the longest row, up to attnMaxWarps and
+// the shared-memory limit) and the dynamic shared memory in bytes.
+func attnGeometry(heads, kvHeads, headDim, maxKeys int) (hb, warps, smem int) {
+	group := heads / kvHeads
+	hb = 1
+	for d := min(group, maxHeadsPerBlock); d >= 1; d-- {
+		if group%d == 0 {
+			hb = d
+			break
+		}
+	}
+	warps = min(attnMaxWarps, max(1, ceilDiv(maxKeys, 32)))
+	for warps > 1 && attnSharedBytes(hb, headDim, warps) > maxSharedBytes {
+		warps--
+	}
+	return hb, warps, attnSharedBytes(hb, headDim, warps)
+}
+
+// attnSharedBytes is attention_cached's dynamic shared memory: scaled queries,
+// per-warp partial outputs and per-warp (max, sum) pairs, all float32.
+func attnSharedBytes(hb, headDim, warps int) int {
+	return 4 * (hb*headDim + warps*hb*headDim + warps*hb*2)
+}
+
+// attnStatsSharedBytes is attn_stats' dynamic shared memory: per-head max and
+// partition function (float64) and every head's scaled query (float32).
+func attnStatsSharedBytes(heads, headDim int) int { return 16*heads + 4*heads*headDim }
+
+// topkStage is one launch of topk_chunks: rows of N entries in Chunks chunks.
+type topkStage struct{ N, Chunks int }
+
+// topkStages plans the device top-K reduction of an n-entry row down to k entries:
+// each stage keeps the best k of every topkChunk entries, until one chunk remains.
+// k must be in 1..maxGPUTopK and at most n.
+func topkStages(n, k int) []topkStage { return topkStagesChunk(n, k, topkChunk) }
+
+// topkStagesChunk is topkStages for a given chunk size (tests use small chunks to
+// get many stages from small inputs). k ≤ chunk/2 makes every stage at least halve
+// the row, so the loop ends; callers guarantee it (maxGPUTopK = topkChunk/2).
+func topkStagesChunk(n, k, chunk int) []topkStage {
+	var st []topkStage
+	for {
+		c := ceilDiv(n, chunk)
+		st = append(st, topkStage{N: n, Chunks: c})
+		if c == 1 {
+			return st
+		}
+		n = c * k
+	}
+}
+
+// topkScratchEntries is the largest stage output per row, to size the ping-pong
+// buffers.
+func topkScratchEntries(n, k int) int {
+	most := 0
+	for _, s := range topkStages(n, k) {
+		most = max(most, s.Chunks*k)
+	}
+	return most
+}
+
+// rowBlock is the block size of a kernel that walks one row of n elements.
+func rowBlock(n int) int { return min(rowBlockMax, max(32, alignUpInt(n, 32))) }
+
+// gridStrideBlocks is the grid of a 1-D grid-stride kernel over total elements.
+func gridStrideBlocks(total, block int) int {
+	return min(gridStrideMaxBlocks, max(1, ceilDiv(total, block)))
+}
+
+func ceilDiv(a, b int) int    { return (a + b - 1) / b }
+func alignUpInt(a, b int) int { return ceilDiv(a, b) * b }

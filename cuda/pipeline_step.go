@@ -1,0 +1,238 @@
+package cuda
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/entropix-eval/entropix-eval/engine"
+	"github.com/entropix-eval/entropix-eval/sampler/metrics"
+)
+
+// step appends each input's tokens to its slot, runs the batched forward and fills
+// one Output per input. A failed or cancelled step leaves every slot's length as it
+// was (cache entries past a length are never read). The caller holds the device.
+func (p *pipeline) step(ctx context.Context, in []engine.Input, out *[]engine.Output) error {
+	if err := validateStep(in, p.lens, &p.opts, p.cfg.VocabSize, p.seen); err != nil {
+		return err
+	}
+	o := *out
+	if cap(o) < len(in) {
+		o = append(o[:cap(o)], make([]engine.Output, len(in)-cap(o))...)
+	}
+	o = o[:len(in)]
+	*out = o
+	if len(in) == 0 {
+		return nil
+	}
+	p.batches = splitStep(in, p.lens, p.plan.TokenCap, p.batches)
+	for i := range p.batches {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		b := &p.batches[i]
+		if err := p.forward(b); err != nil {
+			return err
+		}
+		if err := p.collect(b, in, o); err != nil {
+			return err
+		}
+	}
+	for _, inp := range in {
+		p.lens[inp.Slot] += len(inp.Tokens)
+	}
+	return nil
+}
+
+// forward enqueues one sub-batch: embedding, every layer, and for the sub-batch's
+// outputs the final norm, LM head, logits statistics and top-K.
+func (p *pipeline) forward(b *subBatch) error {
+	c, a, be := &p.cfg, &p.act, p.be
+	rows, nOut := b.Tokens(), len(b.OutRows)
+	for _, u := range []struct {
+		dst dptr
+		src []int32
+	}{{a.ids, b.IDs}, {a.pos, b.Pos}, {a.slot, b.Slot}, {p.out.rows, b.OutRows}} {
+		if err := be.upload(u.dst, i32Bytes(u.src)); err != nil {
+			return fmt.Errorf("uploading the batch: %w", err)
+		}
+	}
+	h, heads, kvh, hd := c.HiddenSize, c.Heads, c.KVHeads, c.HeadDim
+	eps := float32(c.RMSNormEps)
+	args := &p.args
+	if err := be.launch("embed_rows", rows, 1, rowBlock(h), 0,
+		args.reset().ptr(p.weights+dptr(p.layout.Embed.Offset)).ptr(a.ids).ptr(a.x).i32(h)); err != nil {
+		return err
+	}
+	hb, warps, attnSmem := attnGeometry(heads, kvh, hd, b.maxKeys())
+	layerKV := dptr(int64(p.opts.Slots) * int64(kvh) * int64(p.opts.MaxSeqLen) * int64(hd) * 2)
+	padded := 0
+	if p.opts.AttnMode == metrics.Padded {
+		padded = 1
+	}
+	for l, lw := range p.layout.Layers {
+		kc, vc := p.kc+dptr(l)*layerKV, p.vc+dptr(l)*layerKV
+		if err := p.norm(a.x, 0, lw.InNorm, a.norm, rows, eps); err != nil {
+			return err
+		}
+		if err := p.gemm(lw.QKV, a.norm, a.qkv, rows, 0); err != nil {
+			return fmt.Errorf("layer %d qkv: %w", l, err)
+		}
+		bias := dptr(0)
+		if lw.QKVBias.Bytes > 0 {
+			bias = p.wptr(lw.QKVBias)
+		}
+		if err := be.launch("qkv_rope_cache", rows, 1, 128, 0, args.reset().ptr(a.qkv).ptr(bias).ptr(p.rope).
+			ptr(a.pos).ptr(a.slot).ptr(a.q).ptr(kc).ptr(vc).i32(heads).i32(kvh).i32(hd).i32(p.opts.MaxSeqLen)); err != nil {
+			return err
+		}
+		if err := be.launch("attention_cached", rows, heads/hb, warps*32, attnSmem, args.reset().ptr(a.q).ptr(kc).
+			ptr(vc).ptr(a.pos).ptr(a.slot).ptr(a.att).i32(heads).i32(kvh).i32(hd).i32(p.opts.MaxSeqLen).i32(hb).
+			f32(p.attnScale())); err != nil {
+			return err
+		}
+		if l == p.opts.MetricLayer && nOut > 0 && !p.skipStats {
+			if err := be.launch("attn_stats", nOut, 1, 256, attnStatsSharedBytes(heads, hd), args.reset().ptr(a.q).
+				ptr(p.out.rows).ptr(a.pos).ptr(a.slot).ptr(kc).ptr(p.out.attnStats).i32(heads).i32(kvh).i32(hd).
+				i32(p.opts.MaxSeqLen).i32(padded).i32(p.opts.PadLen).f32(p.attnScale())); err != nil {
+				return err
+			}
+		}
+		// o_proj and down_proj accumulate into the residual stream (beta = 1).
+		if err := p.gemm(lw.O, a.att, a.x, rows, 1); err != nil {
+			return fmt.Errorf("layer %d o_proj: %w", l, err)
+		}
+		if lw.OBias.Bytes > 0 {
+			if err := p.addBias(a.x, lw.OBias, rows*h, h); err != nil {
+				return err
+			}
+		}
+		if err := p.norm(a.x, 0, lw.PostNorm, a.norm, rows, eps); err != nil {
+			return err
+		}
+		if err := p.gemm(lw.GateUp, a.norm, a.gateUp, rows, 0); err != nil {
+			return fmt.Errorf("layer %d gate/up: %w", l, err)
+		}
+		total := rows * c.Intermediate
+		if err := be.launch("silu_mul", gridStrideBlocks(total, 256), 1, 256, 0,
+			args.reset().ptr(a.gateUp).ptr(a.mlp).i32(c.Intermediate).i64(total)); err != nil {
+			return err
+		}
+		if err := p.gemm(lw.Down, a.mlp, a.x, rows, 1); err != nil {
+			return fmt.Errorf("layer %d down_proj: %w", l, err)
+		}
+	}
+	if nOut == 0 {
+		return nil
+	}
+	if err := p.norm(a.x, p.out.rows, p.layout.Norm, p.out.last, nOut, eps); err != nil {
+		return err
+	}
+	if err := p.gemm(p.layout.LMHead, p.out.last, p.out.logits, nOut, 0); err != nil {
+		return fmt.Errorf("lm_head: %w", err)
+	}
+	if p.skipStats {
+		return nil
+	}
+	if err := be.launch("logit_stats", nOut, 1, 512, 0,
+		args.reset().ptr(p.out.logits).i32(c.VocabSize).ptr(p.out.logitStats)); err != nil {
+		return err
+	}
+	return p.topK(nOut)
+}
+
+// topK runs the device top-K stages; the result is in topVals/topIDs[final].
+func (p *pipeline) topK(nOut int) error {
+	if p.gpuK == 0 {
+		return nil
+	}
+	srcVals, srcIDs := p.out.logits, dptr(0)
+	for i, st := range topkStages(p.cfg.VocabSize, p.gpuK) {
+		dv, di := p.out.topVals[i%2], p.out.topIDs[i%2]
+		if err := p.be.launch("topk_chunks", st.Chunks, nOut, topkBlock, topkChunk*8,
+			p.args.reset().ptr(srcVals).ptr(srcIDs).i32(st.N).i32(p.gpuK).ptr(dv).ptr(di)); err != nil {
+			return err
+		}
+		srcVals, srcIDs = dv, di
+	}
+	return nil
+}
+
+// collect copies the sub-batch's statistics and candidates back and fills outputs.
+func (p *pipeline) collect(b *subBatch, in []engine.Input, o []engine.Output) error {
+	nOut := len(b.OutRows)
+	if nOut == 0 {
+		return nil
+	}
+	if p.skipStats {
+		return p.be.sync()
+	}
+	c, hs := &p.cfg, &p.host
+	hs.logitStats = grow(hs.logitStats, 3*nOut)
+	hs.attnStats = grow(hs.attnStats, (c.Heads+2)*nOut)
+	be := p.be
+	if err := be.download(f64Bytes(hs.logitStats), p.out.logitStats); err != nil {
+		return fmt.Errorf("downloading logits statistics: %w", err)
+	}
+	if err := be.download(f64Bytes(hs.attnStats), p.out.attnStats); err != nil {
+		return fmt.Errorf("downloading attention statistics: %w", err)
+	}
+	k := p.gpuK
+	if k > 0 {
+		final := (len(topkStages(c.VocabSize, k)) - 1) % 2
+		hs.topVals = grow(hs.topVals, k*nOut)
+		hs.topIDs = grow(hs.topIDs, k*nOut)
+		if err := be.download(f32Bytes(hs.topVals), p.out.topVals[final]); err != nil {
+			return fmt.Errorf("downloading candidates: %w", err)
+		}
+		if err := be.download(i32Bytes(hs.topIDs), p.out.topIDs[final]); err != nil {
+			return fmt.Errorf("downloading candidates: %w", err)
+		}
+	} else {
+		hs.logits = grow(hs.logits, c.VocabSize*nOut)
+		if err := be.download(f32Bytes(hs.logits), p.out.logits); err != nil {
+			return fmt.Errorf("downloading logits: %w", err)
+		}
+	}
+	if err := be.sync(); err != nil {
+		return fmt.Errorf("running the forward pass: %w", err)
+	}
+	hostK := p.opts.TopK
+	if hostK <= 0 || hostK > c.VocabSize {
+		hostK = c.VocabSize
+	}
+	stride := c.Heads + 2
+	for r, i := range b.OutInputs {
+		out := &o[i]
+		out.Slot = in[i].Slot
+		if k > 0 {
+			setCandidates(&out.Dist, hs.topVals[r*k:(r+1)*k], hs.topIDs[r*k:(r+1)*k])
+		} else {
+			out.Dist.Candidates = metrics.TopK(out.Dist.Candidates[:0], hs.logits[r*c.VocabSize:(r+1)*c.VocabSize], hostK)
+		}
+		finishDist(&out.Dist, c.VocabSize, hs.logitStats[3*r], hs.logitStats[3*r+1], hs.logitStats[3*r+2])
+		kvLen := int(b.Pos[b.OutRows[r]]) + 1
+		slots := kvLen
+		if p.opts.AttnMode == metrics.Padded {
+			slots = p.opts.PadLen
+		}
+		finishAttnStats(&out.Attn, hs.attnStats[r*stride:(r+1)*stride], c.Heads, slots)
+	}
+	return nil
+}
+
+// gemm is y = x·Wᵀ (+ y when beta is 1) for the weight at w.
+func (p *pipeline) gemm(w placement, x, y dptr, rows int, beta float32) error {
+	return p.be.gemm(p.wptr(w), x, y, rows, w.Rows, w.Cols, beta)
+}
+
+// norm is RMSNorm of x's rows (gathered through rowIdx when non-zero) into bf16 dst.
+func (p *pipeline) norm(x, rowIdx dptr, w placement, dst dptr, rows int, eps float32) error {
+	h := p.cfg.HiddenSize
+	return p.be.launch("rmsnorm_bf16", rows, 1, rowBlock(h), 0,
+		p.args.reset().ptr(x).ptr(rowIdx).ptr(p.wptr(w)).ptr(dst).i32(h).f32(eps))
+}
+
+func (p *pipeline) addBias(x dptr, bias placement, total, n int) error {
+	return p.be.launch("add_bias", gridStrideBlocks(total, 256), 1, 256, 0,
+		p.args.reset().ptr(x).ptr(p.wptr(bias)).i32(n).i64(total))
+}

@@ -1,0 +1,125 @@
+package cuda
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/entropix-eval/entropix-eval/engine"
+)
+
+// emulated runs the real pipeline (the code the GPU engine runs) on the Go emulator of
+// the kernels, as an engine.Engine.
+type emulated struct{ *pipeline }
+
+func (e emulated) Config() *engine.Config  { return &e.cfg }
+func (e emulated) Options() engine.Options { return e.opts }
+func (e emulated) Len(slot int) int        { return e.lens[slot] }
+func (e emulated) Free(slot int)           { e.lens[slot] = 0 }
+func (e emulated) Close() error            { return nil }
+func (e emulated) Step(ctx context.Context, in []engine.Input, out *[]engine.Output) error {
+	return e.step(ctx, in, out)
+}
+
+func newEmulated(t testing.TB, m *engine.Model, o engine.Options) emulated {
+	t.Helper()
+	p, err := newPipeline(m, o)
+	require.NoError(t, err)
+	require.NoError(t, p.setup(m, &emulator{}))
+	return emulated{p}
+}
+
+// The pipeline on the emulated device matches the CPU backend on every shared model,
+// in both attention modes and for a non-last metric layer, through prefill and greedy
+// decoding, at the GPU tests' tolerances (the emulator keeps the BF16 weights and cache).
+func TestEmulatedPipelineMatchesCPU(t *testing.T) {
+	for _, sm := range sharedModels {
+		m, cases := loadShared(t, sm)
+		steps := 24
+		if m.Config.VocabSize > 10000 {
+			steps = 2 // the emulator's 128k-row LM head is slow
+		}
+		for _, mode := range attnModes {
+			o := mode
+			o.Slots, o.MaxSeqLen, o.TopK = 1, 64, 0
+			g, c, orig := newEmulated(t, m, o), newCPU(t, bf16Model(t, m), o), newCPU(t, m, o)
+			r := report{}
+			for _, tc := range cases {
+				where := fmt.Sprintf("%s/%s/layer%d/%s", sm.name, o.AttnMode, o.MetricLayer, tc.Name)
+				g.Free(0)
+				c.Free(0)
+				orig.Free(0)
+				in := engine.Input{Slot: 0, Tokens: tc.PromptIDs}
+				gOut, cOut := step(t, g, in), step(t, c, in)
+				compareOutput(t, where+"/prefill", &gOut[0], &cOut[0], sm.tol, r)
+				compareLogitsOnly(t, where+"/prefill", &gOut[0], &step(t, orig, in)[0], r)
+				for s := 0; s < steps; s++ {
+					gTok, cTok := gOut[0].Dist.Candidates[0].ID, cOut[0].Dist.Candidates[0].ID
+					if gTok != cTok {
+						require.Less(t, topMargin(&cOut[0].Dist), greedyMarginTol*math.Max(1, math.Abs(float64(cOut[0].Dist.Candidates[0].Logit))),
+							"%s: greedy step %d: emulated %d, cpu %d", where, s, gTok, cTok)
+						break
+					}
+					gOut = step(t, g, engine.Input{Slot: 0, Tokens: []int32{gTok}})
+					cOut = step(t, c, engine.Input{Slot: 0, Tokens: []int32{cTok}})
+					compareOutput(t, fmt.Sprintf("%s/greedy%d", where, s), &gOut[0], &cOut[0], sm.tol, r)
+				}
+			}
+			r.log(t, fmt.Sprintf("emulated %s/%s/layer%d", sm.name, o.AttnMode, o.MetricLayer))
+		}
+	}
+}
+
+// Device top-K (through the staged reduction) equals the head of the host ranking, a
+// batch equals its sequences alone, and sub-batch splitting changes nothing.
+func TestEmulatedTopKBatchingAndSplitting(t *testing.T) {
+	for _, sm := range []sharedModel{sharedModels[0], sharedModels[2], sharedModels[4]} {
+		m, cases := loadShared(t, sm)
+		o := engine.Options{Slots: len(cases), MaxSeqLen: 64, MetricLayer: -1}
+		var in []engine.Input
+		for i, tc := range cases {
+			in = append(in, engine.Input{Slot: i, Tokens: tc.PromptIDs})
+		}
+		full := step(t, newEmulated(t, m, o), in...)
+		for i, tc := range cases {
+			alone := step(t, newEmulated(t, m, o), engine.Input{Slot: 2, Tokens: tc.PromptIDs})
+			require.Equal(t, alone[0].Dist, full[i].Dist, "%s case %d batched vs alone", sm.name, i)
+			require.Equal(t, alone[0].Attn.HeadEntropy, full[i].Attn.HeadEntropy)
+		}
+		split := newEmulated(t, m, o)
+		split.plan.TokenCap = 5
+		got := step(t, split, in...)
+		for i := range cases {
+			require.Equal(t, full[i].Dist, got[i].Dist, "%s case %d split", sm.name, i)
+		}
+		for _, k := range []int{1, 27, 300} {
+			ok := o
+			ok.TopK = k
+			e := newEmulated(t, m, ok)
+			require.Equal(t, k, e.gpuK)
+			top := step(t, e, in...)
+			for i := range cases {
+				require.Equal(t, full[i].Dist.Candidates[:k], top[i].Dist.Candidates, "%s k=%d case %d", sm.name, k, i)
+				require.Equal(t, full[i].Dist.LogPartition, top[i].Dist.LogPartition)
+			}
+		}
+	}
+}
+
+func TestEmulatedStepErrorsKeepState(t *testing.T) {
+	m, cases := loadShared(t, sharedModels[0])
+	e := newEmulated(t, m, engine.Options{Slots: 2, MaxSeqLen: 40, MetricLayer: -1})
+	step(t, e, engine.Input{Slot: 0, Tokens: cases[2].PromptIDs})
+	var out []engine.Output
+	err := e.Step(bg, []engine.Input{{Slot: 1, Tokens: []int32{1}}, {Slot: 0, Tokens: make([]int32, 8)}}, &out)
+	require.ErrorContains(t, err, "33 cached + 8 new tokens overflow the cache of 40")
+	require.Equal(t, 33, e.Len(0))
+	require.Equal(t, 0, e.Len(1))
+	ctx, cancel := context.WithCancel(bg)
+	cancel()
+	require.ErrorIs(t, e.Step(ctx, []engine.Input{{Slot: 1, Tokens: []int32{1}}}, &out), context.Canceled)
+	require.Equal(t, 0, e.Len(1))
+}

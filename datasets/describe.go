@@ -1,0 +1,176 @@
+package datasets
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// FileInfo describes a data file's layout, for `entropix-eval datasets inspect`.
+type FileInfo struct {
+	Path   string
+	Format string // "parquet" or "jsonl"
+	// Rows is the footer's row count (Parquet) or the number of non-blank lines (JSONL).
+	Rows      int64
+	RowGroups int
+	CreatedBy string
+	Columns   []ColumnInfo
+	// Metadata are the Parquet key-value entries' keys (e.g. "huggingface", "ARROW:schema").
+	Metadata []string
+}
+
+// ColumnInfo is one column (Parquet) or key of the first object (JSONL).
+type ColumnInfo struct {
+	Name        string
+	Type        string // e.g. "BYTE_ARRAY (STRING)", "INT64", or a JSON kind
+	Optional    bool
+	Compression string
+}
+
+// DescribeFile reads a file's schema and counts without decoding its rows.
+func DescribeFile(path string) (FileInfo, error) {
+	info := FileInfo{Path: path, Format: formatOf(path)}
+	switch info.Format {
+	case "parquet":
+		return describeParquet(info)
+	case "jsonl":
+		return describeJSONL(info)
+	}
+	return info, fmt.Errorf("%s: %w (want .parquet or .jsonl)", path, ErrFormat)
+}
+
+func describeParquet(info FileInfo) (_ FileInfo, err error) {
+	defer recoverCorrupt(info.Path, &err)
+	fh, err := os.Open(info.Path)
+	if err != nil {
+		return info, err
+	}
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return info, err
+	}
+	f, err := OpenParquet(info.Path, fh, st.Size())
+	if err != nil {
+		return info, err
+	}
+	md := f.Metadata()
+	info.Rows = f.NumRows()
+	info.RowGroups = len(f.RowGroups())
+	info.CreatedBy = md.CreatedBy
+	for _, kv := range md.KeyValueMetadata {
+		info.Metadata = append(info.Metadata, kv.Key)
+	}
+	types := fileColumnTypes(f)
+	for _, c := range f.Root().Columns() {
+		ci := ColumnInfo{Name: c.Name(), Optional: c.Optional(), Type: types[c.Name()]}
+		if c.Leaf() {
+			if len(md.RowGroups) > 0 && c.Index() >= 0 && c.Index() < len(md.RowGroups[0].Columns) {
+				ci.Compression = md.RowGroups[0].Columns[c.Index()].MetaData.Codec.String()
+			}
+		}
+		info.Columns = append(info.Columns, ci)
+	}
+	return info, nil
+}
+
+func describeJSONL(info FileInfo) (FileInfo, error) {
+	data, err := os.ReadFile(info.Path)
+	if err != nil {
+		return info, err
+	}
+	data = bytes.TrimPrefix(data, utf8BOM)
+	first := true
+	for line := range bytes.Lines(data) {
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		info.Rows++
+		if first {
+			first = false
+			cols, err := jsonObjectKeys(line)
+			if err != nil {
+				return info, fmt.Errorf("%s:1: %w: %v", info.Path, ErrSyntax, err)
+			}
+			info.Columns = cols
+		}
+	}
+	return info, nil
+}
+
+// jsonObjectKeys lists an object's keys in file order with their JSON kinds.
+func jsonObjectKeys(line []byte) ([]ColumnInfo, error) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(line, &obj); err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if _, err := dec.Token(); err != nil { // '{'
+		return nil, err
+	}
+	var cols []ColumnInfo
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, _ := tok.(string)
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return nil, err
+		}
+		kind := "string"
+		switch {
+		case string(skip) == "null":
+			kind = "null"
+		case !strings.HasPrefix(string(skip), `"`):
+			kind = jsonKind(skip)
+		}
+		cols = append(cols, ColumnInfo{Name: key, Type: kind})
+	}
+	return cols, nil
+}
+
+// Validate lists what would make a loaded split doubtful to evaluate on,
+// without failing the load: problems with no valid target, empty questions,
+// and repeated questions.
+func Validate(ps []Problem) []string {
+	var out []string
+	if bad := InvalidTargets(ps); len(bad) > 0 {
+		out = append(out, fmt.Sprintf("%d problem(s) without a \"#### N\" final answer (never scored correct): doc %s", len(bad), listInts(bad, 10)))
+	}
+	var empty []int
+	seen := map[string]int{}
+	var dups []string
+	for i, p := range ps {
+		if strings.TrimSpace(p.Question) == "" {
+			empty = append(empty, i)
+		}
+		if j, ok := seen[p.Question]; ok && len(dups) < 10 {
+			dups = append(dups, fmt.Sprintf("%d=%d", i, j))
+		}
+		seen[p.Question] = i
+	}
+	if len(empty) > 0 {
+		out = append(out, fmt.Sprintf("%d problem(s) with an empty question: doc %s", len(empty), listInts(empty, 10)))
+	}
+	if len(dups) > 0 {
+		out = append(out, "repeated questions (doc=earlier doc): "+strings.Join(dups, ", "))
+	}
+	return out
+}
+
+func listInts(xs []int, limit int) string {
+	var parts []string
+	for i, x := range xs {
+		if i == limit {
+			parts = append(parts, fmt.Sprintf("… (%d more)", len(xs)-limit))
+			break
+		}
+		parts = append(parts, fmt.Sprint(x))
+	}
+	return strings.Join(parts, ", ")
+}

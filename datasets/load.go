@@ -1,0 +1,153 @@
+package datasets
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Dataset is a split loaded from one or more files.
+type Dataset struct {
+	// Files are the files read, in the order their rows were numbered.
+	Files []FileRows
+	// Problems are all rows; Problems[i].Index == i.
+	Problems []Problem
+}
+
+// FileRows says how many rows one file contributed.
+type FileRows struct {
+	Path string
+	Rows int
+}
+
+// SplitGlob returns the glob of a split in the Hugging Face dataset layout,
+// e.g. SplitGlob("data/gsm8k", "main", "test") = "data/gsm8k/main/test-*.parquet",
+// which matches test-00000-of-00001.parquet as well as sharded splits.
+func SplitGlob(root, config, split string) string {
+	return filepath.Join(root, config, split+"-*.parquet")
+}
+
+// Load reads every file matching pattern (a path or a filepath.Glob pattern;
+// .parquet and .jsonl files) in sorted path order and numbers the rows across
+// them: Index and ID are the doc id, the row index over the sorted files.
+// Any failing file fails the whole load, and a dataset with no rows at all is
+// an error; a single empty Parquet shard among others is fine.
+func Load(pattern string) (*Dataset, error) {
+	paths, err := filepath.Glob(pattern)
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", pattern, err)
+	}
+	if len(paths) == 0 {
+		if _, statErr := os.Stat(pattern); statErr != nil && !hasMeta(pattern) {
+			return nil, fmt.Errorf("load %s: %w", pattern, statErr)
+		}
+		return nil, fmt.Errorf("load %s: no files match", pattern)
+	}
+	slices.Sort(paths)
+	literal := len(paths) == 1 && paths[0] == pattern
+	ds := &Dataset{}
+	for _, p := range paths {
+		ps, err := LoadFile(p)
+		if err != nil {
+			if literal {
+				return nil, fmt.Errorf("load %w", err) // the file error starts with its path
+			}
+			return nil, fmt.Errorf("load %s: %w", pattern, err)
+		}
+		ds.Files = append(ds.Files, FileRows{Path: p, Rows: len(ps)})
+		for _, pr := range ps {
+			pr.Index = len(ds.Problems)
+			pr.ID = strconv.Itoa(pr.Index)
+			ds.Problems = append(ds.Problems, pr)
+		}
+	}
+	if len(ds.Problems) == 0 {
+		if literal {
+			return nil, fmt.Errorf("load %s: %w, nothing to evaluate", pattern, ErrNoRows)
+		}
+		return nil, fmt.Errorf("load %s: %w, nothing to evaluate (files: %s)", pattern, ErrNoRows, strings.Join(paths, ", "))
+	}
+	return ds, nil
+}
+
+func hasMeta(pattern string) bool { return strings.ContainsAny(pattern, `*?[\`) }
+
+// LoadFile reads one .parquet or .jsonl file. Row and Index are the row within
+// this file. A Parquet file with the right schema and no rows gives no problems
+// and no error (it may be one empty shard); an empty JSONL file is an error.
+func LoadFile(path string) ([]Problem, error) {
+	switch formatOf(path) {
+	case "parquet":
+		fh, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer fh.Close()
+		st, err := fh.Stat()
+		if err != nil {
+			return nil, err
+		}
+		return ReadParquet(path, fh, st.Size())
+	case "jsonl":
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		return ParseJSONL(path, b)
+	}
+	return nil, fmt.Errorf("%s: %w (want .parquet or .jsonl)", path, ErrFormat)
+}
+
+// LoadFewshotFile reads few-shot exemplars ({"question", "target"} JSONL).
+func LoadFewshotFile(path string) ([]Problem, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load few-shot examples: %w", err)
+	}
+	shots, err := ParseFewshotJSONL(path, b)
+	if err != nil {
+		return nil, fmt.Errorf("load few-shot examples: %w", err)
+	}
+	return shots, nil
+}
+
+// formatOf names the file format from the extension: "parquet", "jsonl" or "".
+func formatOf(path string) string {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".parquet", ".pq":
+		return "parquet"
+	case ".jsonl", ".ndjson":
+		return "jsonl"
+	}
+	return ""
+}
+
+// LoadTaskFewshot loads the few-shot docs a task draws from: the exemplar file
+// task.FewshotFile in fewshotDir for first_n tasks, or the split at
+// trainPattern for random shots. A zero-shot task given no trainPattern gets
+// nil (a --num_fewshot override then needs the split).
+func LoadTaskFewshot(task Task, trainPattern, fewshotDir string) ([]Problem, error) {
+	switch task.Sampler {
+	case SamplerFirstN:
+		if task.FewshotFile == "" {
+			return nil, nil
+		}
+		return LoadFewshotFile(filepath.Join(fewshotDir, task.FewshotFile))
+	case SamplerRandom:
+		if trainPattern == "" {
+			if task.NumFewshot == 0 {
+				return nil, nil
+			}
+			return nil, fmt.Errorf("task %s: %d-shot needs the %s split, and no path was given", task.Name, task.NumFewshot, task.FewshotSplit)
+		}
+		ds, err := Load(trainPattern)
+		if err != nil {
+			return nil, fmt.Errorf("task %s: few-shot split %s: %w", task.Name, task.FewshotSplit, err)
+		}
+		return ds.Problems, nil
+	}
+	return nil, fmt.Errorf("task %s: unknown few-shot sampler %q", task.Name, task.Sampler)
+}

@@ -1,0 +1,54 @@
+package cpu
+
+import "math"
+
+// attention computes, for every token row and query head, softmax(q·Kᵀ/√d)·V over
+// the slot's cached positions 0..pos (causal: a row never sees later positions, even
+// those written by the same chunk). Query head h reads kv head h / (heads/kv_heads),
+// HF's repeat_kv. Rows that end an input on the metric layer also copy their
+// pre-softmax scores out for AttnStats.
+func (e *Engine) attention(layer int, rows []tokenRow, q, out []float32, capture bool) {
+	c := &e.cfg
+	hd, qDim, kvDim := c.HeadDim, c.Heads*c.HeadDim, c.KVHeads*c.HeadDim
+	group := c.Heads / c.KVHeads
+	scale := float32(1 / math.Sqrt(float64(hd)))
+	keys, vals := e.cache.k[layer], e.cache.v[layer]
+	parallelFor(e.threads, len(rows)*c.Heads, func(worker, task int) {
+		r, h := task/c.Heads, task%c.Heads
+		row := rows[r]
+		qh := q[r*qDim+h*hd : r*qDim+(h+1)*hd]
+		base := e.cache.offset(row.slot, 0) + (h/group)*hd
+		s := e.scratch[worker].scores[:row.pos+1]
+		for j := range s {
+			k := keys[base+j*kvDim : base+j*kvDim+hd]
+			s[j] = dot(qh, k) * scale
+		}
+		if capture && row.output >= 0 {
+			copy(e.attnScores[row.output][h*len(s):(h+1)*len(s)], s)
+		}
+		softmax(s)
+		o := out[r*qDim+h*hd : r*qDim+(h+1)*hd]
+		clear(o)
+		for j, p := range s {
+			axpy(o, p, vals[base+j*kvDim:base+j*kvDim+hd])
+		}
+	})
+}
+
+// softmax normalises s in place; sums run in float64 in a fixed order.
+func softmax(s []float32) {
+	m := s[0]
+	for _, v := range s {
+		m = max(m, v)
+	}
+	var z float64
+	for j, v := range s {
+		e := math.Exp(float64(v - m))
+		s[j] = float32(e)
+		z += e
+	}
+	inv := 1 / z
+	for j, v := range s {
+		s[j] = float32(float64(v) * inv)
+	}
+}

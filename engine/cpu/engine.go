@@ -1,0 +1,174 @@
+// Package cpu is the pure-Go reference and fast CPU backend of engine.Engine: a
+// batched Llama / Qwen2 decoder over a slotted float32 KV cache, with weights kept
+// in their stored dtype (F32, F16, BF16) and widened inside the kernels.
+//
+// Every value a sequence produces depends only on that sequence's own data: the
+// reduction order of each dot product, norm and softmax is fixed per value (see
+// dot.go), so results are bit-identical alone or batched, in one prefill chunk or
+// many, on any thread count.
+package cpu
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime"
+	"sync"
+
+	"github.com/entropix-eval/entropix-eval/engine"
+	"github.com/entropix-eval/entropix-eval/sampler/metrics"
+)
+
+// defaultMaxSeqLen caps the cache when neither the options nor the config do.
+const defaultMaxSeqLen = 4096
+
+// defaultPadLen is the original Entropix cache size, used by padded attention stats.
+const defaultPadLen = 4096
+
+// Engine implements engine.Engine on the CPU. Its methods are safe to call from
+// several goroutines, though Step calls are serialised.
+type Engine struct {
+	mu      sync.Mutex
+	cfg     engine.Config
+	opts    engine.Options
+	threads int
+	w       *weights
+	rope    *ropeTable
+	cache   *kvCache
+	buf     buffers
+	scratch []workerScratch // one per thread
+	// attnScores[i] holds input i's metric-layer scores, heads × kvLen, row-major.
+	attnScores [][]float32
+	rows       []tokenRow
+	seen       []bool // slots already in the current step
+	closed     bool
+}
+
+var _ engine.Engine = (*Engine)(nil)
+
+// workerScratch is one thread's private space, so tasks never share buffers.
+type workerScratch struct {
+	tile   []float32 // a widened weight tile
+	scores []float32 // one attention row
+}
+
+// buffers are the activations of one step, grown on demand and then reused.
+type buffers struct {
+	x, xn, q, k, v, att, gate, up []float32 // per token row
+	last, logits                  []float32 // per input
+}
+
+// New builds an engine over m, which must stay open while the engine is used (the
+// engine reads its tensors in place; the caller closes the model).
+func New(m *engine.Model, opts engine.Options) (*Engine, error) {
+	if m == nil {
+		return nil, errors.New("cpu engine: nil model")
+	}
+	c := m.Config
+	if c.HiddenSize <= 0 || c.Layers <= 0 || c.Heads <= 0 || c.KVHeads <= 0 || c.HeadDim <= 0 || c.VocabSize <= 0 || c.Intermediate <= 0 {
+		return nil, fmt.Errorf("cpu engine: model %s: incomplete config %+v", m.Dir, c)
+	}
+	if c.Heads%c.KVHeads != 0 {
+		return nil, fmt.Errorf("cpu engine: model %s: %d heads not a multiple of %d kv heads", m.Dir, c.Heads, c.KVHeads)
+	}
+	opts, err := resolveOptions(&c, opts)
+	if err != nil {
+		return nil, fmt.Errorf("cpu engine: model %s: %w", m.Dir, err)
+	}
+	w, err := loadWeights(m)
+	if err != nil {
+		return nil, fmt.Errorf("cpu engine: %w", err)
+	}
+	rope, err := newRopeTable(&c, opts.MaxSeqLen)
+	if err != nil {
+		return nil, fmt.Errorf("cpu engine: model %s: %w", m.Dir, err)
+	}
+	e := &Engine{
+		cfg: c, opts: opts, threads: opts.Threads, w: w, rope: rope,
+		cache: newKVCache(c.Layers, opts.Slots, opts.MaxSeqLen, c.KVHeads*c.HeadDim),
+		seen:  make([]bool, opts.Slots),
+	}
+	tile := max(tileFloats, c.HiddenSize, c.Intermediate, c.Heads*c.HeadDim)
+	for range opts.Threads {
+		e.scratch = append(e.scratch, workerScratch{
+			tile:   make([]float32, tile),
+			scores: make([]float32, opts.MaxSeqLen),
+		})
+	}
+	return e, nil
+}
+
+func resolveOptions(c *engine.Config, o engine.Options) (engine.Options, error) {
+	if o.Slots <= 0 {
+		o.Slots = 1
+	}
+	if o.MaxSeqLen <= 0 {
+		o.MaxSeqLen = defaultMaxSeqLen
+		if c.MaxPositions > 0 {
+			o.MaxSeqLen = min(o.MaxSeqLen, c.MaxPositions)
+		}
+	} else if c.MaxPositions > 0 && o.MaxSeqLen > c.MaxPositions {
+		slog.Warn("cpu engine: cache longer than the model's max_position_embeddings",
+			"max_seq_len", o.MaxSeqLen, "max_positions", c.MaxPositions)
+	}
+	if o.TopK < 0 {
+		return o, fmt.Errorf("options: top-k %d is negative", o.TopK)
+	}
+	switch o.AttnMode {
+	case metrics.Masked:
+	case metrics.Padded:
+		if o.PadLen <= 0 {
+			o.PadLen = defaultPadLen
+		}
+		if o.PadLen < o.MaxSeqLen {
+			return o, fmt.Errorf("options: pad length %d below max sequence length %d", o.PadLen, o.MaxSeqLen)
+		}
+	default:
+		return o, fmt.Errorf("options: unknown attention mode %d", o.AttnMode)
+	}
+	if o.MetricLayer == -1 {
+		o.MetricLayer = c.Layers - 1
+	}
+	if o.MetricLayer < 0 || o.MetricLayer >= c.Layers {
+		return o, fmt.Errorf("options: metric layer %d outside 0..%d (or -1 for the last)", o.MetricLayer, c.Layers-1)
+	}
+	if o.PrefillChunk < 0 {
+		return o, fmt.Errorf("options: prefill chunk %d is negative", o.PrefillChunk)
+	}
+	if o.Threads <= 0 {
+		o.Threads = runtime.GOMAXPROCS(0)
+	}
+	return o, nil
+}
+
+func (e *Engine) Config() *engine.Config  { return &e.cfg }
+func (e *Engine) Options() engine.Options { return e.opts }
+
+// Len returns the tokens in a slot's cache, or 0 for a slot out of range.
+func (e *Engine) Len(slot int) int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if slot < 0 || slot >= len(e.cache.lens) {
+		return 0
+	}
+	return e.cache.lens[slot]
+}
+
+// Free empties a slot; its next Step starts a new sequence at position 0. Old keys
+// need no clearing: attention never reads past a slot's length.
+func (e *Engine) Free(slot int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if slot >= 0 && slot < len(e.cache.lens) {
+		e.cache.lens[slot] = 0
+	}
+}
+
+// Close drops the engine's buffers and cache. The model stays open (its owner closes it).
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.closed = true
+	e.w, e.cache, e.buf, e.scratch, e.attnScores = nil, &kvCache{}, buffers{}, nil, nil
+	return nil
+}

@@ -1,0 +1,59 @@
+package cpu
+
+import "github.com/entropix-eval/entropix-eval/engine"
+
+// tileFloats bounds one widened weight tile (≈24 KiB) so it stays in L1 while every
+// token of the batch streams past it: each weight row is read from memory and
+// widened once per step for the whole batch, which is where batching pays off.
+const tileFloats = 6144
+
+// tileRows is how many rows of m one task widens and multiplies at a time.
+func tileRows(m *matrix) int {
+	return max(1, min(64, tileFloats/m.cols))
+}
+
+// matmul sets out[t·rows + r] = W[r]·x[t] (+ bias[r]) for the n tokens in x
+// (stride cols), or adds it to out when accumulate is set (the residual adds).
+// Rows are split into tiles across threads; each value is one dot() call, so it is
+// bit-identical whatever n, the tiling or the thread count.
+func (e *Engine) matmul(out, x []float32, n int, w *matrix, bias []float32, accumulate bool) {
+	rows, cols := w.rows, w.cols
+	tr := tileRows(w)
+	tiles := (rows + tr - 1) / tr
+	// Small products are not worth waking goroutines for.
+	threads := e.threads
+	if n*rows*cols < 1<<15 {
+		threads = 1
+	}
+	parallelFor(threads, tiles, func(worker, tile int) {
+		r0 := tile * tr
+		r1 := min(rows, r0+tr)
+		if n == 1 && w.dtype == engine.BF16 {
+			// One token: widen on the fly instead of through scratch (same sums).
+			xt := x[:cols]
+			for r := r0; r < r1; r++ {
+				store(out, r, dotBF16(w.u16[r*cols:(r+1)*cols], xt), bias, accumulate)
+			}
+			return
+		}
+		wt := w.rowRange(r0, r1, e.scratch[worker].tile)
+		for t := 0; t < n; t++ {
+			xt := x[t*cols : (t+1)*cols]
+			o := out[t*rows : (t+1)*rows]
+			for r := r0; r < r1; r++ {
+				store(o, r, dot(wt[(r-r0)*cols:(r-r0+1)*cols], xt), bias, accumulate)
+			}
+		}
+	})
+}
+
+func store(o []float32, r int, v float32, bias []float32, accumulate bool) {
+	if bias != nil {
+		v += bias[r]
+	}
+	if accumulate {
+		o[r] += v
+	} else {
+		o[r] = v
+	}
+}

@@ -1,0 +1,79 @@
+package eval
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"strings"
+
+	"github.com/entropix-eval/entropix-eval/engine"
+	"github.com/entropix-eval/entropix-eval/sampler"
+)
+
+// NewSamplerResolver resolves sweep sampler specs with package sampler. lookup finds
+// the Entropix clarifying token in the model's tokenizer (nil when there is none).
+func NewSamplerResolver(lookup sampler.TokenLookup) SamplerResolver {
+	return func(spec SamplerSpec) (SamplerFactory, error) {
+		s, err := sampler.ParseSpec(specMap(spec))
+		if err != nil {
+			return nil, err
+		}
+		proto, err := s.New(lookup)
+		if err != nil {
+			return nil, err
+		}
+		desc, err := json.Marshal(s.Describe())
+		if err != nil {
+			return nil, fmt.Errorf("sampler %s: describe: %w", spec.Name, err)
+		}
+		return &samplerFactory{proto: proto, desc: string(desc)}, nil
+	}
+}
+
+// specMap turns a spec into package sampler's map form; "entropix:frog" and
+// "combined:vllm-v1" are the flag spellings of a variant and an order.
+func specMap(spec SamplerSpec) map[string]any {
+	m := maps.Clone(spec.Params)
+	if m == nil {
+		m = map[string]any{}
+	}
+	head, suffix, ok := strings.Cut(spec.Name, ":")
+	m["name"] = head
+	if ok {
+		switch head {
+		case "combined":
+			m["order"] = suffix
+		default:
+			m["variant"] = suffix
+		}
+	}
+	return m
+}
+
+type samplerFactory struct {
+	proto sampler.Sampler
+	desc  string
+}
+
+func (f *samplerFactory) Describe() string { return f.desc }
+
+func (f *samplerFactory) NewSequence(seed uint64, problemID string, repeat int) TokenChooser {
+	return &samplerChooser{s: f.proto.Clone(), rng: sampler.NewRNG(seed, problemID, repeat)}
+}
+
+// samplerChooser is one sequence's sampler clone and RNG stream.
+type samplerChooser struct {
+	s   sampler.Sampler
+	rng *sampler.RNG
+}
+
+func (c *samplerChooser) Choose(d *engine.Dist, a *engine.AttnStats, history []int32, promptLen int) (Decision, error) {
+	dec, err := c.s.Sample(d, a, history[promptLen:], c.rng)
+	if err != nil {
+		return Decision{}, err
+	}
+	return Decision{
+		Token: dec.Token, Strategy: string(dec.Strategy), Temperature: dec.Temperature,
+		TopK: dec.TopK, TopP: dec.TopP, MinP: dec.MinP, LogProb: dec.LogProb,
+	}, nil
+}

@@ -1,0 +1,212 @@
+// Package eval runs sweeps: it expands a sweep config into jobs (sampler × seed ×
+// repeat), fans the work out over one continuous-batching scheduler per device, keeps
+// an append-only journal so a killed run resumes exactly, and rebuilds the run
+// directory's result files from that journal. Answer extraction and scoring also live
+// here (extract*.go, score*.go).
+package eval
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Config is a sweep: what to evaluate, how, and where the run directory goes. It is
+// read from YAML (unknown fields are errors) and overridden by command-line flags.
+type Config struct {
+	Name    string   `yaml:"name" json:"name,omitempty"`
+	Model   string   `yaml:"model" json:"model"`
+	Backend string   `yaml:"backend" json:"backend"`
+	Devices []string `yaml:"devices" json:"devices"`
+	// Threads per worker on the CPU backend; 0 splits the machine's cores evenly.
+	Threads      int `yaml:"threads" json:"threads,omitempty"`
+	BatchSize    int `yaml:"batch_size" json:"batch_size"`
+	MaxSeqLen    int `yaml:"max_seq_len" json:"max_seq_len"`
+	PrefillChunk int `yaml:"prefill_chunk" json:"prefill_chunk"`
+	// Candidates is the engine's top-K candidate count per step (0: whole vocabulary).
+	Candidates int    `yaml:"candidates" json:"candidates"`
+	AttnMode   string `yaml:"attn_mode" json:"attn_mode"`
+	PadLen     int    `yaml:"pad_len" json:"pad_len,omitempty"`
+
+	Task    string `yaml:"task" json:"task"`
+	Dataset string `yaml:"dataset" json:"dataset"`
+	// TrainDataset feeds the random shots of tasks that draw them (gsm8k).
+	TrainDataset string `yaml:"train_dataset" json:"train_dataset,omitempty"`
+	FewShot      string `yaml:"fewshot" json:"fewshot,omitempty"`
+	ChatTemplate bool   `yaml:"chat_template" json:"chat_template,omitempty"`
+	Limit        int    `yaml:"limit" json:"limit,omitempty"`
+	// MaxNewTokens overrides the task's default generation budget when > 0.
+	MaxNewTokens int `yaml:"max_new_tokens" json:"max_new_tokens,omitempty"`
+	// FirstTokenArgmax takes the argmax of the prefill logits as the first token, as
+	// the original Entropix loop did; reports must say so, hence the manifest field.
+	FirstTokenArgmax bool `yaml:"first_token_argmax" json:"first_token_argmax"`
+
+	Samplers []SamplerSpec `yaml:"samplers" json:"samplers"`
+	Seeds    []uint64      `yaml:"seeds" json:"seeds"`
+	Repeats  int           `yaml:"repeats" json:"repeats"`
+	Shard    string        `yaml:"shard" json:"shard,omitempty"`
+	Out      string        `yaml:"out" json:"out"`
+}
+
+// Defaults for fields a sweep may leave out.
+const (
+	DefaultBackend   = "cpu"
+	DefaultBatchSize = 8
+	DefaultMaxSeqLen = 2048
+	DefaultChunk     = 256
+)
+
+// LoadConfig reads a sweep file. Unknown keys are errors so a typo cannot silently
+// fall back to a default.
+func LoadConfig(path string) (Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, fmt.Errorf("read sweep config: %w", err)
+	}
+	cfg, err := ParseConfig(data)
+	if err != nil {
+		return Config{}, fmt.Errorf("sweep config %s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+// ParseConfig decodes one YAML document.
+func ParseConfig(data []byte) (Config, error) {
+	var cfg Config
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&cfg); err != nil {
+		if errors.Is(err, io.EOF) {
+			return Config{}, errors.New("empty document")
+		}
+		return Config{}, err
+	}
+	return cfg, nil
+}
+
+// WithDefaults fills the fields a sweep may leave out.
+func (c Config) WithDefaults() Config {
+	if c.Backend == "" {
+		c.Backend = DefaultBackend
+	}
+	if len(c.Devices) == 0 {
+		c.Devices = []string{c.Backend}
+	}
+	if c.BatchSize == 0 {
+		c.BatchSize = DefaultBatchSize
+	}
+	if c.MaxSeqLen == 0 {
+		c.MaxSeqLen = DefaultMaxSeqLen
+	}
+	if c.PrefillChunk == 0 {
+		c.PrefillChunk = DefaultChunk
+	}
+	if c.AttnMode == "" {
+		c.AttnMode = "masked"
+	}
+	if len(c.Seeds) == 0 {
+		c.Seeds = []uint64{0}
+	}
+	if c.Repeats == 0 {
+		c.Repeats = 1
+	}
+	return c
+}
+
+// Validate reports every problem of the config at once, each naming its field.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(field, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...)))
+	}
+	if c.Model == "" {
+		bad("model", "required (a Hugging Face model directory)")
+	}
+	if c.Task == "" {
+		bad("task", "required (e.g. gsm8k_cot)")
+	}
+	if c.Dataset == "" {
+		bad("dataset", "required (a file or glob of .jsonl/.parquet files)")
+	}
+	if c.Out == "" {
+		bad("out", "required (the run directory)")
+	}
+	switch c.Backend {
+	case "cpu", "cuda":
+	default:
+		bad("backend", "%q: want cpu or cuda", c.Backend)
+	}
+	for i, d := range c.Devices {
+		if d != c.Backend && !strings.HasPrefix(d, c.Backend+":") {
+			bad(fmt.Sprintf("devices[%d]", i), "%q does not belong to backend %s (want %s or %s:N)", d, c.Backend, c.Backend, c.Backend)
+		}
+	}
+	if c.Threads < 0 {
+		bad("threads", "%d is negative", c.Threads)
+	}
+	if c.BatchSize < 1 {
+		bad("batch_size", "%d: want at least 1", c.BatchSize)
+	}
+	if c.MaxSeqLen < 2 {
+		bad("max_seq_len", "%d: want at least 2", c.MaxSeqLen)
+	}
+	if c.PrefillChunk < 1 {
+		bad("prefill_chunk", "%d: want at least 1", c.PrefillChunk)
+	}
+	if c.Candidates < 0 {
+		bad("candidates", "%d is negative (0 means the whole vocabulary)", c.Candidates)
+	}
+	switch c.AttnMode {
+	case "masked", "padded", "faithful":
+	default:
+		bad("attn_mode", "%q: want masked or padded", c.AttnMode)
+	}
+	if c.PadLen < 0 || (c.AttnMode != "masked" && c.PadLen > 0 && c.PadLen < c.MaxSeqLen) {
+		bad("pad_len", "%d: want 0 or at least max_seq_len (%d)", c.PadLen, c.MaxSeqLen)
+	}
+	if c.Limit < 0 {
+		bad("limit", "%d is negative", c.Limit)
+	}
+	if c.MaxNewTokens < 0 {
+		bad("max_new_tokens", "%d is negative", c.MaxNewTokens)
+	}
+	if c.MaxNewTokens >= c.MaxSeqLen && c.MaxSeqLen > 0 {
+		bad("max_new_tokens", "%d leaves no room for the prompt in max_seq_len %d", c.MaxNewTokens, c.MaxSeqLen)
+	}
+	if len(c.Samplers) == 0 {
+		bad("samplers", "at least one sampler is required")
+	}
+	labels := map[string]int{}
+	for i, s := range c.Samplers {
+		if s.Name == "" {
+			bad(fmt.Sprintf("samplers[%d]", i), "no name")
+			continue
+		}
+		l := s.DisplayLabel()
+		if j, dup := labels[l]; dup {
+			bad(fmt.Sprintf("samplers[%d]", i), "same label %q as samplers[%d]; give one a label", l, j)
+		}
+		labels[l] = i
+	}
+	seen := map[uint64]bool{}
+	for i, s := range c.Seeds {
+		if seen[s] {
+			bad(fmt.Sprintf("seeds[%d]", i), "seed %d is listed twice", s)
+		}
+		seen[s] = true
+	}
+	if c.Repeats < 1 {
+		bad("repeats", "%d: want at least 1", c.Repeats)
+	}
+	if c.Shard != "" {
+		if _, err := ParseShard(c.Shard); err != nil {
+			bad("shard", "%v", err)
+		}
+	}
+	return errors.Join(errs...)
+}

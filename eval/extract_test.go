@@ -1,0 +1,205 @@
+package eval
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/entropix-eval/entropix-eval/datasets"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func extractorFor(t testing.TB, task string) *Extractor {
+	t.Helper()
+	tk, err := datasets.LookupTask(task)
+	require.NoError(t, err)
+	e, err := NewExtractor(tk)
+	require.NoError(t, err)
+	return e
+}
+
+// Expected values are worked out by hand from Python re.findall semantics
+// (leftmost-first, greedy with backtracking, "." not matching "\n").
+func TestExtractStrict(t *testing.T) {
+	tests := []struct {
+		task, response, want string
+	}{
+		// gsm8k: "#### (\-?[0-9\.\,]+)", first match.
+		{"gsm8k", "She makes 9 * 2 = $18.\n#### 18", "18"},
+		{"gsm8k", "#### 1,000\n#### 2", "1,000"},
+		{"gsm8k", "#### -5", "-5"},
+		{"gsm8k", "#### 18.50.", "18.50."},
+		{"gsm8k", "####18", "[invalid]"},
+		{"gsm8k", "####  18", "[invalid]"},
+		{"gsm8k", "#### $18", "[invalid]"},
+		{"gsm8k", "#### --5", "[invalid]"},
+		{"gsm8k", "The answer is 18.", "[invalid]"},
+		{"gsm8k", "", "[invalid]"},
+		// gsm8k_cot / zeroshot: "The answer is (\-?[0-9\.\,]+)." with an unescaped ".".
+		{"gsm8k_cot", "9 + 20 is 29. The answer is 29.", "29"},
+		{"gsm8k_cot", "The answer is 18", "1"},   // "." must eat a char: backtracks to "1"
+		{"gsm8k_cot", "The answer is 18\n", "1"}, // "." does not match "\n" either
+		{"gsm8k_cot", "The answer is 7", "[invalid]"},
+		{"gsm8k_cot", "The answer is 18 dollars.", "18"},
+		{"gsm8k_cot", "The answer is 1,234.56.", "1,234.56"},
+		{"gsm8k_cot", "The answer is -3.", "-3"},
+		{"gsm8k_cot", "The answer is $18.", "[invalid]"},
+		{"gsm8k_cot", "the answer is 5.", "[invalid]"},
+		{"gsm8k_cot", "The answer is 5. The answer is 7.", "5."}, // greedy "5." then "." eats the space
+		{"gsm8k_cot", "The answer is 42.\n\nQ: more", "42"},
+		{"gsm8k_cot_zeroshot", "Let's see. The answer is 18", "1"},
+		{"gsm8k_cot_zeroshot", "The answer is 100!", "100"},
+		// gsm8k_cot_llama: "The final answer is ((-?[$0-9.,]{2,})|(-?[0-9]+))", last match.
+		{"gsm8k_cot_llama", "The final answer is 18", "18"},
+		{"gsm8k_cot_llama", "The final answer is 5", "5"},
+		{"gsm8k_cot_llama", "The final answer is $18.00", "$18.00"},
+		{"gsm8k_cot_llama", "The final answer is 5. Then", "5."},
+		{"gsm8k_cot_llama", "The final answer is 3, no wait. The final answer is 7", "7"},
+		{"gsm8k_cot_llama", "The final answer is: 18", "[invalid]"},
+		{"gsm8k_cot_llama", "The final answer is 1,000", "1,000"},
+		{"gsm8k_cot_llama", "The final answer is -12", "-12"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.task+"/"+tt.response, func(t *testing.T) {
+			assert.Equal(t, tt.want, extractorFor(t, tt.task).Extract(tt.response).Strict)
+		})
+	}
+}
+
+func TestExtractFlexible(t *testing.T) {
+	// "(-?[$0-9.,]{2,})|(-?[0-9]+)", last match, first non-empty group; the same
+	// for every task.
+	tests := []struct {
+		response, want string
+	}{
+		{"Janet sells 16 - 3 - 4 = 9 duck eggs. She makes 9 * 2 = $18 every day.", "$18"},
+		{"The answer is 18.", "18."},
+		{"It costs 5 dollars", "5"},
+		{"Result: -7", "-7"},
+		{"1, 2, 3", "3"},
+		{"1, 2, 3,", "3,"},
+		{"Answer: 42 ...", "..."}, // three dots are a match of the first alternative
+		{"---5", "-5"},
+		{"$5", "$5"},
+		{"no numbers here", "[invalid]"},
+		{"", "[invalid]"},
+		{"#### 1,234", "1,234"},
+		{"x 12 y\n", "12"},
+	}
+	for _, task := range datasets.TaskNames() {
+		e := extractorFor(t, task)
+		for _, tt := range tests {
+			assert.Equal(t, tt.want, e.Extract(tt.response).Flexible, "%s: %q", task, tt.response)
+		}
+	}
+}
+
+func TestRegexFilterGroups(t *testing.T) {
+	tests := []struct {
+		name     string
+		spec     datasets.FilterSpec
+		response string
+		want     string
+	}{
+		{"no groups: whole match", datasets.FilterSpec{Pattern: `[0-9]+`}, "a 12 b 34", "12"},
+		{"group select 1", datasets.FilterSpec{Pattern: `[0-9]+`, GroupSelect: 1}, "a 12 b 34", "34"},
+		{"index out of range gives fallback", datasets.FilterSpec{Pattern: `[0-9]+`, GroupSelect: 5, Fallback: "none"}, "1", "none"},
+		{"negative out of range", datasets.FilterSpec{Pattern: `[0-9]+`, GroupSelect: -3}, "1 2", "[invalid]"},
+		{"one group, not participating: empty, not fallback", datasets.FilterSpec{Pattern: `x(y)?`}, "x", ""},
+		{"tuple, all groups empty: fallback", datasets.FilterSpec{Pattern: `x(y)?(z)?`}, "x", "[invalid]"},
+		{"strip Python whitespace incl. \\x1f", datasets.FilterSpec{Pattern: `<(.*)>`}, "<\x1f 7 \t>", "7"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := NewRegexFilter(tt.spec)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, f.Apply(tt.response))
+		})
+	}
+	_, err := NewRegexFilter(datasets.FilterSpec{Name: "bad", Pattern: `(?<=x)y`})
+	assert.ErrorContains(t, err, "filter bad")
+}
+
+func TestCutAtStop(t *testing.T) {
+	tests := []struct {
+		text  string
+		stops []string
+		want  string
+		found bool
+	}{
+		{"#### 18\n\nQuestion: next one", []string{"Question:", "</s>", "<|im_end|>"}, "#### 18\n\n", true},
+		{"a</s>bQ:c", []string{"Q:", "</s>"}, "a", true}, // earliest wins, not list order
+		{"Q: at start", []string{"Q:"}, "", true},
+		{"no stop here", []string{"Q:"}, "no stop here", false},
+		{"empty stop ignored", []string{""}, "empty stop ignored", false},
+		{"x<|eot_id|>y", []string{"<|eot_id|>", "<|start_header_id|>user<|end_header_id|>"}, "x", true},
+		{"anything", nil, "anything", false},
+	}
+	for _, tt := range tests {
+		got, found := CutAtStop(tt.text, tt.stops)
+		assert.Equal(t, tt.want, got, tt.text)
+		assert.Equal(t, tt.found, found, tt.text)
+	}
+}
+
+func TestExtractorNeedsBothFilters(t *testing.T) {
+	task := datasets.Task{Name: "half", Filters: []datasets.FilterSpec{{Name: datasets.StrictMatch, Pattern: "x"}}}
+	_, err := NewExtractor(task)
+	assert.ErrorContains(t, err, "no flexible-extract filter")
+}
+
+func FuzzExtract(f *testing.F) {
+	for _, s := range []string{"#### 18", "The answer is 18", "The final answer is $1,000.", "1, 2, 3", "", "\x00\xff"} {
+		f.Add(s)
+	}
+	var exs []*Extractor
+	for _, n := range datasets.TaskNames() {
+		exs = append(exs, extractorFor(f, n))
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, e := range exs {
+			x := e.Extract(s)
+			for _, v := range []string{x.Strict, x.Flexible} {
+				if v != datasets.InvalidAnswer && !strings.Contains(s, v) {
+					t.Fatalf("extraction %q is not part of the response %q", v, s)
+				}
+			}
+			_ = ExactMatch(x.Strict, s)
+			_ = NumericMatch(x.Flexible, s)
+		}
+		cut, _ := CutAtStop(s, []string{"Q:", "</s>"})
+		if !strings.HasPrefix(s, cut) {
+			t.Fatalf("cut %q is not a prefix", cut)
+		}
+	})
+}
+
+// FuzzFastScannersMatchRegexp holds the linear scanners to what Go's regexp
+// (itself checked against Python above) returns for the same pattern.
+func FuzzFastScannersMatchRegexp(f *testing.F) {
+	for _, s := range []string{"-", "--5", "-$", "$5", "1, 2, 3,", "The final answer is -", "The final answer is The final answer is 5",
+		"The final answer is 5. x", "a-12.5-3", "\xff9\x009", "Answer: 42 ...", "ab-c-1-"} {
+		f.Add(s)
+	}
+	type pair struct{ fast, slow *RegexFilter }
+	var pairs []pair
+	for pat := range fastScanners {
+		for _, g := range []int{0, 1, -1, -2} {
+			spec := datasets.FilterSpec{Pattern: pat, GroupSelect: g}
+			fast, err := NewRegexFilter(spec)
+			require.NoError(f, err)
+			require.NotNil(f, fast.fast)
+			slow, err := NewRegexFilter(spec)
+			require.NoError(f, err)
+			slow.fast = nil
+			pairs = append(pairs, pair{fast, slow})
+		}
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, p := range pairs {
+			if a, b := p.fast.Apply(s), p.slow.Apply(s); a != b {
+				t.Fatalf("pattern %q group %d on %q: fast %q, regexp %q", p.slow.re, p.slow.groupSelect, s, a, b)
+			}
+		}
+	})
+}

@@ -1,0 +1,68 @@
+package eval
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+)
+
+// Outputs are the writers a finished run directory needs.
+type Outputs struct {
+	Grader Grader
+	Arrow  ArrowWriter
+}
+
+func (o Outputs) check() error {
+	if o.Grader == nil {
+		return errors.New("no grader configured")
+	}
+	if o.Arrow == nil {
+		return errors.New("no Arrow writer configured")
+	}
+	return nil
+}
+
+// Finalize rebuilds every result file of a run directory from its journal, grading
+// the saved responses with the current extraction code, and marks the manifest
+// complete. The files are a pure function of (manifest, problems, journal), so a
+// resumed, merged or rescored run writes the same bytes as an uninterrupted one
+// (except latency_ms, which is wall time).
+func Finalize(dir string, out Outputs) error {
+	if err := out.check(); err != nil {
+		return err
+	}
+	m, err := ReadManifest(dir)
+	if err != nil {
+		return err
+	}
+	problems, err := ReadProblems(dir)
+	if err != nil {
+		return err
+	}
+	recs, err := ReadJournal(filepath.Join(dir, JournalFile))
+	if err != nil {
+		return err
+	}
+	grs, err := gradeRecords(m, problems, recs, out.Grader)
+	if err != nil {
+		return fmt.Errorf("run directory %s: %w", dir, err)
+	}
+	if err := out.Arrow.WriteResults(filepath.Join(dir, ResultsArrow), resultRows(grs)); err != nil {
+		return fmt.Errorf("write %s: %w", ResultsArrow, err)
+	}
+	if err := out.Arrow.WriteTraces(filepath.Join(dir, TracesArrow), traceRows(m.Task.Name, grs)); err != nil {
+		return fmt.Errorf("write %s: %w", TracesArrow, err)
+	}
+	if err := writeJSONAtomic(filepath.Join(dir, ResultsJSONFile), summarize(m, grs)); err != nil {
+		return err
+	}
+	if err := writeSamples(dir, grs); err != nil {
+		return err
+	}
+	if m.Status != StatusComplete {
+		now := time.Now().UTC()
+		m.Status, m.Finished = StatusComplete, &now
+	}
+	return writeManifest(dir, m)
+}

@@ -1,0 +1,161 @@
+package eval
+
+import (
+	"encoding/json"
+	"io"
+	"math"
+	"path/filepath"
+)
+
+// Output files in lm-evaluation-harness's shapes, so existing tooling reads them.
+const (
+	ResultsJSONFile = "results.json"
+	SamplesFile     = "samples.jsonl"
+	ResultsArrow    = "results.arrow"
+	TracesArrow     = "traces.arrow"
+)
+
+// Metric keys as lm-eval writes them ("metric,filter").
+const (
+	keyStrict       = "exact_match,strict-match"
+	keyStrictSE     = "exact_match_stderr,strict-match"
+	keyFlexible     = "exact_match,flexible-extract"
+	keyFlexibleSE   = "exact_match_stderr,flexible-extract"
+	keyNumeric      = "numeric_match,strict-match"
+	keyNumericSE    = "numeric_match_stderr,strict-match"
+	keyTruncatedGen = "finish_length_share"
+)
+
+// RunSummary is one sampler × seed run's entry in results.json.
+type RunSummary map[string]any
+
+// ResultsJSON is results.json: lm-eval's top-level layout, one "results" entry per
+// run (sampler × seed, repeats pooled), keyed "task|run_id".
+type ResultsJSON struct {
+	Results  map[string]RunSummary `json:"results"`
+	NSamples map[string]int        `json:"n-samples"`
+	Config   ResultsConfig         `json:"config"`
+	Order    []string              `json:"run_order"`
+}
+
+// ResultsConfig is the part of the run's setup that defines its numbers. Paths,
+// devices, batch size and shard are left out on purpose: results.json of a resumed,
+// re-batched or merged run is byte-identical to that of a single uninterrupted run.
+type ResultsConfig struct {
+	Model        string            `json:"model"`
+	Task         string            `json:"task"`
+	Fingerprint  string            `json:"fingerprint"`
+	Problems     int               `json:"problems"`
+	Seeds        []uint64          `json:"seeds"`
+	Repeats      int               `json:"repeats"`
+	MaxNewTokens int               `json:"max_new_tokens"`
+	Samplers     []json.RawMessage `json:"samplers"`
+	SamplerOrder string            `json:"sampler_order"`
+	FirstArgmax  bool              `json:"first_token_argmax"`
+}
+
+// meanSE returns the mean and lm-eval's standard error sqrt(p(1-p)/(n-1)).
+func meanSE(hits, n int) (float64, float64) {
+	if n == 0 {
+		return math.NaN(), math.NaN()
+	}
+	p := float64(hits) / float64(n)
+	if n == 1 {
+		return p, math.NaN()
+	}
+	return p, math.Sqrt(p * (1 - p) / float64(n-1))
+}
+
+func summarize(m *Manifest, grs []gradedRecord) ResultsJSON {
+	type tally struct{ n, strict, flex, num, length int }
+	var order []string
+	tallies := map[string]*tally{}
+	for _, g := range grs {
+		key := m.Task.Name + "|" + g.Job.RunID()
+		t, ok := tallies[key]
+		if !ok {
+			t = &tally{}
+			tallies[key] = t
+			order = append(order, key)
+		}
+		t.n++
+		t.strict += b2i(g.Grade.CorrectStrict)
+		t.flex += b2i(g.Grade.CorrectFlexible)
+		t.num += b2i(g.Grade.CorrectNumeric)
+		t.length += b2i(g.FinishReason == FinishLength)
+	}
+	rc := ResultsConfig{
+		Model: filepath.Base(m.Config.Model), Task: m.Task.Name, Fingerprint: m.Fingerprint, Problems: m.Problems,
+		Seeds: m.Config.Seeds, Repeats: m.Config.Repeats, MaxNewTokens: m.Task.MaxNewTokens,
+		SamplerOrder: m.Provenance.SamplerOrder, FirstArgmax: m.FirstTokenArgmax,
+	}
+	for _, s := range m.Samplers {
+		rc.Samplers = append(rc.Samplers, s.Description)
+	}
+	out := ResultsJSON{Results: map[string]RunSummary{}, NSamples: map[string]int{}, Config: rc, Order: order}
+	for _, key := range order {
+		t := tallies[key]
+		s, sse := meanSE(t.strict, t.n)
+		f, fse := meanSE(t.flex, t.n)
+		nm, nse := meanSE(t.num, t.n)
+		out.Results[key] = RunSummary{
+			"alias": m.Task.Name, keyStrict: jsonNum(s), keyStrictSE: jsonNum(sse),
+			keyFlexible: jsonNum(f), keyFlexibleSE: jsonNum(fse), keyNumeric: jsonNum(nm), keyNumericSE: jsonNum(nse),
+			keyTruncatedGen: float64(t.length) / float64(t.n),
+		}
+		out.NSamples[key] = t.n
+	}
+	for _, g := range grs {
+		key := m.Task.Name + "|" + g.Job.RunID()
+		out.Results[key]["sampler"] = g.Job.Sampler
+		out.Results[key]["seed"] = g.Job.Seed
+		out.Results[key]["repeats"] = m.Config.Repeats
+	}
+	return out
+}
+
+// jsonNum turns NaN (one sample, no SE) into null, which JSON can carry; lm-eval
+// writes "N/A" there, which breaks numeric readers.
+func jsonNum(f float64) any {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil
+	}
+	return f
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// sampleLine is one line of samples.jsonl: everything needed to audit one answer.
+// It is a map because lm-eval's metric keys contain commas, which struct tags cannot
+// spell; encoding/json writes map keys sorted, so lines are still deterministic.
+func sampleLine(g gradedRecord) map[string]any {
+	return map[string]any{
+		"doc_id": g.ProblemIndex, "problem_id": g.ProblemID, "run_id": g.Job.RunID(),
+		"sampler": g.Job.Sampler, "seed": g.Job.Seed, "repeat": g.Repeat,
+		"doc":    map[string]string{"question": g.Problem.Question, "answer": g.Problem.Target},
+		"prompt": g.Problem.Prompt, "prompt_hash": g.PromptHash, "target": g.Problem.Target,
+		"resps":          [][]string{{g.Response}},
+		"filtered_resps": map[string]string{"strict-match": g.Grade.ExtractedStrict, "flexible-extract": g.Grade.ExtractedFlexible},
+		keyStrict:        float64(b2i(g.Grade.CorrectStrict)),
+		keyFlexible:      float64(b2i(g.Grade.CorrectFlexible)),
+		keyNumeric:       float64(b2i(g.Grade.CorrectNumeric)),
+		"finish_reason":  g.FinishReason, "prompt_tokens": g.PromptTokens, "gen_tokens": g.GenTokens,
+	}
+}
+
+func writeSamples(dir string, grs []gradedRecord) error {
+	return WriteFileAtomic(filepath.Join(dir, SamplesFile), func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		for _, g := range grs {
+			if err := enc.Encode(sampleLine(g)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

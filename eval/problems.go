@@ -1,0 +1,120 @@
+package eval
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// ProblemsFile keeps the exact prompts and targets of a run, so samples.jsonl,
+// rescore and merge never need the dataset or the tokenizer again.
+const ProblemsFile = "problems.jsonl"
+
+// ProblemEntry is one line of problems.jsonl.
+type ProblemEntry struct {
+	Index        int    `json:"index"`
+	ID           string `json:"id"`
+	Question     string `json:"question"`
+	Prompt       string `json:"prompt"`
+	PromptHash   string `json:"prompt_hash"`
+	PromptTokens int    `json:"prompt_tokens"`
+	Truncated    bool   `json:"left_truncated,omitempty"`
+	Target       string `json:"target"`
+}
+
+func promptHash(prompt string) string {
+	h := sha256.Sum256([]byte(prompt))
+	return hex.EncodeToString(h[:8])
+}
+
+// prepareProblems tokenizes the prompts of the problems the shard owns, cutting a
+// prompt on the left (as lm-eval does) when it leaves no room for maxNew tokens.
+func prepareProblems(problems []Problem, shard Shard, tok Tokenizer, maxSeqLen, maxNew int) ([]*preparedProblem, int, error) {
+	var out []*preparedProblem
+	cut := 0
+	room := maxSeqLen - maxNew
+	for i, p := range problems {
+		if !shard.Owns(i) {
+			continue
+		}
+		ids, err := tok.Encode(p.Prompt)
+		if err != nil {
+			return nil, 0, fmt.Errorf("problem %s: tokenize prompt: %w", p.ID, err)
+		}
+		if len(ids) == 0 {
+			return nil, 0, fmt.Errorf("problem %s: prompt has no tokens", p.ID)
+		}
+		pp := &preparedProblem{Problem: p, Index: i, IDs: ids, Hash: promptHash(p.Prompt)}
+		if len(ids) > room {
+			pp.IDs, pp.Truncated = ids[len(ids)-room:], true
+			cut++
+		}
+		out = append(out, pp)
+	}
+	return out, cut, nil
+}
+
+func entriesOf(pps []*preparedProblem) []ProblemEntry {
+	out := make([]ProblemEntry, len(pps))
+	for i, p := range pps {
+		out[i] = ProblemEntry{
+			Index: p.Index, ID: p.ID, Question: p.Question, Prompt: p.Prompt, PromptHash: p.Hash,
+			PromptTokens: len(p.IDs), Truncated: p.Truncated, Target: p.Target,
+		}
+	}
+	return out
+}
+
+func writeProblems(dir string, entries []ProblemEntry) error {
+	return WriteFileAtomic(filepath.Join(dir, ProblemsFile), func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		for _, e := range entries {
+			if err := enc.Encode(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// ReadProblems loads a run directory's problems.jsonl.
+func ReadProblems(dir string) ([]ProblemEntry, error) {
+	path := filepath.Join(dir, ProblemsFile)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("run directory %s: %w", dir, err)
+	}
+	defer f.Close()
+	var out []ProblemEntry
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for line := 1; sc.Scan(); line++ {
+		var e ProblemEntry
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			return nil, fmt.Errorf("%s line %d: %w", path, line, err)
+		}
+		out = append(out, e)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return out, nil
+}
+
+// sameProblems checks that a resumed run prepared exactly the prompts it started with.
+func sameProblems(have, want []ProblemEntry) error {
+	if len(have) != len(want) {
+		return fmt.Errorf("the run directory has %d problems, this configuration gives %d", len(have), len(want))
+	}
+	for i := range have {
+		if have[i] != want[i] {
+			return fmt.Errorf("problem %s (index %d) differs from the one the run started with (prompt or target changed)", want[i].ID, want[i].Index)
+		}
+	}
+	return nil
+}

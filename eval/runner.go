@@ -1,0 +1,285 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// DefaultMaxNewTokens is lm-eval's generation budget when neither task nor config set one.
+const DefaultMaxNewTokens = 256
+
+// Runner evaluates one sweep into one run directory. The caller wires in the
+// concrete engine, tokenizer, samplers and writers; Run does the rest.
+type Runner struct {
+	Config Config
+	Task   TaskSpec
+	// Problems are every problem of the dataset after the limit, in dataset order;
+	// the runner takes the ones its shard owns.
+	Problems   []Problem
+	Tokenizer  Tokenizer
+	Samplers   []SamplerFactory // one per Config.Samplers, same order
+	OpenEngine EngineOpener
+	// EOS are the ids that end a sequence (the model's and the tokenizer's).
+	EOS        []int32
+	Provenance Provenance
+	Outputs    Outputs
+	// Progress shows live counts; nil shows nothing.
+	Progress Progress
+	Log      *slog.Logger
+}
+
+// ErrInterrupted wraps a cancelled run: the journal holds every finished item and
+// running the same command again resumes it.
+var ErrInterrupted = errors.New("run interrupted; run the same command again to resume")
+
+// Run evaluates every unfinished item and, once all are done, writes the result files.
+func (r *Runner) Run(ctx context.Context) (*Manifest, error) {
+	log := r.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	cfg := r.Config.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("invalid sweep:\n%w", err)
+	}
+	if err := r.Outputs.check(); err != nil {
+		return nil, err
+	}
+	if len(r.Samplers) != len(cfg.Samplers) {
+		return nil, fmt.Errorf("%d samplers built for %d in the config", len(r.Samplers), len(cfg.Samplers))
+	}
+	shard, _ := ParseShard(cfg.Shard) // validated above
+	task, err := resolveTask(r.Task, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
+		return nil, fmt.Errorf("create run directory: %w", err)
+	}
+	prepared, cut, err := prepareProblems(r.Problems, shard, r.Tokenizer, cfg.MaxSeqLen, task.MaxNewTokens)
+	if err != nil {
+		return nil, err
+	}
+	if cut > 0 {
+		log.Warn("prompts cut on the left to fit max_seq_len", "prompts", cut, "max_seq_len", cfg.MaxSeqLen, "max_new_tokens", task.MaxNewTokens)
+	}
+	m, err := r.startManifest(cfg, task, shard)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.claimDir(cfg.Out, m, entriesOf(prepared)); err != nil {
+		return nil, err
+	}
+	journal, done, err := OpenJournal(filepath.Join(cfg.Out, JournalFile))
+	if err != nil {
+		return nil, err
+	}
+	defer journal.Close()
+
+	queue := buildQueue(m.Jobs, prepared, r.Samplers, done)
+	log.Info("run", "dir", cfg.Out, "shard", shard.String(), "problems", len(prepared), "jobs", len(m.Jobs),
+		"resumed_items", len(done), "todo", len(queue.items), "workers", len(cfg.Devices), "batch_size", cfg.BatchSize)
+
+	lim := &limits{maxNew: task.MaxNewTokens, maxSeqLen: cfg.MaxSeqLen, stops: newStopMatcher(task.Stops),
+		eos: map[int32]bool{}, firstArgmax: cfg.FirstTokenArgmax}
+	for _, id := range r.EOS {
+		lim.eos[id] = true
+	}
+	stats, runErr := r.runWorkers(ctx, cfg.Devices, queue, lim, journal.Append)
+	m.Stats = &RunStats{ItemsResumed: len(done), PromptsCut: cut}
+	stats.addTo(m.Stats)
+	log.Info("workers finished", "items", m.Stats.ItemsThisRun, "tokens", m.Stats.GeneratedTokens,
+		"wall_s", fmt.Sprintf("%.2f", m.Stats.WallSeconds), "outside_engine", fmt.Sprintf("%.1f%%", 100*m.Stats.OutsideShare))
+	if runErr != nil {
+		if ctx.Err() != nil {
+			return m, fmt.Errorf("%w (%d items finished this session are saved): %w", ErrInterrupted, m.Stats.ItemsThisRun, context.Cause(ctx))
+		}
+		return m, fmt.Errorf("%w; finished items are saved, fix the cause and run the same command again", runErr)
+	}
+	if err := writeManifest(cfg.Out, m); err != nil {
+		return m, err
+	}
+	if err := journal.Close(); err != nil {
+		return m, fmt.Errorf("close journal: %w", err)
+	}
+	if err := Finalize(cfg.Out, r.Outputs); err != nil {
+		return m, err
+	}
+	return ReadManifest(cfg.Out)
+}
+
+// resolveTask applies the config's generation budget to the task and checks it.
+func resolveTask(t TaskSpec, cfg Config) (TaskSpec, error) {
+	if t.Name == "" {
+		t.Name = cfg.Task
+	}
+	if cfg.MaxNewTokens > 0 {
+		t.MaxNewTokens = cfg.MaxNewTokens
+	}
+	if t.MaxNewTokens <= 0 {
+		t.MaxNewTokens = DefaultMaxNewTokens
+	}
+	if t.MaxNewTokens >= cfg.MaxSeqLen {
+		return t, fmt.Errorf("task %s: max new tokens %d leaves no room for a prompt in max_seq_len %d", t.Name, t.MaxNewTokens, cfg.MaxSeqLen)
+	}
+	for i, s := range t.Stops {
+		if s == "" {
+			return t, fmt.Errorf("task %s: stop string %d is empty", t.Name, i)
+		}
+	}
+	return t, nil
+}
+
+func (r *Runner) startManifest(cfg Config, task TaskSpec, shard Shard) (*Manifest, error) {
+	m := &Manifest{
+		Format: 1, Status: StatusRunning, Config: cfg, Code: ReadCodeInfo(), Provenance: r.Provenance,
+		Backend: cfg.Backend, Devices: cfg.Devices, BatchSize: cfg.BatchSize, FirstTokenArgmax: cfg.FirstTokenArgmax,
+		Task: task, Problems: len(r.Problems), Shard: shard, Jobs: ExpandJobs(cfg), Started: time.Now().UTC(),
+	}
+	for i, s := range cfg.Samplers {
+		m.Samplers = append(m.Samplers, SamplerInfo{Label: s.DisplayLabel(), Spec: s, Description: describeJSON(r.Samplers[i].Describe())})
+	}
+	fp, err := m.fingerprint()
+	if err != nil {
+		return nil, err
+	}
+	m.Fingerprint = fp
+	return m, nil
+}
+
+// claimDir starts a new run directory or checks that an existing one holds this
+// very run, so resuming can never mix results of two configurations.
+func (r *Runner) claimDir(dir string, m *Manifest, problems []ProblemEntry) error {
+	old, err := ReadManifest(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		if err := writeProblems(dir, problems); err != nil {
+			return err
+		}
+		return writeManifest(dir, m)
+	case err != nil:
+		return err
+	}
+	if old.Fingerprint != m.Fingerprint {
+		return fmt.Errorf("run directory %s holds a different run (model, data, task or samplers changed); use another --out", dir)
+	}
+	if old.Shard != m.Shard {
+		return fmt.Errorf("run directory %s holds shard %s, not %s", dir, old.Shard, m.Shard)
+	}
+	have, err := ReadProblems(dir)
+	if err != nil {
+		return err
+	}
+	if err := sameProblems(have, problems); err != nil {
+		return fmt.Errorf("run directory %s: %w", dir, err)
+	}
+	if old.Code.Revision != m.Code.Revision || old.Code.Modified != m.Code.Modified {
+		(r.logger()).Warn("resuming with a different code revision", "was", old.Code.Revision, "now", m.Code.Revision)
+	}
+	m.Started = old.Started
+	return writeManifest(dir, m)
+}
+
+func (r *Runner) logger() *slog.Logger {
+	if r.Log != nil {
+		return r.Log
+	}
+	return slog.Default()
+}
+
+func buildQueue(jobs []Job, problems []*preparedProblem, samplers []SamplerFactory, done []Record) *workQueue {
+	finished := make(map[ItemKey]bool, len(done))
+	for _, d := range done {
+		finished[d.ItemKey] = true
+	}
+	q := &workQueue{}
+	for _, j := range jobs {
+		for _, p := range problems {
+			if !finished[j.item(p.Index)] {
+				q.items = append(q.items, workItem{job: j, problem: p, sampler: samplers[j.SamplerIndex]})
+			}
+		}
+	}
+	return q
+}
+
+type workerStats []SchedulerStats
+
+func (ws workerStats) addTo(rs *RunStats) {
+	var wall, inEngine time.Duration
+	for _, s := range ws {
+		wall += s.Wall
+		inEngine += s.InEngine
+		rs.GeneratedTokens += s.Generated
+		rs.ItemsThisRun += s.Finished
+	}
+	rs.WallSeconds, rs.EngineSeconds = wall.Seconds(), inEngine.Seconds()
+	if wall > 0 {
+		rs.OutsideShare = 1 - inEngine.Seconds()/wall.Seconds()
+	}
+}
+
+// runWorkers runs one scheduler per device. A failing worker does not stop the
+// others: they drain the queue, so one bad device loses only its in-flight items.
+// Cancelling ctx stops every worker.
+func (r *Runner) runWorkers(ctx context.Context, devices []string, q *workQueue, lim *limits, finished func(Record) error) (workerStats, error) {
+	stats := make(workerStats, len(devices))
+	var (
+		mu   sync.Mutex
+		errs []error
+		g    errgroup.Group
+	)
+	if r.Progress != nil {
+		r.Progress.Start(devices, len(q.items))
+		defer r.Progress.Finish()
+	}
+	var sink progressSink
+	if r.Progress != nil {
+		sink = r.Progress
+	}
+	for w, dev := range devices {
+		g.Go(func() error {
+			st, err := r.runWorker(ctx, w, dev, q, lim, finished, sink)
+			stats[w] = st
+			if err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+			return nil
+		})
+	}
+	_ = g.Wait() // workers report through errs so every failure is kept
+	return stats, errors.Join(errs...)
+}
+
+func (r *Runner) runWorker(ctx context.Context, w int, dev string, q *workQueue, lim *limits, finished func(Record) error, p progressSink) (SchedulerStats, error) {
+	eng, closeEngine, err := r.OpenEngine(ctx, w, dev)
+	if err != nil {
+		return SchedulerStats{}, fmt.Errorf("worker %d (%s): open engine: %w", w, dev, err)
+	}
+	defer func() {
+		if closeEngine != nil {
+			if err := closeEngine(); err != nil {
+				r.logger().Warn("close engine", "worker", w, "err", err)
+			}
+		}
+	}()
+	s, err := newScheduler(w, eng, q, r.Tokenizer, lim, finished, p)
+	if err != nil {
+		return SchedulerStats{}, err
+	}
+	err = s.run(ctx)
+	if err != nil && ctx.Err() == nil {
+		err = fmt.Errorf("worker %d (%s): %w", w, dev, err)
+	}
+	return s.stats, err
+}

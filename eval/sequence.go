@@ -1,0 +1,150 @@
+package eval
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/entropix-eval/entropix-eval/engine"
+)
+
+// preparedProblem is a problem with its prompt tokenized once for every job.
+type preparedProblem struct {
+	Problem
+	Index     int
+	IDs       []int32
+	Hash      string
+	Truncated bool // the prompt was cut on the left to fit max_seq_len
+}
+
+// workItem is one (job, problem) pair waiting for a slot.
+type workItem struct {
+	job     Job
+	problem *preparedProblem
+	sampler SamplerFactory
+}
+
+// stopMatcher finds the first stop string in growing text. It only rescans the tail
+// that a new piece could complete, so long generations cost O(new text) per token.
+type stopMatcher struct {
+	stops   []string
+	longest int
+}
+
+func newStopMatcher(stops []string) stopMatcher {
+	m := stopMatcher{stops: stops}
+	for _, s := range stops {
+		m.longest = max(m.longest, len(s))
+	}
+	return m
+}
+
+// find returns the index of the earliest stop in text that ends after prevLen, or -1.
+func (m stopMatcher) find(text string, prevLen int) int {
+	if len(m.stops) == 0 {
+		return -1
+	}
+	from := max(0, prevLen-m.longest+1)
+	best := -1
+	for _, s := range m.stops {
+		if i := strings.Index(text[from:], s); i >= 0 && (best < 0 || from+i < best) {
+			best = from + i
+		}
+	}
+	return best
+}
+
+// sequence is one live work item in a slot: its tokens, its text so far, its own
+// sampler state and RNG, and its trace.
+type sequence struct {
+	item      workItem
+	slot      int
+	tokens    []int32 // prompt followed by generated ids
+	promptLen int
+	fed       int // tokens already in the slot's cache
+	chooser   TokenChooser
+	stream    TextStream
+	text      strings.Builder
+	trace     []TraceStep
+	started   time.Time
+	finish    string
+	cut       int // length of the response once a stop string was found
+}
+
+// limits are the per-run bounds every sequence obeys.
+type limits struct {
+	maxNew      int
+	maxSeqLen   int
+	stops       stopMatcher
+	eos         map[int32]bool
+	firstArgmax bool
+}
+
+// advance applies one step's output to a sequence whose prompt is fully fed: choose
+// a token, record it, and decide whether the sequence is finished.
+func (s *sequence) advance(out *engine.Output, lim *limits) error {
+	var d Decision
+	if lim.firstArgmax && len(s.tokens) == s.promptLen {
+		if len(out.Dist.Candidates) == 0 {
+			return fmt.Errorf("problem %s: engine returned no candidates", s.item.problem.ID)
+		}
+		c := out.Dist.Candidates[0]
+		d = Decision{Token: c.ID, Strategy: "first_token_argmax", LogProb: out.Dist.LogProb(c.Logit)}
+	} else {
+		var err error
+		d, err = s.chooser.Choose(&out.Dist, &out.Attn, s.tokens, s.promptLen)
+		if err != nil {
+			return fmt.Errorf("problem %s step %d: sample: %w", s.item.problem.ID, len(s.tokens)-s.promptLen, err)
+		}
+	}
+	s.tokens = append(s.tokens, d.Token)
+	step := TraceStep{
+		Token: d.Token, Strategy: d.Strategy,
+		Entropy: out.Dist.Entropy, Varentropy: out.Dist.Varentropy,
+		AttnEntropy: out.Attn.Entropy, AttnVarentropy: out.Attn.Varentropy,
+		Agreement: out.Attn.Agreement, Interaction: out.Attn.InteractionStrength,
+		Temperature: d.Temperature, TopK: d.TopK, TopP: d.TopP, MinP: d.MinP,
+		LogProb: d.LogProb, TailMass: out.Dist.TailMass,
+	}
+	gen := len(s.tokens) - s.promptLen
+	switch {
+	case lim.eos[d.Token]:
+		s.finish = FinishEOS
+	default:
+		piece, err := s.stream.Next(d.Token)
+		if err != nil {
+			return fmt.Errorf("problem %s: decode token %d: %w", s.item.problem.ID, d.Token, err)
+		}
+		step.Text = piece
+		prev := s.text.Len()
+		s.text.WriteString(piece)
+		if i := lim.stops.find(s.text.String(), prev); i >= 0 {
+			s.finish, s.cut = FinishStop, i
+		}
+	}
+	s.trace = append(s.trace, step)
+	if s.finish == "" && (gen >= lim.maxNew || len(s.tokens) >= lim.maxSeqLen) {
+		s.finish = FinishLength
+	}
+	return nil
+}
+
+// record is the journal entry of a finished sequence.
+func (s *sequence) record() Record {
+	resp := s.text.String()
+	if s.finish == FinishStop {
+		resp = resp[:s.cut]
+	}
+	p := s.item.problem
+	return Record{
+		ItemKey:      s.item.job.item(p.Index),
+		ProblemID:    p.ID,
+		PromptHash:   p.Hash,
+		PromptTokens: s.promptLen,
+		Response:     resp,
+		GenTokens:    len(s.tokens) - s.promptLen,
+		FinishReason: s.finish,
+		LatencyMS:    float64(time.Since(s.started).Microseconds()) / 1000,
+		Trace:        s.trace,
+	}
+}

@@ -1,0 +1,332 @@
+// Package figures draws a report's figures with gonum/plot: the entropy ×
+// varentropy density of a sampler's tokens with its Entropix thresholds, the
+// mean entropy along the generation for correct and wrong answers, and the
+// accuracy of every sampler with its 95% interval. Each figure is written as SVG
+// (for the HTML page and the web) and PDF (for LaTeX).
+package figures
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/palette/brewer"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgpdf"
+	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/entropix-eval/entropix-eval/reports/model"
+)
+
+// Default figure size: one column of a two-column paper at 2×.
+const (
+	Width  = 5 * vg.Inch
+	Height = 3.6 * vg.Inch
+)
+
+// Colours shared by the figures (Okabe–Ito, readable with colour blindness).
+var (
+	blue    = color.RGBA{0, 114, 178, 255}
+	orange  = color.RGBA{213, 94, 0, 255}
+	grey    = color.RGBA{90, 90, 90, 255}
+	purple  = color.RGBA{204, 121, 167, 255}
+	skyblue = color.RGBA{86, 180, 233, 255}
+)
+
+// Density draws sampler d's tokens on entropy × varentropy axes, coloured by
+// log10(1 + tokens per cell), with the sampler's thresholds as dashed lines.
+func Density(d model.Density) (p *plot.Plot, err error) {
+	defer recoverPlot(&err, "density of "+d.Sampler)
+	if d.Tokens == 0 || d.NX == 0 || d.NY == 0 || len(d.Counts) != d.NX*d.NY {
+		return nil, fmt.Errorf("density of %s: no tokens", d.Sampler)
+	}
+	p = plot.New()
+	p.Title.Text = fmt.Sprintf("%s: %d tokens", d.Sampler, d.Tokens)
+	p.X.Label.Text = "entropy (bits)"
+	p.Y.Label.Text = "varentropy (bits²)"
+	pal, err := brewer.GetPalette(brewer.TypeSequential, "YlGnBu", 9)
+	if err != nil {
+		return nil, err
+	}
+	g := grid{d: d}
+	hm := plotter.NewHeatMap(g, pal)
+	hm.NaN = color.Transparent
+	// One image instead of thousands of rectangles: a tenth of the bytes in SVG and PDF.
+	hm.Rasterized = true
+	if hm.Min >= hm.Max {
+		hm.Max = hm.Min + 1
+	}
+	p.Add(hm)
+	if t := d.Thresholds; t != nil {
+		for _, l := range t.Entropy {
+			if err := addLine(p, plotter.XYs{{X: l.Value, Y: 0}, {X: l.Value, Y: d.VarentMax}}, orange, true); err != nil {
+				return nil, err
+			}
+		}
+		for _, l := range t.Varentropy {
+			if err := addLine(p, plotter.XYs{{X: 0, Y: l.Value}, {X: d.EntropyMax, Y: l.Value}}, purple, true); err != nil {
+				return nil, err
+			}
+		}
+		if len(t.Entropy) > 0 {
+			p.Legend.Add("entropy thresholds "+levels(t.Entropy), lineThumb(orange))
+		}
+		if len(t.Varentropy) > 0 {
+			p.Legend.Add("varentropy thresholds "+levels(t.Varentropy), lineThumb(purple))
+		}
+		p.Legend.Top = true
+	}
+	p.X.Min, p.X.Max = 0, d.EntropyMax
+	p.Y.Min, p.Y.Max = 0, d.VarentMax
+	return p, nil
+}
+
+// grid adapts a density to plotter.GridXYZ; empty cells are NaN (not drawn).
+type grid struct{ d model.Density }
+
+func (g grid) Dims() (int, int) { return g.d.NX, g.d.NY }
+func (g grid) X(c int) float64  { return (float64(c) + 0.5) * g.d.EntropyMax / float64(g.d.NX) }
+func (g grid) Y(r int) float64  { return (float64(r) + 0.5) * g.d.VarentMax / float64(g.d.NY) }
+func (g grid) Z(c, r int) float64 {
+	n := g.d.Counts[r*g.d.NX+c]
+	if n == 0 {
+		return math.NaN()
+	}
+	return math.Log10(1 + float64(n))
+}
+
+func levels(ls []model.Level) string {
+	parts := make([]string, len(ls))
+	for i, l := range ls {
+		parts[i] = fmt.Sprintf("%g", l.Value)
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+// EntropyCurves draws the mean entropy at each generation step for responses
+// that ended correct and wrong.
+func EntropyCurves(c model.EntropyCurve) (p *plot.Plot, err error) {
+	defer recoverPlot(&err, "entropy curve of "+c.Sampler)
+	if len(c.Correct)+len(c.Wrong) == 0 {
+		return nil, fmt.Errorf("entropy curve of %s: no tokens", c.Sampler)
+	}
+	p = plot.New()
+	p.Title.Text = c.Sampler
+	p.X.Label.Text = "generation step (token)"
+	p.Y.Label.Text = "mean entropy (bits)"
+	p.Y.Min = 0
+	for _, s := range []struct {
+		name string
+		pts  []model.CurvePoint
+		col  color.Color
+	}{{"correct", c.Correct, blue}, {"wrong", c.Wrong, orange}} {
+		if len(s.pts) == 0 {
+			continue
+		}
+		xys := make(plotter.XYs, len(s.pts))
+		for i, pt := range s.pts {
+			xys[i] = plotter.XY{X: float64(pt.Step), Y: pt.Mean}
+		}
+		l, err := plotter.NewLine(xys)
+		if err != nil {
+			return nil, err
+		}
+		l.Color, l.Width = s.col, vg.Points(1.5)
+		p.Add(l)
+		p.Legend.Add(s.name, l)
+	}
+	p.Legend.Top = true
+	p.X.Tick.Marker = plainTicks{}
+	p.Add(plotter.NewGrid())
+	return p, nil
+}
+
+// plainTicks are gonum's default tick positions labelled without trailing
+// zeros: steps read 0, 25, 50, not 0.00, 25.00.
+type plainTicks struct{}
+
+func (plainTicks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range ticks {
+		if ticks[i].Label != "" {
+			ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'g', 6, 64)
+		}
+	}
+	return ticks
+}
+
+// Accuracy draws each sampler's accuracy under filter index fi (0 strict) as a
+// bar with its 95% Wilson interval.
+func Accuracy(samplers []model.Sampler, fi int) (p *plot.Plot, err error) {
+	defer recoverPlot(&err, "accuracy")
+	if len(samplers) == 0 {
+		return nil, fmt.Errorf("accuracy: no samplers")
+	}
+	var vals plotter.Values
+	var bars errorBars
+	var names []string
+	for i, s := range samplers {
+		if fi >= len(s.Filters) {
+			return nil, fmt.Errorf("accuracy: sampler %s has no filter %d", s.Label, fi)
+		}
+		f := s.Filters[fi]
+		vals = append(vals, 100*f.Accuracy)
+		bars.xys = append(bars.xys, plotter.XY{X: float64(i), Y: 100 * f.Accuracy})
+		bars.low = append(bars.low, 100*(f.Accuracy-f.CILow))
+		bars.high = append(bars.high, 100*(f.CIHigh-f.Accuracy))
+		names = append(names, s.Label)
+	}
+	p = plot.New()
+	p.Title.Text = "accuracy (" + string(samplers[0].Filters[fi].Filter) + ", 95% Wilson interval)"
+	p.Y.Label.Text = "accuracy (%)"
+	p.Y.Min = 0
+	bc, err := plotter.NewBarChart(vals, vg.Points(28))
+	if err != nil {
+		return nil, err
+	}
+	bc.Color, bc.LineStyle.Width = skyblue, 0
+	eb, err := plotter.NewYErrorBars(bars)
+	if err != nil {
+		return nil, err
+	}
+	eb.LineStyle.Color, eb.LineStyle.Width = grey, vg.Points(1.2)
+	p.Add(plotter.NewGrid(), bc, eb)
+	p.NominalX(names...)
+	return p, nil
+}
+
+type errorBars struct {
+	xys       plotter.XYs
+	low, high []float64
+}
+
+func (e errorBars) Len() int                        { return len(e.xys) }
+func (e errorBars) XY(i int) (float64, float64)     { return e.xys[i].X, e.xys[i].Y }
+func (e errorBars) YError(i int) (float64, float64) { return e.low[i], e.high[i] }
+
+func addLine(p *plot.Plot, xys plotter.XYs, c color.Color, dashed bool) error {
+	l, err := plotter.NewLine(xys)
+	if err != nil {
+		return err
+	}
+	l.Color, l.Width = c, vg.Points(1.2)
+	if dashed {
+		l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	}
+	p.Add(l)
+	return nil
+}
+
+func lineThumb(c color.Color) plot.Thumbnailer {
+	return &plotter.Line{LineStyle: draw.LineStyle{Color: c, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}}
+}
+
+// recoverPlot turns a panic inside gonum/plot (it panics on some degenerate
+// inputs) into an error.
+func recoverPlot(err *error, what string) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("%s: plotting failed: %v", what, r)
+	}
+}
+
+// SVG renders p as an SVG document.
+func SVG(p *plot.Plot, w, h vg.Length) (out []byte, err error) {
+	defer recoverPlot(&err, "svg")
+	c := vgsvg.New(w, h)
+	p.Draw(draw.New(c))
+	var b bytes.Buffer
+	if _, err := c.WriteTo(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// PDF renders p as a PDF document with its fonts embedded.
+func PDF(p *plot.Plot, w, h vg.Length) (out []byte, err error) {
+	defer recoverPlot(&err, "pdf")
+	c := vgpdf.New(w, h)
+	c.EmbedFonts(true)
+	p.Draw(draw.New(c))
+	var b bytes.Buffer
+	if _, err := c.WriteTo(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// Save writes dir/name.svg and dir/name.pdf and returns the SVG bytes.
+func Save(p *plot.Plot, dir, name string) ([]byte, error) {
+	svg, err := SVG(p, Width, Height)
+	if err != nil {
+		return nil, fmt.Errorf("figure %s: %w", name, err)
+	}
+	pdf, err := PDF(p, Width, Height)
+	if err != nil {
+		return nil, fmt.Errorf("figure %s: %w", name, err)
+	}
+	if err := WriteFileAtomic(filepath.Join(dir, name+".svg"), svg); err != nil {
+		return nil, err
+	}
+	if err := WriteFileAtomic(filepath.Join(dir, name+".pdf"), pdf); err != nil {
+		return nil, err
+	}
+	return svg, nil
+}
+
+// Slug makes a sampler label safe as part of a file name.
+func Slug(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '.':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	out := strings.Trim(b.String(), "._")
+	if len(out) > 60 {
+		out = out[:60]
+	}
+	if out == "" {
+		out = "sampler"
+	}
+	return out
+}
+
+// WriteFileAtomic writes data to a temporary file beside path and renames it,
+// so a reader never sees half a figure.
+func WriteFileAtomic(path string, data []byte) error {
+	return writeAtomic(path, func(w io.Writer) error { _, err := w.Write(data); return err })
+}
+
+func writeAtomic(path string, fill func(io.Writer) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	err = fill(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644) // CreateTemp makes 0600 files
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

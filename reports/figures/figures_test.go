@@ -1,0 +1,86 @@
+package figures
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/entropix-eval/entropix-eval/reports"
+	"github.com/entropix-eval/entropix-eval/reports/model"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func density() model.Density {
+	d := model.Density{Sampler: `entropix <b>"x"</b>`, NX: 3, NY: 2, EntropyMax: 6, VarentMax: 8, Counts: []uint32{5, 0, 1, 0, 9, 100}, Tokens: 115,
+		Thresholds: &model.Thresholds{Entropy: []model.Level{{Name: "low", Value: 0.1}, {Name: "high", Value: 5}}, Varentropy: []model.Level{{Name: "medium", Value: 5}}}}
+	return d
+}
+
+func TestFiguresRender(t *testing.T) {
+	acc := func(a float64) []model.FilterAccuracy {
+		return []model.FilterAccuracy{{Filter: reports.FilterStrict, Accuracy: a, CILow: a - 0.1, CIHigh: a + 0.05}}
+	}
+	curve := model.EntropyCurve{Sampler: "greedy", Correct: []model.CurvePoint{{Step: 0, Mean: 0.5, N: 9}, {Step: 1, Mean: 0.7, N: 9}}, Wrong: []model.CurvePoint{{Step: 0, Mean: 2, N: 9}}}
+	dir := t.TempDir()
+	for name, draw := range map[string]func() (any, error){
+		"density": func() (any, error) { return Density(density()) },
+		"curves":  func() (any, error) { return EntropyCurves(curve) },
+		"accuracy": func() (any, error) {
+			return Accuracy([]model.Sampler{{Label: "greedy", Filters: acc(0.3)}, {Label: "min_p", Filters: acc(0.6)}}, 0)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			p, err := draw()
+			require.NoError(t, err)
+			require.NotNil(t, p)
+		})
+	}
+	p, err := Density(density())
+	require.NoError(t, err)
+	svg, err := Save(p, dir, "density")
+	require.NoError(t, err)
+	assert.True(t, bytes.HasPrefix(bytes.TrimSpace(svg), []byte("<?xml")) || bytes.Contains(svg[:200], []byte("<svg")))
+	assert.NotContains(t, string(svg), `<b>"x"</b>`, "titles are escaped inside the SVG")
+	pdf, err := os.ReadFile(filepath.Join(dir, "density.pdf"))
+	require.NoError(t, err)
+	assert.True(t, bytes.HasPrefix(pdf, []byte("%PDF-")))
+	st, err := os.Stat(filepath.Join(dir, "density.svg"))
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o644), st.Mode().Perm())
+}
+
+func TestFiguresRejectDegenerateInput(t *testing.T) {
+	d := density()
+	d.Counts = d.Counts[:2]
+	_, err := Density(d)
+	assert.Error(t, err, "counts do not match the grid")
+	_, err = Density(model.Density{Sampler: "empty"})
+	assert.ErrorContains(t, err, "no tokens")
+	_, err = EntropyCurves(model.EntropyCurve{Sampler: "none"})
+	assert.ErrorContains(t, err, "no tokens")
+	_, err = Accuracy(nil, 0)
+	assert.Error(t, err)
+	_, err = Accuracy([]model.Sampler{{Label: "x"}}, 0)
+	assert.ErrorContains(t, err, "no filter")
+
+	// A single-cell density (min = max) and NaN accuracies still draw.
+	one := model.Density{Sampler: "one", NX: 1, NY: 1, EntropyMax: 1, VarentMax: 1, Counts: []uint32{7}, Tokens: 7}
+	p, err := Density(one)
+	require.NoError(t, err)
+	_, err = SVG(p, Width, Height)
+	assert.NoError(t, err)
+	_, err = Accuracy([]model.Sampler{{Label: "x", Filters: []model.FilterAccuracy{{Accuracy: math.NaN(), CILow: math.NaN(), CIHigh: math.NaN()}}}}, 0)
+	assert.Error(t, err, "NaN bars are refused, not drawn wrong")
+}
+
+func TestSlug(t *testing.T) {
+	for in, want := range map[string]string{
+		"greedy": "greedy", "min_p(min_p=0.1,temperature=1)": "min_p_min_p_0.1_temperature_1",
+		"../../etc/passwd": "etc_passwd", "": "sampler", "日本": "sampler",
+	} {
+		assert.Equal(t, want, Slug(in), in)
+	}
+}

@@ -1,0 +1,138 @@
+package html
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strconv"
+
+	"github.com/entropix-eval/entropix-eval/reports/model"
+)
+
+// The per-problem browser's data travels as two JSON blocks: problems (always)
+// and per-token detail (parsed by the page only when a problem is opened).
+// json.Marshal escapes <, > and & as \u003c..., so no model output can close the
+// <script> element that holds it; the page reads the blocks with JSON.parse and
+// writes every string with textContent, never as markup.
+
+type problemJSON struct {
+	ID        int32          `json:"id"`
+	Question  string         `json:"q"`
+	Target    string         `json:"t"`
+	Responses []responseJSON `json:"r"`
+}
+
+type responseJSON struct {
+	Sampler   int     `json:"s"`
+	Seed      int64   `json:"seed"`
+	Repeat    int32   `json:"rep"`
+	Text      string  `json:"x"`
+	Strict    string  `json:"es"`
+	Flexible  string  `json:"ef"`
+	Correct   [3]bool `json:"c"`
+	Finish    string  `json:"f"`
+	GenTokens int32   `json:"n"`
+	Tokens    int     `json:"k"` // index into the token block, -1 when left out
+}
+
+type browserData struct {
+	Samplers   []string      `json:"samplers"`
+	Strategies []string      `json:"strategies"`
+	Problems   []problemJSON `json:"problems"`
+}
+
+// encodeBrowser returns the problems block and the token block.
+func encodeBrowser(r *model.Report) (problems, tokens []byte, err error) {
+	d := browserData{Samplers: []string{}, Strategies: []string{}, Problems: []problemJSON{}}
+	samplerIdx := map[string]int{}
+	for i, s := range r.Samplers {
+		samplerIdx[s.Label] = i
+		d.Samplers = append(d.Samplers, s.Label)
+	}
+	strategyIdx := map[string]int{}
+	var tok bytes.Buffer
+	tok.WriteByte('[')
+	nTok := 0
+	for _, p := range r.Problems {
+		pj := problemJSON{ID: p.ID, Question: p.Question, Target: p.Target, Responses: []responseJSON{}}
+		for _, resp := range p.Responses {
+			si, ok := samplerIdx[resp.Sampler]
+			if !ok {
+				si = len(d.Samplers)
+				samplerIdx[resp.Sampler] = si
+				d.Samplers = append(d.Samplers, resp.Sampler)
+			}
+			rj := responseJSON{
+				Sampler: si, Seed: resp.Seed, Repeat: resp.Repeat, Text: resp.Text,
+				Strict: resp.ExtractedStrict, Flexible: resp.ExtractedFlexible, Correct: resp.Correct,
+				Finish: resp.Finish, GenTokens: resp.GenTokens, Tokens: -1,
+			}
+			if resp.Tokens != nil {
+				if nTok > 0 {
+					tok.WriteByte(',')
+				}
+				if err := encodeTokens(&tok, resp.Tokens, strategyIdx, &d.Strategies); err != nil {
+					return nil, nil, err
+				}
+				rj.Tokens = nTok
+				nTok++
+			}
+			pj.Responses = append(pj.Responses, rj)
+		}
+		d.Problems = append(d.Problems, pj)
+	}
+	tok.WriteByte(']')
+	problems, err = json.Marshal(d)
+	if err != nil {
+		return nil, nil, err
+	}
+	return problems, tok.Bytes(), nil
+}
+
+// encodeTokens writes {"t":[texts],"e":[entropy],"v":[varentropy],"g":[strategy]}
+// with metrics rounded to 3 decimals (the page shows 3) and NaN as null.
+func encodeTokens(b *bytes.Buffer, t *model.Tokens, idx map[string]int, names *[]string) error {
+	b.WriteString(`{"t":`)
+	texts, err := json.Marshal(t.Text)
+	if err != nil {
+		return err
+	}
+	if t.Text == nil {
+		texts = []byte("[]")
+	}
+	b.Write(texts)
+	b.WriteString(`,"e":`)
+	writeFloats(b, t.Entropy)
+	b.WriteString(`,"v":`)
+	writeFloats(b, t.Varentropy)
+	b.WriteString(`,"g":[`)
+	for i, s := range t.Strategy {
+		id, ok := idx[s]
+		if !ok {
+			id = len(*names)
+			idx[s] = id
+			*names = append(*names, s)
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(id))
+	}
+	b.WriteString("]}")
+	return nil
+}
+
+func writeFloats(b *bytes.Buffer, xs []float64) {
+	b.WriteByte('[')
+	for i, x := range xs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			b.WriteString("null")
+			continue
+		}
+		b.WriteString(strconv.FormatFloat(math.Round(x*1000)/1000, 'f', -1, 64))
+	}
+	b.WriteByte(']')
+}

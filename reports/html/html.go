@@ -1,0 +1,132 @@
+// Package html renders report.html: one self-contained, offline file (CSS,
+// JavaScript, figures and data inlined; no network) that opens from disk.
+//
+// Model output is untrusted. Every string reaches the page through
+// html/template, which escapes it for its context, or through the JSON data
+// blocks, which the page's script writes with textContent only.
+package html
+
+import (
+	_ "embed"
+	"encoding/base64"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/entropix-eval/entropix-eval/reports"
+	"github.com/entropix-eval/entropix-eval/reports/model"
+)
+
+//go:embed report.tmpl
+var pageTemplate string
+
+//go:embed report.css
+var pageCSS string
+
+//go:embed report.js
+var pageJS string
+
+// Figure is one SVG figure of the page.
+type Figure struct {
+	Title string
+	SVG   []byte
+}
+
+// Figures are the page's figures, made by package figures.
+type Figures struct {
+	Accuracy *Figure
+	Density  []Figure
+	Curves   []Figure
+}
+
+var tmpl = template.Must(template.New("report").Funcs(template.FuncMap{
+	"pct":      pct,
+	"pp":       signedPP,
+	"pvalue":   pvalue,
+	"num":      num,
+	"svgURL":   svgURL,
+	"filter":   func(f reports.Filter) string { return string(f) },
+	"sig":      func(p float64) bool { return p < 0.05 },
+	"seedList": seedList,
+	"pctWidth": func(share float64) float64 { return 120 * max(0, min(1, share)) },
+}).Parse(pageTemplate))
+
+// page is what the template sees.
+type page struct {
+	R         *model.Report
+	Figures   Figures
+	CSS       template.CSS
+	JS        template.JS
+	Problems  template.JS
+	Tokens    template.JS
+	MultiSeed bool
+}
+
+// Render writes report.html for r.
+func Render(w io.Writer, r *model.Report, figs Figures) error {
+	problems, tokens, err := encodeBrowser(r)
+	if err != nil {
+		return fmt.Errorf("report.html: encode problems: %w", err)
+	}
+	p := page{
+		R: r, Figures: figs,
+		// Trusted: our own embedded files, and JSON whose encoder escapes <, >
+		// and & (see data.go), so nothing inside can end the <script> element.
+		CSS: template.CSS(pageCSS), JS: template.JS(pageJS),
+		Problems: template.JS(problems), Tokens: template.JS(tokens),
+	}
+	for _, s := range r.Samplers {
+		p.MultiSeed = p.MultiSeed || len(s.Seeds) > 1
+	}
+	if err := tmpl.Execute(w, p); err != nil {
+		return fmt.Errorf("report.html: %w", err)
+	}
+	return nil
+}
+
+func pct(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f", 100*x)
+}
+
+func signedPP(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "–"
+	}
+	return fmt.Sprintf("%+.1f", 100*x)
+}
+
+func pvalue(p float64) string {
+	switch {
+	case math.IsNaN(p):
+		return "–"
+	case p < 0.001:
+		return "< 0.001"
+	}
+	return fmt.Sprintf("%.3f", p)
+}
+
+func num(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f", x)
+}
+
+// svgURL embeds an SVG as a data: URL for <img>: an image cannot run script,
+// so even a label with markup inside a figure stays inert.
+func svgURL(svg []byte) template.URL {
+	return template.URL("data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString(svg))
+}
+
+func seedList(seeds []int64) string {
+	parts := make([]string, len(seeds))
+	for i, s := range seeds {
+		parts[i] = fmt.Sprint(s)
+	}
+	return strings.Join(parts, ", ")
+}

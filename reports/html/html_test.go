@@ -1,0 +1,119 @@
+package html
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/entropix-eval/entropix-eval/reports"
+	"github.com/entropix-eval/entropix-eval/reports/model"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const hostile = `<script>alert(1)</script></textarea><img src=x onerror=alert(2)>&amp; "q" '{{.}}' ` + "\u2028"
+
+func hostileReport() *model.Report {
+	var filters []model.FilterAccuracy
+	for _, f := range reports.Filters {
+		filters = append(filters, model.FilterAccuracy{Filter: f, N: 2, Accuracy: 0.5, SE: 0.5, CILow: 0.1, CIHigh: 0.9, SeedSD: math.NaN()})
+	}
+	label := `evil<b>"sampler"</b>`
+	return &model.Report{
+		RunDir: "runs/</title><script>x()</script>", Task: "gsm8k", Generated: time.Date(2026, 11, 22, 6, 0, 0, 0, time.UTC),
+		Baseline: "greedy",
+		Manifest: model.Manifest{Highlights: []model.KeyValue{{Key: "model", Value: hostile}}, Pretty: `{"model": "` + hostile + `"}`},
+		Samplers: []model.Sampler{{Label: "greedy", Seeds: []int64{0}, Filters: filters}, {Label: label, Seeds: []int64{0}, Filters: filters}},
+		Comparisons: []reports.ComparisonRow{{SamplerA: label, SamplerB: "greedy", Filter: reports.FilterStrict, N: 2,
+			Difference: -0.5, CILow: -1, CIHigh: 0, McNemarC: 1, Method: reports.McNemarExact, PValue: 1, PHolm: 1}},
+		Notes: []string{hostile},
+		Problems: []model.Problem{{ID: 0, Question: hostile, Target: "18", Responses: []model.Response{
+			{Sampler: "greedy", Text: "The answer is 18.", Correct: [3]bool{true, true, true}, Finish: "stop", GenTokens: 5},
+			{Sampler: label, Text: hostile, ExtractedStrict: hostile, Finish: "length", GenTokens: 3,
+				Tokens: &model.Tokens{Text: []string{"<script>", "alert(1)", "</script></textarea>"}, Entropy: []float64{0.12345, math.NaN(), 2},
+					Varentropy: []float64{1, 2, math.Inf(1)}, Strategy: []string{"argmax", hostile, "argmax"}}},
+		}}},
+	}
+}
+
+func render(t *testing.T, r *model.Report) string {
+	t.Helper()
+	var b bytes.Buffer
+	require.NoError(t, Render(&b, r, Figures{}))
+	return b.String()
+}
+
+func TestRenderEscapesModelOutput(t *testing.T) {
+	page := render(t, hostileReport())
+	assert.Equal(t, 3, strings.Count(page, "<script"), "only the page's own script elements")
+	assert.Equal(t, 3, strings.Count(page, "</script>"))
+	for _, raw := range []string{"<script>alert(1)", "</textarea>", "<img src=x", "<b>\"sampler\"", "</title><script>"} {
+		assert.NotContains(t, page, raw)
+	}
+	assert.Contains(t, page, "evil&lt;b&gt;&#34;sampler&#34;&lt;/b&gt;", "labels are escaped in tables")
+	assert.Contains(t, page, "&lt;script&gt;alert(1)&lt;/script&gt;&lt;/textarea&gt;", "manifest and notes are escaped text")
+}
+
+var block = regexp.MustCompile(`(?s)<script type="application/json" id="([a-z-]+)">(.*?)</script>`)
+
+func TestRenderDataBlocksRoundTrip(t *testing.T) {
+	page := render(t, hostileReport())
+	blocks := map[string]string{}
+	for _, m := range block.FindAllStringSubmatch(page, -1) {
+		blocks[m[1]] = m[2]
+	}
+	require.Contains(t, blocks, "problems-data")
+	require.Contains(t, blocks, "tokens-data")
+
+	var d browserData
+	require.NoError(t, json.Unmarshal([]byte(blocks["problems-data"]), &d))
+	require.Len(t, d.Problems, 1)
+	assert.Equal(t, hostile, d.Problems[0].Question)
+	assert.Equal(t, hostile, d.Problems[0].Responses[1].Text)
+	assert.Equal(t, -1, d.Problems[0].Responses[0].Tokens, "no token detail")
+	assert.Equal(t, 0, d.Problems[0].Responses[1].Tokens)
+	assert.Equal(t, []string{"greedy", `evil<b>"sampler"</b>`}, d.Samplers)
+	assert.Equal(t, []string{"argmax", hostile}, d.Strategies)
+
+	var toks []struct {
+		T []string   `json:"t"`
+		E []*float64 `json:"e"`
+		V []*float64 `json:"v"`
+		G []int      `json:"g"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(blocks["tokens-data"]), &toks))
+	require.Len(t, toks, 1)
+	assert.Equal(t, []string{"<script>", "alert(1)", "</script></textarea>"}, toks[0].T)
+	assert.InDelta(t, 0.123, *toks[0].E[0], 1e-12, "rounded to 3 decimals")
+	assert.Nil(t, toks[0].E[1], "NaN is null")
+	assert.Nil(t, toks[0].V[2], "Inf is null")
+	assert.Equal(t, []int{0, 1, 0}, toks[0].G)
+}
+
+func TestAssetsAreOffline(t *testing.T) {
+	for name, s := range map[string]string{"template": pageTemplate, "css": pageCSS, "js": pageJS} {
+		for _, bad := range []string{"http://", "https://", "//cdn", "@import", "fetch(", "XMLHttpRequest", "innerHTML", "eval("} {
+			assert.NotContains(t, s, bad, "%s must not use %s", name, bad)
+		}
+	}
+	assert.Contains(t, pageTemplate, "default-src 'none'", "a content security policy forbids any network access")
+}
+
+func TestRenderSections(t *testing.T) {
+	r := hostileReport()
+	r.HasTraces = true
+	r.Strategies = []model.StrategyStats{{Sampler: "entropix", Tokens: 10, Shares: []model.StrategyShare{{Strategy: "argmax", Tokens: 10, Share: 1}}}}
+	r.TokenNote = "Token-level detail is embedded for the first 1 of 2 problems"
+	var b bytes.Buffer
+	svg := []byte(`<svg xmlns="http://www.w3.org/2000/svg"><text>&lt;script&gt;</text></svg>`)
+	require.NoError(t, Render(&b, r, Figures{Accuracy: &Figure{Title: "acc", SVG: svg}, Density: []Figure{{Title: "d", SVG: svg}}}))
+	page := b.String()
+	for _, id := range []string{`id="manifest"`, `id="accuracy-table"`, `id="paired-table"`, `id="strategies"`, `id="density"`, `id="curves"`, `id="problems"`, `id="token-note"`} {
+		assert.Contains(t, page, id)
+	}
+	assert.True(t, strings.Contains(page, `src="data:image/svg&#43;xml;base64,`), "figures are inlined as images")
+}

@@ -1,0 +1,201 @@
+// Problem browser of report.html. Plain DOM, no libraries. Every string from the
+// run is written with textContent or setAttribute, never parsed as markup.
+(function () {
+  "use strict";
+  var PAGE = 25;
+  var data = JSON.parse(document.getElementById("problems-data").textContent);
+  var tokens = null; // parsed on first use: it is the largest block of the page
+  function tokenBlock() {
+    if (tokens === null) {
+      tokens = JSON.parse(document.getElementById("tokens-data").textContent);
+    }
+    return tokens;
+  }
+  var els = {
+    q: document.getElementById("q"), show: document.getElementById("show"),
+    score: document.getElementById("score"), colour: document.getElementById("colour"),
+    count: document.getElementById("count"), page: document.getElementById("page"),
+    prev: document.getElementById("prev"), next: document.getElementById("next"),
+    list: document.getElementById("list"), legend: document.getElementById("legend")
+  };
+  var state = { page: 0, matches: [] };
+  // Okabe–Ito plus greys: distinguishable strategy colours.
+  var STRATEGY_COLOURS = ["#cfe8f7", "#fde2c4", "#d3f0e6", "#f6d7e8", "#fff3b0", "#e1dcf4", "#f9d3c9", "#dfe6ea", "#c8e6c9", "#ffe0b2"];
+
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) { e.className = cls; }
+    if (text !== undefined && text !== null) { e.textContent = String(text); }
+    return e;
+  }
+
+  function correct(r) { return r.c[Number(els.score.value)]; }
+
+  function matchesShow(p) {
+    var show = els.show.value;
+    if (show === "all" || p.r.length === 0) { return show === "all"; }
+    var right = 0;
+    for (var i = 0; i < p.r.length; i++) { if (correct(p.r[i])) { right++; } }
+    switch (show) {
+      case "allright": return right === p.r.length;
+      case "allwrong": return right === 0;
+      case "someright": return right > 0;
+      case "disagree": return disagree(p);
+    }
+    return true;
+  }
+
+  // Samplers disagree when one sampler's majority verdict differs from another's.
+  function disagree(p) {
+    var verdict = {};
+    for (var i = 0; i < p.r.length; i++) {
+      var r = p.r[i], v = verdict[r.s] || [0, 0];
+      v[correct(r) ? 0 : 1]++;
+      verdict[r.s] = v;
+    }
+    var seen = {};
+    for (var s in verdict) {
+      if (Object.prototype.hasOwnProperty.call(verdict, s)) {
+        seen[verdict[s][0] * 2 > verdict[s][0] + verdict[s][1] ? "right" : "wrong"] = true;
+      }
+    }
+    return seen.right === true && seen.wrong === true;
+  }
+
+  function matchesQuery(p, q) {
+    if (!q) { return true; }
+    if (String(p.id) === q) { return true; }
+    if (p.q.toLowerCase().indexOf(q) >= 0 || p.t.toLowerCase().indexOf(q) >= 0) { return true; }
+    for (var i = 0; i < p.r.length; i++) {
+      if (p.r[i].x.toLowerCase().indexOf(q) >= 0) { return true; }
+    }
+    return false;
+  }
+
+  function refilter() {
+    var q = els.q.value.trim().toLowerCase();
+    state.matches = [];
+    for (var i = 0; i < data.problems.length; i++) {
+      var p = data.problems[i];
+      if (matchesShow(p) && matchesQuery(p, q)) { state.matches.push(i); }
+    }
+    state.page = 0;
+    render();
+  }
+
+  function render() {
+    var pages = Math.max(1, Math.ceil(state.matches.length / PAGE));
+    state.page = Math.min(state.page, pages - 1);
+    els.count.textContent = state.matches.length + " of " + data.problems.length + " problems";
+    els.page.textContent = "page " + (state.page + 1) + " / " + pages;
+    els.prev.disabled = state.page === 0;
+    els.next.disabled = state.page >= pages - 1;
+    els.list.textContent = "";
+    var start = state.page * PAGE;
+    for (var i = start; i < Math.min(start + PAGE, state.matches.length); i++) {
+      els.list.appendChild(problemCard(data.problems[state.matches[i]]));
+    }
+    renderLegend();
+  }
+
+  function problemCard(p) {
+    var d = el("details", "problem");
+    d.setAttribute("data-problem", String(p.id));
+    var s = el("summary");
+    s.appendChild(el("span", "pid", "#" + p.id));
+    s.appendChild(el("span", "qshort", p.q.length > 140 ? p.q.slice(0, 140) + "…" : p.q));
+    var marks = el("span", "marks");
+    for (var i = 0; i < p.r.length; i++) {
+      var r = p.r[i], ok = correct(r);
+      var m = el("span", "mark " + (ok ? "ok" : "bad"), ok ? "✓" : "✗");
+      m.title = data.samplers[r.s] + " seed " + r.seed + " repeat " + r.rep + ": " + (ok ? "correct" : "wrong");
+      marks.appendChild(m);
+    }
+    s.appendChild(marks);
+    d.appendChild(s);
+    d.addEventListener("toggle", function () {
+      if (d.open && !d.querySelector(".pbody")) { d.appendChild(problemBody(p)); }
+    });
+    return d;
+  }
+
+  function problemBody(p) {
+    var b = el("div", "pbody");
+    b.appendChild(el("p", "question", p.q || "(question not recorded)"));
+    var t = el("p", "target");
+    t.appendChild(el("b", null, "target: "));
+    t.appendChild(document.createTextNode(p.t));
+    b.appendChild(t);
+    for (var i = 0; i < p.r.length; i++) { b.appendChild(responseView(p.r[i])); }
+    return b;
+  }
+
+  function responseView(r) {
+    var box = el("div", "resp");
+    var ok = correct(r);
+    var head = el("div", "head");
+    head.appendChild(el("b", null, data.samplers[r.s]));
+    head.appendChild(document.createTextNode(" seed " + r.seed + " · repeat " + r.rep + " · "));
+    head.appendChild(el("span", "mark " + (ok ? "ok" : "bad"), ok ? "correct" : "wrong"));
+    head.appendChild(document.createTextNode(" · strict answer " + r.es + " · flexible " + r.ef +
+      " · " + r.n + " tokens · finish " + r.f + (r.k < 0 ? " · plain text (over the token budget)" : "")));
+    box.appendChild(head);
+    var pre = el("pre", "text");
+    if (r.k >= 0 && els.colour.value !== "none") {
+      colourTokens(pre, tokenBlock()[r.k]);
+    } else {
+      pre.textContent = r.x;
+    }
+    box.appendChild(pre);
+    return box;
+  }
+
+  function entropyColour(h) {
+    if (h === null) { return "transparent"; }
+    var x = Math.max(0, Math.min(1, h / 4)); // 4 bits and more: full colour
+    return "hsla(" + Math.round(200 - 200 * x) + ", 85%, 55%, " + (0.08 + 0.6 * x).toFixed(2) + ")";
+  }
+
+  function colourTokens(pre, t) {
+    var byStrategy = els.colour.value === "strategy";
+    var frag = document.createDocumentFragment();
+    for (var i = 0; i < t.t.length; i++) {
+      var span = el("span", "tok", t.t[i]);
+      var g = t.g[i], h = t.e[i], v = t.v[i];
+      span.style.background = byStrategy ? STRATEGY_COLOURS[g % STRATEGY_COLOURS.length] : entropyColour(h);
+      span.title = "step " + i + "\nentropy " + fmt(h) + " bits\nvarentropy " + fmt(v) + " bits²\nstrategy " + data.strategies[g];
+      frag.appendChild(span);
+    }
+    pre.appendChild(frag);
+  }
+
+  function fmt(x) { return x === null ? "n/a" : x.toFixed(3); }
+
+  function renderLegend() {
+    els.legend.textContent = "";
+    if (els.colour.value === "entropy") {
+      els.legend.appendChild(document.createTextNode("token entropy: "));
+      [0, 1, 2, 3, 4].forEach(function (h) {
+        var s = el("span", "sw", h + (h === 4 ? "+ bits" : ""));
+        s.style.background = entropyColour(h);
+        els.legend.appendChild(s);
+      });
+    } else if (els.colour.value === "strategy") {
+      els.legend.appendChild(document.createTextNode("strategy: "));
+      data.strategies.forEach(function (name, i) {
+        var s = el("span", "sw", name);
+        s.style.background = STRATEGY_COLOURS[i % STRATEGY_COLOURS.length];
+        els.legend.appendChild(s);
+      });
+    }
+    els.legend.appendChild(document.createTextNode(" · hover a token for its metrics"));
+  }
+
+  els.q.addEventListener("input", refilter);
+  els.show.addEventListener("change", refilter);
+  els.score.addEventListener("change", refilter);
+  els.colour.addEventListener("change", render);
+  els.prev.addEventListener("click", function () { state.page--; render(); });
+  els.next.addEventListener("click", function () { state.page++; render(); });
+  refilter();
+})();

@@ -1,0 +1,251 @@
+package runreport
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	_ "image/jpeg"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/entropix-eval/entropix-eval/reports/fixture"
+)
+
+// chromium finds the browser: $ENTROPIX_CHROMIUM, else chromium on PATH. Without
+// one the test skips, except in CI (CI or ENTROPIX_REQUIRE_BROWSER set), where a
+// missing browser is a failure: CI installs Debian's chromium.
+func chromium(t testing.TB) string {
+	if p := os.Getenv("ENTROPIX_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" || os.Getenv("ENTROPIX_REQUIRE_BROWSER") != "" {
+		t.Fatal("no chromium found: apt-get install -y chromium, or set ENTROPIX_CHROMIUM")
+	}
+	t.Skip("no chromium found (apt-get install -y chromium); set CI or ENTROPIX_REQUIRE_BROWSER to make this a failure")
+	return ""
+}
+
+// openBrowser starts headless Chromium with the flags CI uses, a fresh profile,
+// a listener for page issues, and alert() replaced by a recorder.
+func openBrowser(tb testing.TB, bin string) (context.Context, *pageIssues) {
+	root, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	tb.Cleanup(cancel)
+	alloc, cancelAlloc := chromedp.NewExecAllocator(root,
+		chromedp.ExecPath(bin), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(tb.TempDir()), chromedp.WindowSize(1280, 1000))
+	tb.Cleanup(cancelAlloc)
+	issues := &pageIssues{}
+	ctx, cancelCtx := chromedp.NewContext(alloc, chromedp.WithListener(issues.listen))
+	tb.Cleanup(cancelCtx)
+	_, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
+		Source: `window.__alerts = []; window.alert = m => window.__alerts.push(String(m));`,
+	})
+	if err == nil {
+		_, err = chromedp.Call(ctx, log.Enable, cdp.Empty{})
+	}
+	if err == nil {
+		_, err = chromedp.Call(ctx, network.Enable, network.EnableParams{})
+	}
+	if err != nil {
+		tb.Fatalf("start chromium: %v", err)
+	}
+	return ctx, issues
+}
+
+// pageIssues collects everything the page must not do: console errors,
+// uncaught exceptions, dialogs and network requests.
+type pageIssues struct {
+	mu   sync.Mutex
+	list []string
+}
+
+func (p *pageIssues) add(format string, args ...any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.list = append(p.list, fmt.Sprintf(format, args...))
+}
+
+func (p *pageIssues) get() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.list...)
+}
+
+func (p *pageIssues) listen(ev any) {
+	switch e := ev.(type) {
+	case *runtime.EventExceptionThrown:
+		p.add("exception: %s %v", e.ExceptionDetails.Text, e.ExceptionDetails.Exception)
+	case *runtime.EventConsoleAPICalled:
+		if e.Type == "error" || e.Type == "assert" || e.Type == "warning" {
+			var args []string
+			for _, a := range e.Args {
+				if a.Value != nil {
+					args = append(args, string(a.Value))
+				} else {
+					args = append(args, a.Description)
+				}
+			}
+			p.add("console %s: %s", e.Type, strings.Join(args, " "))
+		}
+	case *log.EventEntryAdded:
+		if e.Entry.Level == log.EntryLevelError {
+			p.add("log error: %s %s", e.Entry.Text, e.Entry.URL)
+		}
+	case *page.EventJavascriptDialogOpening:
+		p.add("dialog: %s", e.Message)
+	case *network.EventRequestWillBeSent:
+		if u := e.Request.URL; !strings.HasPrefix(u, "file:") && !strings.HasPrefix(u, "data:") {
+			p.add("network request: %s", u)
+		}
+	}
+}
+
+// pageState is what the test reads back from the page's DOM.
+type pageState struct {
+	AccuracyRows int    `json:"accuracyRows"`
+	PairedRows   int    `json:"pairedRows"`
+	StrategyRows int    `json:"strategyRows"`
+	Images       int    `json:"images"`
+	BrokenImages int    `json:"brokenImages"`
+	Cards        int    `json:"cards"`
+	Count        string `json:"count"`
+	TokenNote    bool   `json:"tokenNote"`
+	Scripts      int    `json:"scripts"`
+	Alerts       int    `json:"alerts"`
+	FirstRow     string `json:"firstRow"`
+}
+
+const readState = `(() => ({
+  accuracyRows: document.querySelectorAll('#accuracy-table tbody tr').length,
+  pairedRows: document.querySelectorAll('#paired-table tbody tr').length,
+  strategyRows: document.querySelectorAll('table.strategy-share tbody tr').length,
+  images: document.images.length,
+  brokenImages: Array.from(document.images).filter(i => !i.complete || i.naturalWidth === 0).length,
+  cards: document.querySelectorAll('#list details.problem').length,
+  count: document.getElementById('count').textContent,
+  tokenNote: document.getElementById('token-note') !== null,
+  scripts: document.scripts.length,
+  alerts: window.__alerts.length,
+  firstRow: document.querySelector('#accuracy-table tbody tr td').textContent,
+}))()`
+
+// The hostile response, once its problem is opened: shown as text, with no
+// element made from it.
+const readHostile = `(() => {
+  const pres = Array.from(document.querySelectorAll('#list pre.text'));
+  return {
+    shownAsText: pres.some(p => p.textContent.includes('<script>alert(1)</script></textarea><img src=x onerror=alert(2)>')),
+    tokens: document.querySelectorAll('#list span.tok').length,
+    tokenTitle: (document.querySelector('#list span.tok') || {title: ''}).title,
+    injected: document.querySelectorAll('#list script, #list img, #list textarea').length,
+    scripts: document.scripts.length,
+    alerts: window.__alerts.length,
+  };
+})()`
+
+type hostileState struct {
+	ShownAsText bool   `json:"shownAsText"`
+	Tokens      int    `json:"tokens"`
+	TokenTitle  string `json:"tokenTitle"`
+	Injected    int    `json:"injected"`
+	Scripts     int    `json:"scripts"`
+	Alerts      int    `json:"alerts"`
+}
+
+func TestReportInChromium(t *testing.T) {
+	bin := chromium(t)
+	dir := t.TempDir()
+	require.NoError(t, fixture.Write(dir, fixture.Small()))
+	// A budget below the run's tokens: some problems plain, with the note shown.
+	_, err := Build(dir, Options{TokenBudget: 600})
+	require.NoError(t, err)
+
+	ctx, issues := openBrowser(t, bin)
+	url := "file://" + filepath.Join(dir, HTMLFile)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(url), chromedp.WaitVisible("#accuracy-table")))
+
+	st, err := chromedp.Run(ctx, chromedp.Evaluate[pageState](readState))
+	require.NoError(t, err)
+	assert.Equal(t, 3, st.AccuracyRows, "one row per sampler")
+	assert.Equal(t, 6, st.PairedRows, "two samplers × three filters against greedy")
+	assert.Positive(t, st.StrategyRows, "Entropix strategy shares")
+	assert.Equal(t, 1+3+3, st.Images, "accuracy, 3 densities, 3 curves")
+	assert.Zero(t, st.BrokenImages)
+	assert.Equal(t, 12, st.Cards)
+	assert.Equal(t, "12 of 12 problems", st.Count)
+	assert.True(t, st.TokenNote, "the page says token detail was capped")
+	assert.Equal(t, 3, st.Scripts)
+	assert.Contains(t, st.FirstRow, "greedy")
+
+	// Find the hostile response by searching for it, and open its problem.
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Evaluate[chromedp.Void](`(() => { const q = document.getElementById('q'); q.value = 'alert(1)'; q.dispatchEvent(new Event('input')); document.querySelector('#list details.problem').open = true; })()`),
+		chromedp.WaitVisible("#list .pbody"),
+	))
+	hs, err := chromedp.Run(ctx, chromedp.Evaluate[hostileState](readHostile))
+	require.NoError(t, err)
+	assert.True(t, hs.ShownAsText, "the hostile response is shown verbatim as text")
+	assert.Zero(t, hs.Injected, "no element was made from model output")
+	assert.Equal(t, 3, hs.Scripts)
+	assert.Zero(t, hs.Alerts)
+	assert.Positive(t, hs.Tokens, "problem 0 has per-token detail")
+	assert.Contains(t, hs.TokenTitle, "entropy")
+
+	// Filters: disagreeing samplers, then back to all for the screenshot.
+	count, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => {
+	  document.getElementById('q').value = ''; const s = document.getElementById('show'); s.value = 'disagree';
+	  s.dispatchEvent(new Event('change')); return document.getElementById('count').textContent; })()`))
+	require.NoError(t, err)
+	assert.Regexp(t, `^\d+ of 12 problems$`, count)
+	assert.NotEqual(t, "12 of 12 problems", count, "some problems have agreeing samplers")
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById('show'); s.value = 'all'; s.dispatchEvent(new Event('change'));
+		  const c = document.getElementById('colour'); c.value = 'strategy'; c.dispatchEvent(new Event('change'));
+		  document.querySelector('#list details.problem').open = true; })()`),
+		chromedp.WaitVisible("#list .pbody"),
+	))
+	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
+	require.NoError(t, err)
+	cfg, format, err := image.DecodeConfig(bytes.NewReader(shot))
+	require.NoError(t, err)
+	assert.Equal(t, "jpeg", format)
+	assert.Greater(t, cfg.Height, 1000, "the whole page")
+	out := t.TempDir()
+	if d := os.Getenv("ENTROPIX_SCREENSHOT_DIR"); d != "" {
+		out = d
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(out, "report.jpg"), shot, 0o644))
+
+	assert.Empty(t, issues.get(), "console errors, exceptions, dialogs or network requests")
+
+	// The listener itself works: a console error and a blocked request show up.
+	_, err = chromedp.Run(ctx, chromedp.Evaluate[chromedp.Void](`console.error('probe'); new Image().src = 'http://127.0.0.1:9/x.png';`))
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return len(issues.get()) >= 1 }, 5*time.Second, 50*time.Millisecond)
+	got := strings.Join(issues.get(), "\n")
+	assert.Contains(t, got, "probe")
+	assert.Contains(t, got, "Content Security Policy", "the page's policy blocks the request")
+}

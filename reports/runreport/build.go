@@ -1,0 +1,191 @@
+// Package runreport turns a run directory's Arrow files into its report:
+// summary.arrow, comparisons.arrow, report.html, figures/ (SVG and PDF) and
+// tables/ (LaTeX). Compare pairs two run directories for a regression gate.
+package runreport
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/entropix-eval/entropix-eval/reports"
+	"github.com/entropix-eval/entropix-eval/reports/model"
+)
+
+// DefaultTokenBudget is how many generated tokens get per-token detail
+// (colouring, hover metrics) in report.html. At about 40 bytes a token this
+// keeps the page near 6 MiB of token data, which a browser opens at once;
+// responses beyond it are shown as plain text.
+const DefaultTokenBudget = 150_000
+
+// Options configure a report.
+type Options struct {
+	// Baseline is the sampler the others are compared with; default "greedy"
+	// when the run has it, else the first sampler.
+	Baseline string
+	// Bootstrap configures the paired bootstrap (resamples, level, seed).
+	Bootstrap reports.BootstrapOptions
+	// TokenBudget caps the tokens with per-token detail in report.html; 0 means
+	// DefaultTokenBudget, negative means none.
+	TokenBudget int
+	// Now stamps the report; nil means time.Now.
+	Now func() time.Time
+}
+
+func (o Options) tokenBudget() int {
+	switch {
+	case o.TokenBudget == 0:
+		return DefaultTokenBudget
+	case o.TokenBudget < 0:
+		return 0
+	}
+	return o.TokenBudget
+}
+
+// Compute reads a run directory and computes every number of its report,
+// without writing anything.
+func Compute(dir string, opt Options) (*model.Report, error) {
+	r, err := loadRun(dir)
+	if err != nil {
+		return nil, err
+	}
+	groups := groupBySampler(r.results, r.samplerOrder())
+	rep := &model.Report{RunDir: dir, Task: r.task(), Manifest: r.manifestView(), Notes: r.notes}
+	rep.Generated = time.Now().UTC()
+	if opt.Now != nil {
+		rep.Generated = opt.Now()
+	}
+	if rep.Summary, err = summaryRows(groups); err != nil {
+		return nil, fmt.Errorf("run directory %s: %w", dir, err)
+	}
+	labels := make([]string, len(groups))
+	for i, g := range groups {
+		labels[i] = g.label
+		s, err := samplerSummary(g, rep.Summary)
+		if err != nil {
+			return nil, fmt.Errorf("run directory %s: %w", dir, err)
+		}
+		s.Entropix = r.isEntropix(g.label)
+		s.Thresholds = r.thresholds(g.label)
+		rep.Samplers = append(rep.Samplers, s)
+	}
+	if rep.Baseline, err = chooseBaseline(groups, opt.Baseline); err != nil {
+		return nil, fmt.Errorf("run directory %s: %w", dir, err)
+	}
+	// The bootstrap and the pass over traces.arrow are the two slow parts and
+	// share nothing: run them side by side.
+	type comparisons struct {
+		rows []reports.ComparisonRow
+		err  error
+	}
+	done := make(chan comparisons, 1)
+	go func() {
+		rows, err := comparisonRows(groups, rep.Baseline, opt.Bootstrap)
+		done <- comparisons{rows, err}
+	}()
+	order := browserOrder(r.results, labels)
+	detail, note := selectDetail(r.results, order, opt.tokenBudget())
+	agg := newTraceAgg(r.results, labels, detail)
+	found, traceErr := agg.readTraces(tracesPath(dir))
+	c := <-done
+	if c.err != nil {
+		return nil, fmt.Errorf("run directory %s: %w", dir, c.err)
+	}
+	if traceErr != nil {
+		return nil, fmt.Errorf("run directory %s: %w", dir, traceErr)
+	}
+	rep.Comparisons = c.rows
+	rep.HasTraces = found
+	if !found {
+		rep.Notes = append(rep.Notes, "traces.arrow is missing: no per-token sections.")
+		note = "The run has no traces.arrow, so responses are shown as plain text."
+		detail = nil
+	}
+	if n := agg.note(); n != "" {
+		rep.Notes = append(rep.Notes, n)
+	}
+	rep.TokenNote = note
+	if found {
+		for i, s := range rep.Samplers {
+			rep.Density = append(rep.Density, agg.density[i].density(s.Label, s.Thresholds))
+			rep.Curves = append(rep.Curves, agg.curve(i, s.Label))
+			if s.Entropix {
+				rep.Strategies = append(rep.Strategies, agg.strategyStats(i, s.Label))
+			}
+		}
+	}
+	rep.Problems = problemsOf(r, order, detail)
+	return rep, nil
+}
+
+// browserOrder sorts response indices by problem, then sampler order, seed and
+// repeat.
+func browserOrder(results []reports.ResultRow, labels []string) []int {
+	rank := map[string]int{}
+	for i, l := range labels {
+		rank[l] = i
+	}
+	order := make([]int, len(results))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(i, j int) int {
+		a, b := &results[i], &results[j]
+		return cmp.Or(cmp.Compare(a.ProblemID, b.ProblemID), cmp.Compare(rank[a.Sampler], rank[b.Sampler]),
+			cmp.Compare(a.Seed, b.Seed), cmp.Compare(a.Repeat, b.Repeat))
+	})
+	return order
+}
+
+// selectDetail picks whole problems, in order, whose responses fit the token
+// budget, and says in words what was left out.
+func selectDetail(results []reports.ResultRow, order []int, budget int) (map[int]*model.Tokens, string) {
+	detail := map[int]*model.Tokens{}
+	var used int64
+	problems, covered := 0, 0
+	full := true
+	for start := 0; start < len(order); {
+		end := start
+		var need int64
+		for end < len(order) && results[order[end]].ProblemID == results[order[start]].ProblemID {
+			need += int64(max(results[order[end]].GenTokens, 0))
+			end++
+		}
+		problems++
+		if full && used+need <= int64(budget) {
+			used += need
+			covered++
+			for _, i := range order[start:end] {
+				detail[i] = &model.Tokens{}
+			}
+		} else {
+			full = false
+		}
+		start = end
+	}
+	if covered == problems {
+		return detail, ""
+	}
+	return detail, fmt.Sprintf("Token-level detail (colouring and hover metrics) is embedded for the first %d of %d problems "+
+		"(%d tokens, the report's token budget) to keep this page fast; the other problems show their responses as plain text. "+
+		"Every token is in traces.arrow; rebuild with a larger --token-budget to embed more.", covered, problems, used)
+}
+
+func problemsOf(r *run, order []int, detail map[int]*model.Tokens) []model.Problem {
+	var out []model.Problem
+	for _, i := range order {
+		res := &r.results[i]
+		if len(out) == 0 || out[len(out)-1].ID != res.ProblemID {
+			out = append(out, model.Problem{ID: res.ProblemID, Question: r.questions[res.ProblemID], Target: res.Target})
+		}
+		p := &out[len(out)-1]
+		p.Responses = append(p.Responses, model.Response{
+			Sampler: res.Sampler, Seed: res.Seed, Repeat: res.Repeat, Text: res.Response,
+			ExtractedStrict: res.ExtractedStrict, ExtractedFlexible: res.ExtractedFlexible,
+			Correct: [3]bool{res.CorrectStrict, res.CorrectFlexible, res.CorrectNumeric},
+			Finish:  string(res.FinishReason), GenTokens: res.GenTokens, Tokens: detail[i],
+		})
+	}
+	return out
+}

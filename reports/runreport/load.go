@@ -1,0 +1,259 @@
+package runreport
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/entropix-eval/entropix-eval/reports"
+	"github.com/entropix-eval/entropix-eval/reports/model"
+)
+
+// File names inside a run directory (package eval writes the inputs; reports
+// cannot import eval, so the names are repeated here).
+const (
+	ManifestFile    = "manifest.json"
+	ProblemsFile    = "problems.jsonl"
+	ResultsFile     = "results.arrow"
+	TracesFile      = "traces.arrow"
+	SummaryFile     = "summary.arrow"
+	ComparisonsFile = "comparisons.arrow"
+	HTMLFile        = "report.html"
+	FiguresDir      = "figures"
+	TablesDir       = "tables"
+)
+
+// manifest is the part of eval's manifest.json the report reads. Everything
+// else is shown verbatim.
+type manifest struct {
+	Status string `json:"status"`
+	Config struct {
+		Name    string `json:"name"`
+		Model   string `json:"model"`
+		Task    string `json:"task"`
+		Dataset string `json:"dataset"`
+	} `json:"config"`
+	Code struct {
+		Version  string `json:"version"`
+		Revision string `json:"revision"`
+		Modified bool   `json:"modified"`
+	} `json:"code"`
+	Provenance struct {
+		DType        string `json:"dtype"`
+		SamplerOrder string `json:"sampler_order"`
+	} `json:"provenance"`
+	Backend          string   `json:"backend"`
+	Devices          []string `json:"devices"`
+	BatchSize        int      `json:"batch_size"`
+	FirstTokenArgmax bool     `json:"first_token_argmax"`
+	Samplers         []struct {
+		Label       string          `json:"label"`
+		Spec        json.RawMessage `json:"spec"`
+		Description json.RawMessage `json:"description"`
+	} `json:"samplers"`
+	Task struct {
+		Name string `json:"Name"`
+	} `json:"task"`
+	Problems int    `json:"problems"`
+	Started  string `json:"started"`
+	Finished string `json:"finished"`
+}
+
+// run is what a report reads from a run directory.
+type run struct {
+	dir      string
+	manifest manifest
+	raw      []byte
+	// questions by problem id; nil when problems.jsonl is missing.
+	questions map[int32]string
+	results   []reports.ResultRow
+	notes     []string
+}
+
+func loadRun(dir string) (*run, error) {
+	r := &run{dir: dir}
+	raw, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		r.notes = append(r.notes, "manifest.json is missing: the run's configuration is unknown.")
+	case err != nil:
+		return nil, fmt.Errorf("run directory %s: %w", dir, err)
+	default:
+		if err := json.Unmarshal(raw, &r.manifest); err != nil {
+			return nil, fmt.Errorf("run directory %s: %s: %w", dir, ManifestFile, err)
+		}
+		r.raw = raw
+	}
+	if r.results, err = reports.ReadResults(filepath.Join(dir, ResultsFile)); err != nil {
+		return nil, fmt.Errorf("run directory %s: %w", dir, err)
+	}
+	if len(r.results) == 0 {
+		return nil, fmt.Errorf("run directory %s: %s has no rows", dir, ResultsFile)
+	}
+	if r.questions, err = readQuestions(filepath.Join(dir, ProblemsFile)); err != nil {
+		return nil, fmt.Errorf("run directory %s: %w", dir, err)
+	}
+	if r.questions == nil {
+		r.notes = append(r.notes, "problems.jsonl is missing: questions are not shown.")
+	}
+	return r, nil
+}
+
+// readQuestions maps problem index to question text; nil if the file is absent.
+func readQuestions(path string) (map[int32]string, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := map[int32]string{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for line := 1; sc.Scan(); line++ {
+		var e struct {
+			Index    int32  `json:"index"`
+			Question string `json:"question"`
+		}
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			return nil, fmt.Errorf("%s line %d: %w", path, line, err)
+		}
+		out[e.Index] = e.Question
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return out, nil
+}
+
+// task names the run's task: the manifest's, else the config's.
+func (r *run) task() string {
+	if r.manifest.Task.Name != "" {
+		return r.manifest.Task.Name
+	}
+	return r.manifest.Config.Task
+}
+
+// samplerOrder lists the samplers in the manifest's order, then any others the
+// results hold, sorted.
+func (r *run) samplerOrder() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range r.manifest.Samplers {
+		if !seen[s.Label] {
+			seen[s.Label] = true
+			out = append(out, s.Label)
+		}
+	}
+	var extra []string
+	for i := range r.results {
+		if s := r.results[i].Sampler; !seen[s] {
+			seen[s] = true
+			extra = append(extra, s)
+		}
+	}
+	sort.Strings(extra)
+	return append(out, extra...)
+}
+
+// isEntropix says whether a sampler's manifest entry names the Entropix sampler.
+func (r *run) isEntropix(label string) bool {
+	for _, s := range r.manifest.Samplers {
+		if s.Label != label {
+			continue
+		}
+		var spec struct {
+			Name string `json:"name"`
+		}
+		if json.Unmarshal(s.Spec, &spec) == nil && strings.HasPrefix(spec.Name, "entropix") {
+			return true
+		}
+		if json.Unmarshal(s.Description, &spec) == nil && strings.HasPrefix(spec.Name, "entropix") {
+			return true
+		}
+	}
+	return false
+}
+
+// thresholds reads an Entropix sampler's logits thresholds from its manifest
+// description (the sampler's Describe: low_/medium_/high_logits_entropy, ...).
+func (r *run) thresholds(label string) *model.Thresholds {
+	for _, s := range r.manifest.Samplers {
+		if s.Label != label {
+			continue
+		}
+		var desc map[string]any
+		if json.Unmarshal(s.Description, &desc) != nil {
+			return nil
+		}
+		t := &model.Thresholds{}
+		for _, lvl := range []string{"low", "medium", "high"} {
+			if v, ok := desc[lvl+"_logits_entropy"].(float64); ok {
+				t.Entropy = append(t.Entropy, model.Level{Name: lvl, Value: v})
+			}
+			if v, ok := desc[lvl+"_logits_varentropy"].(float64); ok {
+				t.Varentropy = append(t.Varentropy, model.Level{Name: lvl, Value: v})
+			}
+		}
+		if len(t.Entropy)+len(t.Varentropy) == 0 {
+			return nil
+		}
+		return t
+	}
+	return nil
+}
+
+// manifestView is the manifest table and the indented file.
+func (r *run) manifestView() model.Manifest {
+	m := r.manifest
+	var kv []model.KeyValue
+	add := func(k, v string) {
+		if v != "" {
+			kv = append(kv, model.KeyValue{Key: k, Value: v})
+		}
+	}
+	add("run directory", r.dir)
+	add("sweep", m.Config.Name)
+	add("task", r.task())
+	add("model", m.Config.Model)
+	add("dataset", m.Config.Dataset)
+	if m.Problems > 0 {
+		add("problems", strconv.Itoa(m.Problems))
+	}
+	add("backend", strings.TrimSpace(m.Backend+" "+strings.Join(m.Devices, ",")))
+	if m.BatchSize > 0 {
+		add("batch size", strconv.Itoa(m.BatchSize))
+	}
+	add("dtype", m.Provenance.DType)
+	add("sampler order", m.Provenance.SamplerOrder)
+	if r.raw != nil {
+		add("first token argmax", strconv.FormatBool(m.FirstTokenArgmax))
+	}
+	rev := m.Code.Revision
+	if m.Code.Modified {
+		rev += " (modified)"
+	}
+	add("code", strings.TrimSpace(m.Code.Version+" "+rev))
+	add("status", m.Status)
+	add("started", m.Started)
+	add("finished", m.Finished)
+	var pretty bytes.Buffer
+	if r.raw != nil && json.Indent(&pretty, r.raw, "", "  ") != nil {
+		pretty.Reset()
+		pretty.Write(r.raw)
+	}
+	return model.Manifest{Highlights: kv, Pretty: pretty.String()}
+}

@@ -1,0 +1,183 @@
+package runreport
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/entropix-eval/entropix-eval/reports"
+	"github.com/entropix-eval/entropix-eval/reports/model"
+)
+
+// samplerRows are one sampler's result rows, per seed and pooled.
+type samplerRows struct {
+	label   string
+	seeds   []int64
+	perSeed map[int64][]reports.ResultRow
+	// pooled holds every seed's rows as repeats of one run (run_id = label), so
+	// a problem's score averages over seeds and repeats, and McNemar pairs seed
+	// i repeat r of one sampler with seed i repeat r of another.
+	pooled []reports.ResultRow
+}
+
+// groupBySampler splits rows by sampler in the given order. Samplers without
+// rows are left out.
+func groupBySampler(rows []reports.ResultRow, order []string) []*samplerRows {
+	seedSet := map[int64]bool{}
+	stride := int32(1)
+	by := map[string]*samplerRows{}
+	for i := range rows {
+		r := &rows[i]
+		seedSet[r.Seed] = true
+		stride = max(stride, r.Repeat+1)
+		s := by[r.Sampler]
+		if s == nil {
+			s = &samplerRows{label: r.Sampler, perSeed: map[int64][]reports.ResultRow{}}
+			by[r.Sampler] = s
+		}
+		s.perSeed[r.Seed] = append(s.perSeed[r.Seed], *r)
+	}
+	allSeeds := sortedKeys(seedSet)
+	seedIndex := map[int64]int32{}
+	for i, s := range allSeeds {
+		seedIndex[s] = int32(i)
+	}
+	var out []*samplerRows
+	for _, label := range order {
+		s := by[label]
+		if s == nil {
+			continue
+		}
+		for seed, rs := range s.perSeed {
+			s.seeds = append(s.seeds, seed)
+			for _, r := range rs {
+				r.RunID = label
+				r.Repeat = seedIndex[seed]*stride + r.Repeat
+				s.pooled = append(s.pooled, r)
+			}
+		}
+		slices.Sort(s.seeds)
+		out = append(out, s)
+	}
+	return out
+}
+
+func sortedKeys(m map[int64]bool) []int64 {
+	out := make([]int64, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// summaryRows are summary.arrow's rows: sampler × seed × filter.
+func summaryRows(groups []*samplerRows) ([]reports.SummaryRow, error) {
+	var out []reports.SummaryRow
+	for _, g := range groups {
+		for _, seed := range g.seeds {
+			for _, f := range reports.Filters {
+				row, err := reports.Summarize(g.perSeed[seed], f)
+				if err != nil {
+					return nil, fmt.Errorf("sampler %q seed %d: %w", g.label, seed, err)
+				}
+				out = append(out, row)
+			}
+		}
+	}
+	return out, nil
+}
+
+// samplerSummary pools a sampler's seeds into the accuracy table's row.
+func samplerSummary(g *samplerRows, summary []reports.SummaryRow) (model.Sampler, error) {
+	s := model.Sampler{Label: g.label, Seeds: g.seeds, Responses: len(g.pooled)}
+	var tokens int64
+	var latency float64
+	for i := range g.pooled {
+		tokens += int64(g.pooled[i].GenTokens)
+		latency += g.pooled[i].LatencyMS
+	}
+	if latency > 0 {
+		s.TokensPerSecond = float64(tokens) / (latency / 1000)
+	}
+	for _, f := range reports.Filters {
+		row, err := reports.Summarize(g.pooled, f)
+		if err != nil {
+			return s, fmt.Errorf("sampler %q: %w", g.label, err)
+		}
+		s.TruncationRate, s.MeanGenTokens = row.TruncationRate, row.MeanGenTokens
+		var perSeed []float64
+		for _, r := range summary {
+			if r.Sampler == g.label && r.Filter == f {
+				perSeed = append(perSeed, r.Accuracy)
+			}
+		}
+		spread, err := reports.MeanSDOf(perSeed)
+		if err != nil {
+			return s, fmt.Errorf("sampler %q: seeds: %w", g.label, err)
+		}
+		s.Filters = append(s.Filters, model.FilterAccuracy{
+			Filter: f, N: int(row.N), Accuracy: row.Accuracy, SE: row.SE,
+			CILow: row.CILow, CIHigh: row.CIHigh, SeedMean: spread.Mean, SeedSD: spread.SD,
+		})
+	}
+	return s, nil
+}
+
+// chooseBaseline returns the requested sampler, else "greedy" when the run has
+// it, else the first sampler.
+func chooseBaseline(groups []*samplerRows, want string) (string, error) {
+	has := func(l string) bool {
+		return slices.ContainsFunc(groups, func(g *samplerRows) bool { return g.label == l })
+	}
+	if want != "" {
+		if !has(want) {
+			labels := make([]string, len(groups))
+			for i, g := range groups {
+				labels[i] = g.label
+			}
+			return "", fmt.Errorf("baseline %q is not a sampler of this run (samplers: %q)", want, labels)
+		}
+		return want, nil
+	}
+	if has("greedy") {
+		return "greedy", nil
+	}
+	return groups[0].label, nil
+}
+
+// comparisonRows compares every sampler with the baseline under every filter
+// and Holm-adjusts the p-values over all rows, the report's one family.
+func comparisonRows(groups []*samplerRows, baseline string, opt reports.BootstrapOptions) ([]reports.ComparisonRow, error) {
+	var base *samplerRows
+	for _, g := range groups {
+		if g.label == baseline {
+			base = g
+		}
+	}
+	var out []reports.ComparisonRow
+	for _, g := range groups {
+		if g == base {
+			continue
+		}
+		for _, f := range reports.Filters {
+			row, err := reports.Compare(g.pooled, base.pooled, f, opt)
+			if err != nil {
+				return nil, fmt.Errorf("compare %q with %q: %w", g.label, baseline, err)
+			}
+			out = append(out, row)
+		}
+	}
+	if err := reports.AdjustHolm(out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// finiteOr returns x, or alt when x is NaN or infinite (for display).
+func finiteOr(x, alt float64) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return alt
+	}
+	return x
+}
