@@ -9,7 +9,7 @@ export ENTROPIX_SHARED
 CUDA_SHARED     := $(abspath $(ENTROPIX_SHARED))/cuda
 CUDA_ENV        := CGO_ENABLED=1 CGO_CFLAGS="-I$(CUDA_SHARED)/include" CGO_LDFLAGS="-L$(CUDA_SHARED)/lib/stubs"
 
-.PHONY: build test demo bench lint cuda fuzz
+.PHONY: build test demo bench lint cuda ptx cuda-bench fuzz
 
 build:
 	$(GO) build -o $(BIN) ./cmd/entropix-eval
@@ -33,6 +33,18 @@ lint:
 cuda:
 	$(CUDA_ENV) $(GO) build -tags cuda ./...
 	$(CUDA_ENV) $(GO) vet -tags cuda ./...
+
+# Regenerates the committed, embedded cuda/ptx/*.ptx from cuda/*.cu (nvcc >= 11.8;
+# compute_80 PTX, JIT-compiled by the driver for A100/H100 and later). Building needs no nvcc.
+NVCC         ?= nvcc
+CUDA_KERNELS := $(wildcard cuda/*.cu)
+ptx: $(CUDA_KERNELS:cuda/%.cu=cuda/ptx/%.ptx)
+cuda/ptx/%.ptx: cuda/%.cu cuda/common.cuh
+	$(NVCC) -arch=compute_80 --ptx -O3 -o $@ $<
+
+# GPU validation and benchmarks, on a GPU machine only (logs under $$OUT).
+cuda-bench:
+	cuda/bench/run.sh
 
 # Short runs of every fuzz target (go test -fuzz takes one target at a time).
 FUZZTIME ?= 20s

@@ -119,6 +119,8 @@ func TestGPUBatchingChunkingAndSplitting(t *testing.T) {
 		batched := newGPU(t, m, o)
 		check("batched", step(t, batched, in...))
 
+		withGroupedHeads(func() { check("grouped heads", step(t, newGPU(t, m, o), in...)) })
+
 		split := newGPU(t, m, o)
 		split.plan.TokenCap = 5 // buffers stay bigger; forces many sub-batches
 		check("split into 5-row sub-batches", step(t, split, in...))

@@ -20,11 +20,18 @@ const (
 	gridStrideMaxBlocks = 8192
 )
 
-// attnGeometry picks attention_cached's launch: hb query heads per block (the largest
-// divisor of the GQA group up to MAX_HB, so a block reads its kv head once for all of
-// them), warps per block (one per 32 keys of the longest row, up to attnMaxWarps and
-// the shared-memory limit) and the dynamic shared memory in bytes.
-func attnGeometry(heads, kvHeads, headDim, maxKeys int) (hb, warps, smem int) {
+// attnMinBlocks is the grid below which attention_cached gives each query head its
+// own block: about one wave of an H100's 132 SMs. A variable so tests can force the
+// grouped layout on small inputs.
+var attnMinBlocks = 128
+
+// attnGeometry picks attention_cached's launch for rows query tokens: hb query heads
+// per block (the largest divisor of the GQA group up to MAX_HB, so a block reads its
+// kv head once for all of them — unless that leaves fewer than attnMinBlocks blocks, as
+// in small-batch decode, where one head per block spreads the work over more SMs and
+// the repeated KV reads hit L2), warps per block (one per 32 keys of the longest row, up
+// to attnMaxWarps and the shared-memory limit) and the dynamic shared memory in bytes.
+func attnGeometry(heads, kvHeads, headDim, maxKeys, rows int) (hb, warps, smem int) {
 	group := heads / kvHeads
 	hb = 1
 	for d := min(group, maxHeadsPerBlock); d >= 1; d-- {
@@ -32,6 +39,9 @@ func attnGeometry(heads, kvHeads, headDim, maxKeys int) (hb, warps, smem int) {
 			hb = d
 			break
 		}
+	}
+	if rows*heads/hb < attnMinBlocks {
+		hb = 1
 	}
 	warps = min(attnMaxWarps, max(1, ceilDiv(maxKeys, 32)))
 	for warps > 1 && attnSharedBytes(hb, headDim, warps) > maxSharedBytes {

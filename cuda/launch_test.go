@@ -7,16 +7,17 @@ import (
 )
 
 func TestAttnGeometry(t *testing.T) {
-	for _, tc := range []struct{ heads, kvHeads, headDim, keys, hb, warps int }{
-		{32, 8, 64, 512, 4, 16},   // Llama-3.2-1B decode at 512 tokens
-		{32, 8, 64, 1, 4, 1},      // first prefill token
-		{9, 3, 64, 100, 3, 4},     // SmolLM2-135M
-		{14, 2, 64, 4096, 7, 16},  // Qwen2-0.5B: group 7
-		{64, 4, 128, 4096, 8, 10}, // group 16 splits into blocks of 8; smem caps warps
-		{8, 8, 8, 33, 1, 2},       // MHA
-		{32, 1, 256, 9000, 8, 4},  // big heads: shared memory limits the warps
+	for _, tc := range []struct{ heads, kvHeads, headDim, keys, rows, hb, warps int }{
+		{32, 8, 64, 512, 64, 4, 16},    // Llama-3.2-1B decode at batch 64, 512 tokens
+		{32, 8, 64, 512, 1, 1, 16},     // batch 1: one head per block for more blocks
+		{32, 8, 64, 1, 1024, 4, 1},     // prefill's first token
+		{9, 3, 64, 100, 64, 3, 4},      // SmolLM2-135M
+		{14, 2, 64, 4096, 64, 7, 16},   // Qwen2-0.5B: group 7
+		{64, 4, 128, 4096, 64, 8, 10},  // group 16 splits into blocks of 8; smem caps warps
+		{8, 8, 8, 33, 1, 1, 2},         // MHA
+		{32, 1, 256, 9000, 1024, 8, 4}, // big heads: shared memory limits the warps
 	} {
-		hb, warps, smem := attnGeometry(tc.heads, tc.kvHeads, tc.headDim, tc.keys)
+		hb, warps, smem := attnGeometry(tc.heads, tc.kvHeads, tc.headDim, tc.keys, tc.rows)
 		require.Equal(t, tc.hb, hb, "%+v", tc)
 		require.Equal(t, tc.warps, warps, "%+v", tc)
 		require.Zero(t, (tc.heads/tc.kvHeads)%hb, "hb divides the group")

@@ -63,7 +63,7 @@ func (p *pipeline) forward(b *subBatch) error {
 		args.reset().ptr(p.weights+dptr(p.layout.Embed.Offset)).ptr(a.ids).ptr(a.x).i32(h)); err != nil {
 		return err
 	}
-	hb, warps, attnSmem := attnGeometry(heads, kvh, hd, b.maxKeys())
+	hb, warps, attnSmem := attnGeometry(heads, kvh, hd, b.maxKeys(), rows)
 	layerKV := dptr(int64(p.opts.Slots) * int64(kvh) * int64(p.opts.MaxSeqLen) * int64(hd) * 2)
 	padded := 0
 	if p.opts.AttnMode == metrics.Padded {

@@ -89,6 +89,11 @@ func TestEmulatedTopKBatchingAndSplitting(t *testing.T) {
 			require.Equal(t, alone[0].Dist, full[i].Dist, "%s case %d batched vs alone", sm.name, i)
 			require.Equal(t, alone[0].Attn.HeadEntropy, full[i].Attn.HeadEntropy)
 		}
+		var grouped []engine.Output
+		withGroupedHeads(func() { grouped = step(t, newEmulated(t, m, o), in...) })
+		for i := range cases {
+			require.Equal(t, full[i].Dist, grouped[i].Dist, "%s case %d grouped heads", sm.name, i)
+		}
 		split := newEmulated(t, m, o)
 		split.plan.TokenCap = 5
 		got := step(t, split, in...)
@@ -107,6 +112,15 @@ func TestEmulatedTopKBatchingAndSplitting(t *testing.T) {
 			}
 		}
 	}
+}
+
+// withGroupedHeads runs f with the launch layout of big grids (the query heads of a
+// GQA group in one block), which small test inputs would not otherwise get.
+func withGroupedHeads(f func()) {
+	saved := attnMinBlocks
+	attnMinBlocks = 0
+	defer func() { attnMinBlocks = saved }()
+	f()
 }
 
 func TestEmulatedStepErrorsKeepState(t *testing.T) {
