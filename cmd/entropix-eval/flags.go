@@ -42,6 +42,9 @@ func greedyDecode(ctx context.Context, eng engine.Engine, prompt []int32, maxTok
 		return nil, err
 	}
 	for {
+		if len(out[0].Dist.Candidates) == 0 {
+			return nil, fmt.Errorf("step %d: the model produced no finite logit", len(gen))
+		}
 		next := out[0].Dist.Candidates[0].ID // sorted by logit, ties by lower id
 		gen = append(gen, next)
 		if len(gen) == maxTokens || slices.Contains(eos, next) {

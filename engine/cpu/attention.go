@@ -13,24 +13,27 @@ func (e *Engine) attention(layer int, rows []tokenRow, q, out []float32, capture
 	group := c.Heads / c.KVHeads
 	scale := float32(1 / math.Sqrt(float64(hd)))
 	keys, vals := e.cache.k[layer], e.cache.v[layer]
-	parallelFor(e.threads, len(rows)*c.Heads, func(worker, task int) {
-		r, h := task/c.Heads, task%c.Heads
+	// One task per (row, kv head) runs that kv head's query heads back to back, so
+	// the slot's keys and values come from cache once per group, not once per head.
+	parallelFor(e.threads, len(rows)*c.KVHeads, func(worker, task int) {
+		r, kvh := task/c.KVHeads, task%c.KVHeads
 		row := rows[r]
-		qh := q[r*qDim+h*hd : r*qDim+(h+1)*hd]
-		base := e.cache.offset(row.slot, 0) + (h/group)*hd
+		base := e.cache.offset(row.slot, 0) + kvh*hd
 		s := e.scratch[worker].scores[:row.pos+1]
-		for j := range s {
-			k := keys[base+j*kvDim : base+j*kvDim+hd]
-			s[j] = dot(qh, k) * scale
-		}
-		if capture && row.output >= 0 {
-			copy(e.attnScores[row.output][h*len(s):(h+1)*len(s)], s)
-		}
-		softmax(s)
-		o := out[r*qDim+h*hd : r*qDim+(h+1)*hd]
-		clear(o)
-		for j, p := range s {
-			axpy(o, p, vals[base+j*kvDim:base+j*kvDim+hd])
+		for h := kvh * group; h < (kvh+1)*group; h++ {
+			qh := q[r*qDim+h*hd : r*qDim+(h+1)*hd]
+			for j := range s {
+				s[j] = dot(qh, keys[base+j*kvDim:base+j*kvDim+hd]) * scale
+			}
+			if capture && row.output >= 0 {
+				copy(e.attnScores[row.output][h*len(s):(h+1)*len(s)], s)
+			}
+			softmax(s)
+			o := out[r*qDim+h*hd : r*qDim+(h+1)*hd]
+			clear(o)
+			for j, p := range s {
+				axpy(o, p, vals[base+j*kvDim:base+j*kvDim+hd])
+			}
 		}
 	})
 }

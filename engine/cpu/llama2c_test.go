@@ -56,9 +56,12 @@ func checkLlama2cRun(t *testing.T, m *engine.Model, run llama2cRun) {
 	logits := logitsOf(t, &out[0].Dist)
 	// The file's 6-decimal rounding adds 5e-7 to the usual tolerance.
 	tol := relTol*math.Max(1, maxAbs(run.LogitsPos0)) + 5e-7
+	worst := 0.0
 	for i, want := range run.LogitsPos0 {
 		require.InDelta(t, float64(want), float64(logits[i]), tol, "logits_pos0[%d]", i)
+		worst = math.Max(worst, math.Abs(float64(want)-float64(logits[i])))
 	}
+	t.Logf("logits_pos0 max |Δ| %.3g", worst)
 	for pos := 1; len(ids) < run.Steps+1; pos++ {
 		d := &out[0].Dist
 		// top10_logits_first8[p] is the distribution after the token at p.
