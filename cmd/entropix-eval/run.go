@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/entropix-eval/entropix-eval/engine"
-	"github.com/entropix-eval/entropix-eval/engine/cpu"
 	"github.com/entropix-eval/entropix-eval/engine/tokenizer"
 	"github.com/entropix-eval/entropix-eval/eval"
 	"github.com/entropix-eval/entropix-eval/sampler/metrics"
@@ -166,9 +165,6 @@ func pickProgress(mode string) (eval.Progress, error) {
 
 // wireRunner loads the model, tokenizer, data and samplers a sweep names.
 func wireRunner(cfg eval.Config) (*eval.Runner, func(), error) {
-	if cfg.Backend != "cpu" {
-		return nil, nil, fmt.Errorf("backend %s: this build runs the cpu backend only", cfg.Backend)
-	}
 	model, err := engine.Load(cfg.Model)
 	if err != nil {
 		return nil, nil, err
@@ -195,7 +191,7 @@ func wireRunner(cfg eval.Config) (*eval.Runner, func(), error) {
 	if err != nil {
 		return fail(err)
 	}
-	resolve := eval.NewSamplerResolver(tok.TokenID)
+	resolve := eval.NewSamplerResolver(tokenTextLookup(tok))
 	samplers := make([]eval.SamplerFactory, len(cfg.Samplers))
 	for i, s := range cfg.Samplers {
 		if samplers[i], err = resolve(s); err != nil {
@@ -222,20 +218,36 @@ func wireRunner(cfg eval.Config) (*eval.Runner, func(), error) {
 		Slots: cfg.BatchSize, MaxSeqLen: cfg.MaxSeqLen, TopK: cfg.Candidates, AttnMode: attnMode,
 		PadLen: cfg.PadLen, MetricLayer: -1, PrefillChunk: cfg.PrefillChunk, Threads: threads,
 	}
+	open, err := engineOpener(cfg.Backend, model, opts)
+	if err != nil {
+		return fail(err)
+	}
 	return &eval.Runner{
 		Config: cfg, Task: inputs.Task, Problems: inputs.Problems,
-		Tokenizer: eval.TokenizerAdapter{T: tok, AddSpecial: !cfg.ChatTemplate},
-		Samplers:  samplers,
-		OpenEngine: func(_ context.Context, _ int, _ string) (eval.Engine, func() error, error) {
-			e, err := cpu.New(model, opts)
-			if err != nil {
-				return nil, nil, err
-			}
-			return e, e.Close, nil
-		},
-		EOS: eos, Provenance: prov,
+		Tokenizer:  eval.TokenizerAdapter{T: tok, AddSpecial: !cfg.ChatTemplate},
+		Samplers:   samplers,
+		OpenEngine: open,
+		EOS:        eos, Provenance: prov,
 		Outputs: defaultOutputs(),
 	}, cleanup, nil
+}
+
+// tokenTextLookup resolves a token's text, such as Entropix's clarifying token
+// " ...", to its id, as sampler.TokenLookup asks. A raw vocabulary lookup alone is
+// not enough: byte-level BPE vocabularies store " ..." as "Ġ..." (Llama 3 id 2564),
+// so the text is also encoded and accepted when it is exactly one token. An exact
+// vocabulary string (e.g. "Ġ..." or an added token) still resolves as before.
+func tokenTextLookup(tok *tokenizer.Tokenizer) func(string) (int32, bool) {
+	return func(text string) (int32, bool) {
+		if id, ok := tok.TokenID(text); ok {
+			return id, true
+		}
+		ids, err := tok.Encode(text, false)
+		if err != nil || len(ids) != 1 {
+			return 0, false
+		}
+		return ids[0], true
+	}
 }
 
 func defaultOutputs() eval.Outputs {
