@@ -18,6 +18,7 @@ import (
 	"github.com/entropix-eval/entropix-eval/engine"
 	"github.com/entropix-eval/entropix-eval/engine/tokenizer"
 	"github.com/entropix-eval/entropix-eval/eval"
+	"github.com/entropix-eval/entropix-eval/reports/runreport"
 	"github.com/entropix-eval/entropix-eval/sampler/metrics"
 )
 
@@ -145,7 +146,19 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	return printSummary(stdout, cfg.Out, m)
+	return finishRun(stdout, cfg.Out, m)
+}
+
+// finishRun prints the accuracy summary and, once every item is done, builds the
+// report, so a finished run directory always carries report.html beside its data.
+func finishRun(stdout io.Writer, dir string, m *eval.Manifest) error {
+	if err := printSummary(stdout, dir, m); err != nil {
+		return err
+	}
+	if m.Status != eval.StatusComplete {
+		return nil
+	}
+	return writeReport(dir, runreport.Options{}, stdout)
 }
 
 func pickProgress(mode string) (eval.Progress, error) {

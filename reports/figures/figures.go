@@ -66,6 +66,8 @@ func Density(d model.Density) (p *plot.Plot, err error) {
 		hm.Max = hm.Min + 1
 	}
 	p.Add(hm)
+	p.Legend.TextStyle.Font.Size = vg.Points(8) // the key sits over the data's sparse corner
+	addColourKey(p, hm, d)
 	if t := d.Thresholds; t != nil {
 		for _, l := range t.Entropy {
 			if err := addLine(p, plotter.XYs{{X: l.Value, Y: 0}, {X: l.Value, Y: d.VarentMax}}, orange, true); err != nil {
@@ -87,7 +89,40 @@ func Density(d model.Density) (p *plot.Plot, err error) {
 	}
 	p.X.Min, p.X.Max = 0, d.EntropyMax
 	p.Y.Min, p.Y.Max = 0, d.VarentMax
+	p.X.Tick.Marker, p.Y.Tick.Marker = plainTicks{}, plainTicks{}
 	return p, nil
+}
+
+// addColourKey adds legend swatches for 1, 10, 100, ... tokens per cell, the
+// density's colour scale (gonum/plot has no colour bar).
+func addColourKey(p *plot.Plot, hm *plotter.HeatMap, d model.Density) {
+	var top uint32
+	for _, n := range d.Counts {
+		top = max(top, n)
+	}
+	pal := hm.Palette.Colors()
+	for n := uint32(1); n <= top; n *= 10 {
+		v := math.Log10(1 + float64(n))
+		i := int((v-hm.Min)*float64(len(pal)-1)/(hm.Max-hm.Min) + 0.5)
+		i = max(0, min(len(pal)-1, i))
+		label := fmt.Sprintf("%d tokens per cell", n)
+		if n == 1 {
+			label = "1 token per cell"
+		}
+		p.Legend.Add(label, swatch{pal[i]})
+		if n > math.MaxUint32/10 {
+			break
+		}
+	}
+	p.Legend.Top = true
+}
+
+// swatch is a filled legend square.
+type swatch struct{ c color.Color }
+
+func (s swatch) Thumbnail(c *draw.Canvas) {
+	pts := []vg.Point{{X: c.Min.X, Y: c.Min.Y}, {X: c.Min.X, Y: c.Max.Y}, {X: c.Max.X, Y: c.Max.Y}, {X: c.Max.X, Y: c.Min.Y}}
+	c.FillPolygon(s.c, c.ClipPolygonY(pts))
 }
 
 // grid adapts a density to plotter.GridXYZ; empty cells are NaN (not drawn).
@@ -145,7 +180,7 @@ func EntropyCurves(c model.EntropyCurve) (p *plot.Plot, err error) {
 		p.Legend.Add(s.name, l)
 	}
 	p.Legend.Top = true
-	p.X.Tick.Marker = plainTicks{}
+	p.X.Tick.Marker, p.Y.Tick.Marker = plainTicks{}, plainTicks{}
 	p.Add(plotter.NewGrid())
 	return p, nil
 }
@@ -189,6 +224,7 @@ func Accuracy(samplers []model.Sampler, fi int) (p *plot.Plot, err error) {
 	p.Title.Text = "accuracy (" + string(samplers[0].Filters[fi].Filter) + ", 95% Wilson interval)"
 	p.Y.Label.Text = "accuracy (%)"
 	p.Y.Min = 0
+	p.Y.Tick.Marker = plainTicks{}
 	bc, err := plotter.NewBarChart(vals, vg.Points(28))
 	if err != nil {
 		return nil, err
@@ -201,6 +237,15 @@ func Accuracy(samplers []model.Sampler, fi int) (p *plot.Plot, err error) {
 	eb.LineStyle.Color, eb.LineStyle.Width = grey, vg.Points(1.2)
 	p.Add(plotter.NewGrid(), bc, eb)
 	p.NominalX(names...)
+	// Sampler labels such as min_p(min_p=0.1,temperature=1) overlap when
+	// horizontal: slant them when any is long.
+	for _, n := range names {
+		if len(n) > 10 {
+			p.X.Tick.Label.Rotation = math.Pi / 9
+			p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YTop
+			break
+		}
+	}
 	return p, nil
 }
 

@@ -52,10 +52,10 @@ func TestRenderEscapesModelOutput(t *testing.T) {
 	assert.Equal(t, 3, strings.Count(page, "<script"), "only the page's own script elements")
 	assert.Equal(t, 3, strings.Count(page, "</script>"))
 	for _, raw := range []string{"<script>alert(1)", "</textarea>", "<img src=x", "<b>\"sampler\"", "</title><script>"} {
-		assert.NotContains(t, page, raw)
+		assert.False(t, strings.Contains(page, raw), "page contains %q", raw)
 	}
-	assert.Contains(t, page, "evil&lt;b&gt;&#34;sampler&#34;&lt;/b&gt;", "labels are escaped in tables")
-	assert.Contains(t, page, "&lt;script&gt;alert(1)&lt;/script&gt;&lt;/textarea&gt;", "manifest and notes are escaped text")
+	assert.True(t, strings.Contains(page, "evil&lt;b&gt;&#34;sampler&#34;&lt;/b&gt;"), "labels are escaped in tables")
+	assert.True(t, strings.Contains(page, "&lt;script&gt;alert(1)&lt;/script&gt;&lt;/textarea&gt;"), "manifest and notes are escaped text")
 }
 
 var block = regexp.MustCompile(`(?s)<script type="application/json" id="([a-z-]+)">(.*?)</script>`)
@@ -113,7 +113,30 @@ func TestRenderSections(t *testing.T) {
 	require.NoError(t, Render(&b, r, Figures{Accuracy: &Figure{Title: "acc", SVG: svg}, Density: []Figure{{Title: "d", SVG: svg}}}))
 	page := b.String()
 	for _, id := range []string{`id="manifest"`, `id="accuracy-table"`, `id="paired-table"`, `id="strategies"`, `id="density"`, `id="curves"`, `id="problems"`, `id="token-note"`} {
-		assert.Contains(t, page, id)
+		assert.True(t, strings.Contains(page, id), "page lacks %s", id)
 	}
 	assert.True(t, strings.Contains(page, `src="data:image/svg&#43;xml;base64,`), "figures are inlined as images")
+}
+
+// FuzzRenderEscapes puts arbitrary text everywhere model output and run
+// strings go: the page never gains a script, style or other element from it.
+func FuzzRenderEscapes(f *testing.F) {
+	f.Add(hostile, "<SCRIPT>", "</style><style>")
+	f.Add("\x00\xff</ScRiPt >", "<!--", "]]><![CDATA[")
+	f.Fuzz(func(t *testing.T, text, label, token string) {
+		r := hostileReport()
+		r.Samplers[1].Label = label
+		r.Comparisons[0].SamplerA = label
+		p := &r.Problems[0]
+		p.Question, p.Target = text, token
+		p.Responses[1].Sampler, p.Responses[1].Text = label, text
+		p.Responses[1].Tokens.Text = []string{token, text, label}
+		var b bytes.Buffer
+		require.NoError(t, Render(&b, r, Figures{}))
+		page := strings.ToLower(b.String())
+		for _, tag := range []string{"<script", "</script", "<style", "</style", "<!--", "<textarea", "<img", "<iframe"} {
+			want := map[string]int{"<script": 3, "</script": 3, "<style": 1, "</style": 1}[tag]
+			assert.Equal(t, want, strings.Count(page, tag), tag)
+		}
+	})
 }

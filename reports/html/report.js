@@ -45,21 +45,24 @@
     return true;
   }
 
-  // Samplers disagree when one sampler's majority verdict differs from another's.
+  // Samplers disagree when their shares of correct responses to the problem
+  // differ (with one response each: one is right, another wrong).
   function disagree(p) {
-    var verdict = {};
+    var right = {}, total = {};
     for (var i = 0; i < p.r.length; i++) {
-      var r = p.r[i], v = verdict[r.s] || [0, 0];
-      v[correct(r) ? 0 : 1]++;
-      verdict[r.s] = v;
+      var s = p.r[i].s;
+      right[s] = (right[s] || 0) + (correct(p.r[i]) ? 1 : 0);
+      total[s] = (total[s] || 0) + 1;
     }
-    var seen = {};
-    for (var s in verdict) {
-      if (Object.prototype.hasOwnProperty.call(verdict, s)) {
-        seen[verdict[s][0] * 2 > verdict[s][0] + verdict[s][1] ? "right" : "wrong"] = true;
+    var share = null;
+    for (var k in total) {
+      if (Object.prototype.hasOwnProperty.call(total, k)) {
+        var x = right[k] / total[k];
+        if (share !== null && x !== share) { return true; }
+        share = x;
       }
     }
-    return seen.right === true && seen.wrong === true;
+    return false;
   }
 
   function matchesQuery(p, q) {

@@ -236,6 +236,7 @@ func TestReportInChromium(t *testing.T) {
 	out := t.TempDir()
 	if d := os.Getenv("ENTROPIX_SCREENSHOT_DIR"); d != "" {
 		out = d
+		require.NoError(t, os.MkdirAll(out, 0o755))
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(out, "report.jpg"), shot, 0o644))
 

@@ -76,13 +76,14 @@ func Compute(dir string, opt Options) (*model.Report, error) {
 	// The bootstrap and the pass over traces.arrow are the two slow parts and
 	// share nothing: run them side by side.
 	type comparisons struct {
-		rows []reports.ComparisonRow
-		err  error
+		rows  []reports.ComparisonRow
+		notes []string
+		err   error
 	}
 	done := make(chan comparisons, 1)
 	go func() {
-		rows, err := comparisonRows(groups, rep.Baseline, opt.Bootstrap)
-		done <- comparisons{rows, err}
+		rows, notes, err := comparisonRows(groups, rep.Baseline, opt.Bootstrap)
+		done <- comparisons{rows, notes, err}
 	}()
 	order := browserOrder(r.results, labels)
 	detail, note := selectDetail(r.results, order, opt.tokenBudget())
@@ -96,6 +97,7 @@ func Compute(dir string, opt Options) (*model.Report, error) {
 		return nil, fmt.Errorf("run directory %s: %w", dir, traceErr)
 	}
 	rep.Comparisons = c.rows
+	rep.Notes = append(rep.Notes, c.notes...)
 	rep.HasTraces = found
 	if !found {
 		rep.Notes = append(rep.Notes, "traces.arrow is missing: no per-token sections.")
@@ -107,6 +109,10 @@ func Compute(dir string, opt Options) (*model.Report, error) {
 	}
 	rep.TokenNote = note
 	if found {
+		for i := range rep.Samplers {
+			// Without a manifest entry, the decisions tell an Entropix sampler.
+			rep.Samplers[i].Entropix = rep.Samplers[i].Entropix || agg.decidesBeyondBaseline(i)
+		}
 		for i, s := range rep.Samplers {
 			rep.Density = append(rep.Density, agg.density[i].density(s.Label, s.Thresholds))
 			rep.Curves = append(rep.Curves, agg.curve(i, s.Label))

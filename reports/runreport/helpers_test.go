@@ -62,3 +62,5 @@ func taskManifest(task string, samplers ...string) map[string]any {
 }
 
 func writeFile(path, s string) error { return os.WriteFile(path, []byte(s), 0o644) }
+
+func reportsBootstrap(n int) reports.BootstrapOptions { return reports.BootstrapOptions{Resamples: n} }

@@ -36,11 +36,22 @@ const (
 type manifest struct {
 	Status string `json:"status"`
 	Config struct {
-		Name    string `json:"name"`
-		Model   string `json:"model"`
-		Task    string `json:"task"`
-		Dataset string `json:"dataset"`
+		Name         string        `json:"name"`
+		Model        string        `json:"model"`
+		Task         string        `json:"task"`
+		Dataset      string        `json:"dataset"`
+		FewShot      string        `json:"fewshot"`
+		ChatTemplate bool          `json:"chat_template"`
+		MaxNewTokens int           `json:"max_new_tokens"`
+		AttnMode     string        `json:"attn_mode"`
+		Seeds        []json.Number `json:"seeds"` // uint64 in eval; shown, not used
+
+		Repeats int `json:"repeats"`
 	} `json:"config"`
+	Stats *struct {
+		WallSeconds     float64 `json:"wall_seconds"`
+		GeneratedTokens int64   `json:"generated_tokens"`
+	} `json:"stats"`
 	Code struct {
 		Version  string `json:"version"`
 		Revision string `json:"revision"`
@@ -233,6 +244,24 @@ func (r *run) manifestView() model.Manifest {
 	if m.Problems > 0 {
 		add("problems", strconv.Itoa(m.Problems))
 	}
+	if r.raw != nil {
+		add("chat template", strconv.FormatBool(m.Config.ChatTemplate))
+	}
+	add("few-shot", m.Config.FewShot)
+	if m.Config.MaxNewTokens > 0 {
+		add("max new tokens", strconv.Itoa(m.Config.MaxNewTokens))
+	}
+	if len(m.Config.Seeds) > 0 {
+		seeds := make([]string, len(m.Config.Seeds))
+		for i, s := range m.Config.Seeds {
+			seeds[i] = s.String()
+		}
+		add("seeds", strings.Join(seeds, ", "))
+	}
+	if m.Config.Repeats > 0 {
+		add("repeats", strconv.Itoa(m.Config.Repeats))
+	}
+	add("attention statistics", m.Config.AttnMode)
 	add("backend", strings.TrimSpace(m.Backend+" "+strings.Join(m.Devices, ",")))
 	if m.BatchSize > 0 {
 		add("batch size", strconv.Itoa(m.BatchSize))
@@ -247,6 +276,10 @@ func (r *run) manifestView() model.Manifest {
 		rev += " (modified)"
 	}
 	add("code", strings.TrimSpace(m.Code.Version+" "+rev))
+	if st := m.Stats; st != nil && st.WallSeconds > 0 {
+		add("throughput", fmt.Sprintf("%.1f generated tokens/s (%d tokens in %.0f s of this session)",
+			float64(st.GeneratedTokens)/st.WallSeconds, st.GeneratedTokens, st.WallSeconds))
+	}
 	add("status", m.Status)
 	add("started", m.Started)
 	add("finished", m.Finished)

@@ -2,7 +2,6 @@ package runreport
 
 import (
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/entropix-eval/entropix-eval/reports"
@@ -147,8 +146,10 @@ func chooseBaseline(groups []*samplerRows, want string) (string, error) {
 }
 
 // comparisonRows compares every sampler with the baseline under every filter
-// and Holm-adjusts the p-values over all rows, the report's one family.
-func comparisonRows(groups []*samplerRows, baseline string, opt reports.BootstrapOptions) ([]reports.ComparisonRow, error) {
+// and Holm-adjusts the p-values over all rows, the report's one family. A
+// sampler that shares no problem with the baseline is left out with a note
+// rather than failing the whole report.
+func comparisonRows(groups []*samplerRows, baseline string, opt reports.BootstrapOptions) ([]reports.ComparisonRow, []string, error) {
 	var base *samplerRows
 	for _, g := range groups {
 		if g.label == baseline {
@@ -156,28 +157,38 @@ func comparisonRows(groups []*samplerRows, baseline string, opt reports.Bootstra
 		}
 	}
 	var out []reports.ComparisonRow
+	var notes []string
 	for _, g := range groups {
 		if g == base {
+			continue
+		}
+		if !shareProblems(g.pooled, base.pooled) {
+			notes = append(notes, fmt.Sprintf("%s answered none of the problems %s answered: not compared.", g.label, baseline))
 			continue
 		}
 		for _, f := range reports.Filters {
 			row, err := reports.Compare(g.pooled, base.pooled, f, opt)
 			if err != nil {
-				return nil, fmt.Errorf("compare %q with %q: %w", g.label, baseline, err)
+				return nil, nil, fmt.Errorf("compare %q with %q: %w", g.label, baseline, err)
 			}
 			out = append(out, row)
 		}
 	}
 	if err := reports.AdjustHolm(out); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return out, nil
+	return out, notes, nil
 }
 
-// finiteOr returns x, or alt when x is NaN or infinite (for display).
-func finiteOr(x, alt float64) float64 {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return alt
+func shareProblems(a, b []reports.ResultRow) bool {
+	ids := make(map[int32]bool, len(b))
+	for i := range b {
+		ids[b[i].ProblemID] = true
 	}
-	return x
+	for i := range a {
+		if ids[a[i].ProblemID] {
+			return true
+		}
+	}
+	return false
 }

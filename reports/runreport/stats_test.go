@@ -156,3 +156,44 @@ func TestComputeWithoutTraces(t *testing.T) {
 	require.NoError(t, Write(dir, rep))
 	assert.FileExists(t, filepath.Join(dir, HTMLFile))
 }
+
+func TestComputeSkipsSamplerWithoutCommonProblems(t *testing.T) {
+	other := scored("late", 0, 1, 1)
+	for i := range other {
+		other[i].ProblemID += 100
+	}
+	dir := writeRun(t, nil, concat(scored("greedy", 0, 1, 0), scored("x", 0, 0, 1), other), nil)
+	rep, err := Compute(dir, Options{})
+	require.NoError(t, err)
+	assert.Len(t, rep.Comparisons, 3, "x only")
+	assert.Contains(t, rep.Notes, "late answered none of the problems greedy answered: not compared.")
+}
+
+func TestBuildSingleSampler(t *testing.T) {
+	dir := writeRun(t, nil, scored("greedy", 0, 1, 0, 1), nil)
+	rep, err := Build(dir, Options{})
+	require.NoError(t, err)
+	assert.Empty(t, rep.Comparisons)
+	cmp, err := reports.ReadComparisons(filepath.Join(dir, ComparisonsFile))
+	require.NoError(t, err)
+	assert.Empty(t, cmp, "an empty comparisons.arrow, not a missing one")
+	assert.FileExists(t, filepath.Join(dir, TablesDir, "paired.tex"))
+}
+
+func TestManifestView(t *testing.T) {
+	m := taskManifest("gsm8k", "greedy")
+	m["config"] = map[string]any{"model": "models/llama", "seeds": []uint64{18446744073709551615, 1}, "max_new_tokens": 256}
+	m["stats"] = map[string]any{"wall_seconds": 10.0, "generated_tokens": 2500}
+	dir := writeRun(t, m, scored("greedy", 0, 1, 0), nil)
+	rep, err := Compute(dir, Options{})
+	require.NoError(t, err)
+	kv := map[string]string{}
+	for _, h := range rep.Manifest.Highlights {
+		kv[h.Key] = h.Value
+	}
+	assert.Equal(t, "18446744073709551615, 1", kv["seeds"], "uint64 seeds")
+	assert.Equal(t, "256", kv["max new tokens"])
+	assert.Equal(t, "gsm8k", kv["task"])
+	assert.Contains(t, kv["throughput"], "250.0 generated tokens/s")
+	assert.Contains(t, rep.Manifest.Pretty, `"model": "models/llama"`)
+}

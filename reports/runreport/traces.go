@@ -1,11 +1,13 @@
 package runreport
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/entropix-eval/entropix-eval/reports"
 	"github.com/entropix-eval/entropix-eval/reports/model"
@@ -159,6 +161,22 @@ func (a *traceAgg) strategyName(id int) string {
 	return "other"
 }
 
+// decidesBeyondBaseline says whether sampler s made any decision other than
+// the baselines' (greedy, sample).
+func (a *traceAgg) decidesBeyondBaseline(s int) bool {
+	for id, n := range a.perSampler[s] {
+		if n == 0 {
+			continue
+		}
+		switch a.strategyName(id) {
+		case "greedy", "sample", "":
+		default:
+			return true
+		}
+	}
+	return false
+}
+
 // shareBins are the groups of "how often a strategy fired in a response".
 var shareBins = []struct {
 	label     string
@@ -221,11 +239,7 @@ func (a *traceAgg) strategyIDOf(name string) int {
 }
 
 func sortShares(s []model.StrategyShare) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j].Tokens > s[j-1].Tokens; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
+	slices.SortStableFunc(s, func(a, b model.StrategyShare) int { return cmp.Compare(b.Tokens, a.Tokens) })
 }
 
 // curve turns sampler s's step sums into at most maxPoints points, merging

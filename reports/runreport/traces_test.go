@@ -123,3 +123,14 @@ func TestHistogramCrop(t *testing.T) {
 	}
 	assert.Equal(t, uint32(1002), sum, "clipped tokens stay in the edge cells")
 }
+
+func TestEntropixRecognisedFromTraces(t *testing.T) {
+	results, traces := entropixCase()
+	dir := writeRun(t, nil, results, traces) // no manifest
+	rep, err := Compute(dir, Options{})
+	require.NoError(t, err)
+	require.Len(t, rep.Samplers, 1)
+	assert.True(t, rep.Samplers[0].Entropix)
+	assert.Len(t, rep.Strategies, 1)
+	assert.Nil(t, rep.Density[0].Thresholds, "thresholds come from the manifest only")
+}
