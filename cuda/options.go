@@ -4,13 +4,6 @@ import (
 	"fmt"
 
 	"github.com/entropix-eval/entropix-eval/engine"
-	"github.com/entropix-eval/entropix-eval/sampler/metrics"
-)
-
-// These defaults are engine/cpu's, so the two backends resolve the same Options.
-const (
-	defaultMaxSeqLen = 4096
-	defaultPadLen    = 4096
 )
 
 // Kernel limits that the config must respect (see attention.cu and attnstats.cu).
@@ -23,40 +16,7 @@ const (
 // resolveOptions fills defaults and rejects settings the engine cannot run, with the
 // same rules (and messages) as the CPU backend.
 func resolveOptions(c *engine.Config, o engine.Options) (engine.Options, error) {
-	if o.Slots <= 0 {
-		o.Slots = 1
-	}
-	if o.MaxSeqLen <= 0 {
-		o.MaxSeqLen = defaultMaxSeqLen
-		if c.MaxPositions > 0 {
-			o.MaxSeqLen = min(o.MaxSeqLen, c.MaxPositions)
-		}
-	}
-	if o.TopK < 0 {
-		return o, fmt.Errorf("options: top-k %d is negative", o.TopK)
-	}
-	switch o.AttnMode {
-	case metrics.Masked:
-	case metrics.Padded:
-		if o.PadLen <= 0 {
-			o.PadLen = defaultPadLen
-		}
-		if o.PadLen < o.MaxSeqLen {
-			return o, fmt.Errorf("options: pad length %d below max sequence length %d", o.PadLen, o.MaxSeqLen)
-		}
-	default:
-		return o, fmt.Errorf("options: unknown attention mode %d", o.AttnMode)
-	}
-	if o.MetricLayer == -1 {
-		o.MetricLayer = c.Layers - 1
-	}
-	if o.MetricLayer < 0 || o.MetricLayer >= c.Layers {
-		return o, fmt.Errorf("options: metric layer %d outside 0..%d (or -1 for the last)", o.MetricLayer, c.Layers-1)
-	}
-	if o.PrefillChunk < 0 {
-		return o, fmt.Errorf("options: prefill chunk %d is negative", o.PrefillChunk)
-	}
-	return o, nil
+	return o.Resolve(c)
 }
 
 // checkConfig rejects models the kernels cannot run, before any device work.

@@ -22,7 +22,7 @@ func TestRopeInvFreqMatchesGoldens(t *testing.T) {
 		sharedtest.ReadJSON(t, filepath.Join("golden/models", name+".json"), &g)
 		cfg, err := engine.LoadConfig(filepath.Join(sharedtest.Path(t, g.ModelDir), engine.ConfigFile))
 		require.NoError(t, err, name)
-		got, err := ropeInvFreq(&cfg)
+		got, err := engine.RopeInvFreq(&cfg)
 		require.NoError(t, err, name)
 		require.Len(t, got, len(g.RopeInvFreq), name)
 		for i, w := range g.RopeInvFreq {

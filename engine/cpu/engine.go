@@ -11,19 +11,11 @@ package cpu
 import (
 	"errors"
 	"fmt"
-	"log/slog"
 	"runtime"
 	"sync"
 
 	"github.com/entropix-eval/entropix-eval/engine"
-	"github.com/entropix-eval/entropix-eval/sampler/metrics"
 )
-
-// defaultMaxSeqLen caps the cache when neither the options nor the config do.
-const defaultMaxSeqLen = 4096
-
-// defaultPadLen is the original Entropix cache size, used by padded attention stats.
-const defaultPadLen = 4096
 
 // Engine implements engine.Engine on the CPU. Its methods are safe to call from
 // several goroutines, though Step calls are serialised.
@@ -99,41 +91,9 @@ func New(m *engine.Model, opts engine.Options) (*Engine, error) {
 }
 
 func resolveOptions(c *engine.Config, o engine.Options) (engine.Options, error) {
-	if o.Slots <= 0 {
-		o.Slots = 1
-	}
-	if o.MaxSeqLen <= 0 {
-		o.MaxSeqLen = defaultMaxSeqLen
-		if c.MaxPositions > 0 {
-			o.MaxSeqLen = min(o.MaxSeqLen, c.MaxPositions)
-		}
-	} else if c.MaxPositions > 0 && o.MaxSeqLen > c.MaxPositions {
-		slog.Warn("cpu engine: cache longer than the model's max_position_embeddings",
-			"max_seq_len", o.MaxSeqLen, "max_positions", c.MaxPositions)
-	}
-	if o.TopK < 0 {
-		return o, fmt.Errorf("options: top-k %d is negative", o.TopK)
-	}
-	switch o.AttnMode {
-	case metrics.Masked:
-	case metrics.Padded:
-		if o.PadLen <= 0 {
-			o.PadLen = defaultPadLen
-		}
-		if o.PadLen < o.MaxSeqLen {
-			return o, fmt.Errorf("options: pad length %d below max sequence length %d", o.PadLen, o.MaxSeqLen)
-		}
-	default:
-		return o, fmt.Errorf("options: unknown attention mode %d", o.AttnMode)
-	}
-	if o.MetricLayer == -1 {
-		o.MetricLayer = c.Layers - 1
-	}
-	if o.MetricLayer < 0 || o.MetricLayer >= c.Layers {
-		return o, fmt.Errorf("options: metric layer %d outside 0..%d (or -1 for the last)", o.MetricLayer, c.Layers-1)
-	}
-	if o.PrefillChunk < 0 {
-		return o, fmt.Errorf("options: prefill chunk %d is negative", o.PrefillChunk)
+	o, err := o.Resolve(c)
+	if err != nil {
+		return o, err
 	}
 	if o.Threads <= 0 {
 		o.Threads = runtime.GOMAXPROCS(0)

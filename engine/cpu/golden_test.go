@@ -19,7 +19,7 @@ func TestGoldenModels(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			g, m := loadGolden(t, name)
 			errs := maxErr{}
-			inv, err := ropeInvFreq(&m.Config)
+			inv, err := engine.RopeInvFreq(&m.Config)
 			require.NoError(t, err)
 			require.Len(t, inv, len(g.RopeInvFreq))
 			for i, want := range g.RopeInvFreq {

@@ -116,21 +116,7 @@ func (a *AttnStats) Compute(scores []float32, nHeads, kvLen int, mode AttnMode, 
 		a.HeadEntropy[h] = ent
 	}
 
-	var mean float64
-	for _, e := range a.HeadEntropy {
-		mean += e
-	}
-	mean /= float64(nHeads)
-	var ss float64
-	for _, e := range a.HeadEntropy {
-		ss += (e - mean) * (e - mean)
-	}
-	a.Entropy = mean
-	a.Varentropy = ss / float64(nHeads)
-	a.VarentropyDDOF1 = math.NaN()
-	if nHeads > 1 {
-		a.VarentropyDDOF1 = ss / float64(nHeads-1)
-	}
+	a.summariseHeads()
 
 	// Agreement: every empty slot of head h has the same probability, so the
 	// nEmpty padded columns collapse into one column weighted by nEmpty.
@@ -160,6 +146,34 @@ func (a *AttnStats) Compute(scores []float32, nHeads, kvLen int, mode AttnMode, 
 	a.Agreement = agree / cells
 	a.InteractionStrength = absSum / cells
 	return nil
+}
+
+// SetHeadEntropies sets the per-head entropies computed elsewhere (the GPU) and
+// derives their mean and variances exactly as Compute does.
+func (a *AttnStats) SetHeadEntropies(h []float64) {
+	a.HeadEntropy = grow(a.HeadEntropy, len(h))
+	copy(a.HeadEntropy, h)
+	a.summariseHeads()
+}
+
+// summariseHeads fills Entropy and both variances from HeadEntropy.
+func (a *AttnStats) summariseHeads() {
+	n := len(a.HeadEntropy)
+	var mean float64
+	for _, e := range a.HeadEntropy {
+		mean += e
+	}
+	mean /= float64(n)
+	var ss float64
+	for _, e := range a.HeadEntropy {
+		ss += (e - mean) * (e - mean)
+	}
+	a.Entropy = mean
+	a.Varentropy = ss / float64(n)
+	a.VarentropyDDOF1 = math.NaN()
+	if n > 1 {
+		a.VarentropyDDOF1 = ss / float64(n-1)
+	}
 }
 
 func grow(b []float64, n int) []float64 {

@@ -107,17 +107,25 @@ func FillDist(d *Dist, logits []float32, k int) {
 	if k <= 0 || k > n {
 		k = n
 	}
-	d.VocabSize = n
-	d.LogPartition, d.Entropy, d.Varentropy = LogitStats(logits)
+	logZ, h, v := LogitStats(logits)
 	d.Candidates = TopK(d.Candidates[:0], logits, k)
+	d.SetStats(n, logZ, h, v)
+}
+
+// SetStats sets the full-vocabulary statistics computed elsewhere (the GPU) for a
+// Dist whose Candidates are already filled, and derives the tail mass from them.
+func (d *Dist) SetStats(vocab int, logZ, entropyBits, varentropyBits2 float64) {
+	d.VocabSize = vocab
+	d.LogPartition, d.Entropy, d.Varentropy = logZ, entropyBits, varentropyBits2
+	if len(d.Candidates) >= vocab {
+		d.TailMass = 0
+		return
+	}
 	var kept float64
 	for _, c := range d.Candidates {
-		kept += math.Exp(float64(c.Logit) - d.LogPartition)
+		kept += math.Exp(float64(c.Logit) - logZ)
 	}
 	d.TailMass = math.Max(0, 1-kept)
-	if k == n {
-		d.TailMass = 0
-	}
 }
 
 // TopK appends to dst the k largest logits sorted descending, ties by lower id.

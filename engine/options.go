@@ -1,0 +1,58 @@
+package engine
+
+import (
+	"fmt"
+	"log/slog"
+
+	"github.com/entropix-eval/entropix-eval/sampler/metrics"
+)
+
+const (
+	// DefaultMaxSeqLen caps a slot's cache when neither the options nor the config do.
+	DefaultMaxSeqLen = 4096
+	// DefaultPadLen is the original Entropix cache size, used by padded attention stats.
+	DefaultPadLen = 4096
+)
+
+// Resolve fills the defaults every backend shares and rejects settings no backend
+// can run, so the CPU and CUDA engines accept exactly the same options with the same
+// messages. Threads is left to the backend.
+func (o Options) Resolve(c *Config) (Options, error) {
+	if o.Slots <= 0 {
+		o.Slots = 1
+	}
+	if o.MaxSeqLen <= 0 {
+		o.MaxSeqLen = DefaultMaxSeqLen
+		if c.MaxPositions > 0 {
+			o.MaxSeqLen = min(o.MaxSeqLen, c.MaxPositions)
+		}
+	} else if c.MaxPositions > 0 && o.MaxSeqLen > c.MaxPositions {
+		slog.Warn("engine: cache longer than the model's max_position_embeddings",
+			"max_seq_len", o.MaxSeqLen, "max_positions", c.MaxPositions)
+	}
+	if o.TopK < 0 {
+		return o, fmt.Errorf("options: top-k %d is negative", o.TopK)
+	}
+	switch o.AttnMode {
+	case metrics.Masked:
+	case metrics.Padded:
+		if o.PadLen <= 0 {
+			o.PadLen = DefaultPadLen
+		}
+		if o.PadLen < o.MaxSeqLen {
+			return o, fmt.Errorf("options: pad length %d below max sequence length %d", o.PadLen, o.MaxSeqLen)
+		}
+	default:
+		return o, fmt.Errorf("options: unknown attention mode %d", o.AttnMode)
+	}
+	if o.MetricLayer == -1 {
+		o.MetricLayer = c.Layers - 1
+	}
+	if o.MetricLayer < 0 || o.MetricLayer >= c.Layers {
+		return o, fmt.Errorf("options: metric layer %d outside 0..%d (or -1 for the last)", o.MetricLayer, c.Layers-1)
+	}
+	if o.PrefillChunk < 0 {
+		return o, fmt.Errorf("options: prefill chunk %d is negative", o.PrefillChunk)
+	}
+	return o, nil
+}
