@@ -125,7 +125,6 @@ func TestCommandErrors(t *testing.T) {
 		{"forward id beyond vocab", forwardCmd, []string{"--model", model, "--ids", "1,256"}, false, "outside the vocabulary"},
 		{"forward missing model", forwardCmd, []string{"--model", filepath.Join(model, "nope"), "--ids", "1"}, false, "nope"},
 		{"generate negative max", generateCmd, []string{"--model", model, "--ids", "1", "--max-tokens", "-1"}, true, "negative"},
-		{"demo unknown preset", demoCmd, []string{"--preset", "nope", "--cache-dir", t.TempDir()}, true, "nope"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := runCmd(t, c.run, c.args...)
@@ -133,17 +132,4 @@ func TestCommandErrors(t *testing.T) {
 			require.Equal(t, c.usage, errors.Is(err, errUsage))
 		})
 	}
-}
-
-func TestDemo(t *testing.T) {
-	cache := t.TempDir()
-	out, err := runCmd(t, demoCmd, "--cache-dir", cache, "--max-tokens", "4")
-	require.NoError(t, err)
-	require.Contains(t, out, "RANDOM")
-	require.Contains(t, out, "noise")
-	require.Regexp(t, `generated: \[\d+ \d+ \d+ \d+\]`, out)
-	// The second run reuses the built model and decodes the same ids.
-	again, err := runCmd(t, demoCmd, "--cache-dir", cache, "--max-tokens", "4")
-	require.NoError(t, err)
-	require.Equal(t, out, again)
 }

@@ -9,12 +9,13 @@ import (
 
 	"github.com/entropix-eval/entropix-eval/engine"
 	"github.com/entropix-eval/entropix-eval/engine/cpu"
+	"github.com/entropix-eval/entropix-eval/engine/tokenizer"
 )
 
 func init() {
 	register(command{
 		name:    "generate",
-		summary: "greedy-decode from token ids and print the new ids as JSON",
+		summary: "greedy-decode from token ids and print the new ids (and their text) as JSON",
 		run: func(ctx context.Context, args []string) error {
 			return runGenerate(ctx, args, os.Stdout)
 		},
@@ -26,7 +27,10 @@ type generateResult struct {
 	// IDs are the generated tokens (the prompt excluded), ending with the EOS id
 	// when one stopped generation.
 	IDs []int32 `json:"ids"`
-	// A "text" field (the decoded IDs) belongs here once engine/tokenizer lands.
+	// Text is IDs decoded with the checkpoint's tokenizer.json, special tokens
+	// skipped; absent when the checkpoint has no tokenizer.json (a pointer, so
+	// an empty decode is still printed as "").
+	Text *string `json:"text,omitempty"`
 }
 
 func runGenerate(ctx context.Context, args []string, stdout io.Writer) error {
@@ -70,5 +74,27 @@ func runGenerate(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return writeJSONResult(stdout, generateResult{IDs: gen})
+	res := generateResult{IDs: gen}
+	if m.TokenizerPath != "" {
+		text, err := decodeGenerated(m.TokenizerPath, gen)
+		if err != nil {
+			return err
+		}
+		res.Text = &text
+	}
+	return writeJSONResult(stdout, res)
+}
+
+// decodeGenerated decodes ids with the tokenizer.json at path, skipping special
+// tokens (BOS, EOS, chat markers) as Hugging Face's skip_special_tokens does.
+func decodeGenerated(path string, ids []int32) (string, error) {
+	tok, err := tokenizer.Load(path)
+	if err != nil {
+		return "", fmt.Errorf("decode the generated ids: %w", err)
+	}
+	text, err := tok.Decode(ids, true)
+	if err != nil {
+		return "", fmt.Errorf("decode the generated ids with %s: %w", path, err)
+	}
+	return text, nil
 }

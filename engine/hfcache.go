@@ -1,0 +1,117 @@
+package engine
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// HFCacheDirs lists the Hugging Face hub cache directories that may exist on this
+// machine, most specific first: $HF_HUB_CACHE (and the older
+// $HUGGINGFACE_HUB_CACHE), $HF_HOME/hub, $XDG_CACHE_HOME/huggingface/hub and
+// ~/.cache/huggingface/hub. huggingface_hub reads only the first one set; all are
+// listed because a checkpoint downloaded under another setting is still usable.
+// Nothing is checked for existence here.
+func HFCacheDirs() []string {
+	var dirs []string
+	add := func(d string) {
+		if d != "" && !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
+		}
+	}
+	add(os.Getenv("HF_HUB_CACHE"))
+	add(os.Getenv("HUGGINGFACE_HUB_CACHE"))
+	if h := os.Getenv("HF_HOME"); h != "" {
+		add(filepath.Join(h, "hub"))
+	}
+	if x := os.Getenv("XDG_CACHE_HOME"); x != "" {
+		add(filepath.Join(x, "huggingface", "hub"))
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		add(filepath.Join(home, ".cache", "huggingface", "hub"))
+	}
+	return dirs
+}
+
+// FindHFSnapshot returns the directory of a complete snapshot of the hub model
+// repo ("org/name") in the first cache directory that has one. In a cache, a repo
+// lives in models--org--name/, its revisions in snapshots/<commit>/ and the commit
+// of main in refs/main; that revision is preferred, else the most recently
+// modified complete snapshot. A snapshot is complete when CompleteCheckpoint says
+// so, which skips interrupted downloads.
+func FindHFSnapshot(cacheDirs []string, repo string) (string, bool) {
+	org, name, ok := strings.Cut(repo, "/")
+	if !ok || org == "" || name == "" {
+		return "", false
+	}
+	for _, cache := range cacheDirs {
+		root := filepath.Join(cache, "models--"+org+"--"+name)
+		if ref, err := os.ReadFile(filepath.Join(root, "refs", "main")); err == nil {
+			dir := filepath.Join(root, "snapshots", strings.TrimSpace(string(ref)))
+			if CompleteCheckpoint(dir) {
+				return dir, true
+			}
+		}
+		entries, err := os.ReadDir(filepath.Join(root, "snapshots"))
+		if err != nil {
+			continue
+		}
+		best, bestTime := "", time.Time{}
+		for _, e := range entries {
+			dir := filepath.Join(root, "snapshots", e.Name())
+			st, err := os.Stat(dir)
+			if err != nil || !st.IsDir() || !CompleteCheckpoint(dir) {
+				continue
+			}
+			if best == "" || st.ModTime().After(bestTime) {
+				best, bestTime = dir, st.ModTime()
+			}
+		}
+		if best != "" {
+			return best, true
+		}
+	}
+	return "", false
+}
+
+// CompleteCheckpoint reports whether dir holds a usable Hugging Face checkpoint:
+// config.json, tokenizer.json and its safetensors weights — every shard the
+// index names, or at least one *.safetensors file without an index. Files are
+// stat'ed through their links, so a snapshot whose blob links dangle (an
+// interrupted download) is not complete.
+func CompleteCheckpoint(dir string) bool {
+	isFile := func(p string) bool {
+		st, err := os.Stat(p)
+		return err == nil && st.Mode().IsRegular()
+	}
+	if !isFile(filepath.Join(dir, ConfigFile)) || !isFile(filepath.Join(dir, "tokenizer.json")) {
+		return false
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "model.safetensors.index.json")); err == nil {
+		var idx struct {
+			WeightMap map[string]string `json:"weight_map"`
+		}
+		if json.Unmarshal(b, &idx) != nil || len(idx.WeightMap) == 0 {
+			return false
+		}
+		for _, shard := range idx.WeightMap {
+			if shard != filepath.Base(shard) || !isFile(filepath.Join(dir, shard)) {
+				return false
+			}
+		}
+		return true
+	}
+	weights, _ := filepath.Glob(filepath.Join(dir, "*.safetensors"))
+	if len(weights) == 0 {
+		return false
+	}
+	for _, w := range weights {
+		if !isFile(w) {
+			return false
+		}
+	}
+	return true
+}
