@@ -22,7 +22,9 @@ func NewSamplerResolver(lookup sampler.TokenLookup) SamplerResolver {
 		if err != nil {
 			return nil, err
 		}
-		desc, err := json.Marshal(s.Describe())
+		// The built sampler's description, not the spec's: it carries what was
+		// resolved at build time, such as Entropix's clarifying token id.
+		desc, err := json.Marshal(proto.Describe())
 		if err != nil {
 			return nil, fmt.Errorf("sampler %s: describe: %w", spec.Name, err)
 		}

@@ -72,8 +72,11 @@ type SamplerResolver func(spec SamplerSpec) (SamplerFactory, error)
 type Problem struct {
 	ID       string
 	Question string
-	Prompt   string
-	Target   string
+	// Answer is the dataset's worked solution, kept for samples.jsonl's doc as
+	// lm-eval writes it.
+	Answer string
+	Prompt string
+	Target string
 }
 
 // TaskSpec is what the runner needs of a task besides its prompts.

@@ -137,7 +137,7 @@ func sampleLine(g gradedRecord) map[string]any {
 	return map[string]any{
 		"doc_id": g.ProblemIndex, "problem_id": g.ProblemID, "run_id": g.Job.RunID(),
 		"sampler": g.Job.Sampler, "seed": g.Job.Seed, "repeat": g.Repeat,
-		"doc":    map[string]string{"question": g.Problem.Question, "answer": g.Problem.Target},
+		"doc":    map[string]string{"question": g.Problem.Question, "answer": docAnswer(g.Problem)},
 		"prompt": g.Problem.Prompt, "prompt_hash": g.PromptHash, "target": g.Problem.Target,
 		"resps":          [][]string{{g.Response}},
 		"filtered_resps": map[string]string{"strict-match": g.Grade.ExtractedStrict, "flexible-extract": g.Grade.ExtractedFlexible},
@@ -158,4 +158,13 @@ func writeSamples(dir string, grs []gradedRecord) error {
 		}
 		return nil
 	})
+}
+
+// docAnswer is the worked solution lm-eval shows as the doc's answer; runs made
+// before problems.jsonl recorded it fall back to the target.
+func docAnswer(p ProblemEntry) string {
+	if p.Answer != "" {
+		return p.Answer
+	}
+	return p.Target
 }

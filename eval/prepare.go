@@ -67,7 +67,7 @@ func LoadTaskInputs(cfg Config, tok *tokenizer.Tokenizer) (TaskInputs, error) {
 				in.Task.MaxNewTokens = p.MaxNewTokens
 			}
 		}
-		in.Problems = append(in.Problems, Problem{ID: doc.ID, Question: doc.Question, Prompt: text, Target: doc.Target})
+		in.Problems = append(in.Problems, Problem{ID: doc.ID, Question: doc.Question, Answer: doc.Answer, Prompt: text, Target: doc.Target})
 	}
 	for _, f := range ds.Files {
 		in.Files = append(in.Files, f.Path)

@@ -20,6 +20,7 @@ type ProblemEntry struct {
 	Index        int    `json:"index"`
 	ID           string `json:"id"`
 	Question     string `json:"question"`
+	Answer       string `json:"answer,omitempty"`
 	Prompt       string `json:"prompt"`
 	PromptHash   string `json:"prompt_hash"`
 	PromptTokens int    `json:"prompt_tokens"`
@@ -63,7 +64,7 @@ func entriesOf(pps []*preparedProblem) []ProblemEntry {
 	out := make([]ProblemEntry, len(pps))
 	for i, p := range pps {
 		out[i] = ProblemEntry{
-			Index: p.Index, ID: p.ID, Question: p.Question, Prompt: p.Prompt, PromptHash: p.Hash,
+			Index: p.Index, ID: p.ID, Question: p.Question, Answer: p.Answer, Prompt: p.Prompt, PromptHash: p.Hash,
 			PromptTokens: len(p.IDs), Truncated: p.Truncated, Target: p.Target,
 		}
 	}

@@ -92,6 +92,17 @@ func TestE2ERunCheckedByApacheArrow(t *testing.T) {
 				assert.Positive(t, inserted, "Entropix never inserted its clarifying token")
 			}
 
+			// samples.jsonl's doc is the dataset row as lm-eval writes it: the worked
+			// solution, not only the final number.
+			first, err := os.ReadFile(filepath.Join(dir, eval.SamplesFile))
+			require.NoError(t, err)
+			var sample struct {
+				Doc struct{ Answer string } `json:"doc"`
+			}
+			line, _, _ := strings.Cut(string(first), "\n")
+			require.NoError(t, json.Unmarshal([]byte(line), &sample))
+			assert.Contains(t, sample.Doc.Answer, "#### ", "doc.answer is not the worked solution")
+
 			if node != "" {
 				runCheckRun(t, node, dir, "")
 				// The same checker on a rescored copy whose responses hit every
