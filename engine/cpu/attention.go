@@ -22,7 +22,17 @@ func (e *Engine) attention(layer int, rows []tokenRow, q, out []float32, capture
 		s := e.scratch[worker].scores[:row.pos+1]
 		for h := kvh * group; h < (kvh+1)*group; h++ {
 			qh := q[r*qDim+h*hd : r*qDim+(h+1)*hd]
-			for j := range s {
+			j := 0
+			if useAVX512 { // four keys per call, the same bits as dot
+				var s4 [4]float32
+				for ; j+4 <= len(s); j += 4 {
+					dot4(qh, keys[base+j*kvDim:base+(j+3)*kvDim+hd], kvDim, &s4)
+					for k, v := range s4 {
+						s[j+k] = v * scale
+					}
+				}
+			}
+			for ; j < len(s); j++ {
 				s[j] = dot(qh, keys[base+j*kvDim:base+j*kvDim+hd]) * scale
 			}
 			if capture && row.output >= 0 {

@@ -2,76 +2,219 @@ package cpu
 
 import "math"
 
-// The kernels below fix the reduction order of every dot product: per block of 8,
-// four running sums each take a pair (k, k+4) of products; a sequential tail goes
-// into the first sum; then a fixed pairwise combine. (Four chains of pairs, not
-// eight chains: eight accumulators plus their products exceed amd64's 15 usable
-// XMM registers and Go spills one every iteration.) Every matmul and attention score goes through one of them, and
-// each variant performs the same float operations in the same order, so a value
-// depends only on its own two vectors — never on batch size, chunking or threads.
-// That is what makes the CPU backend batch-invariant bit for bit.
+// The kernels below fix the reduction order of every dot product, the same with
+// or without SIMD:
+//
+//   - the first n − n mod 32 elements are spread over dotLanes = 32 lanes, element
+//     i to lane i mod 32, and each lane runs the chain acc = acc + float32(w[i]·x[i])
+//     in increasing i (a product rounded to float32, then an add: no fused
+//     multiply-add, so the Go kernels reproduce the assembly exactly on any
+//     architecture; an explicit float32() conversion forbids Go from fusing);
+//   - the lanes are reduced in a fixed tree (reduceLanes): lane l + l+16 and l+8 +
+//     l+24, those two, then l + l+4, l + l+2, l + l+1;
+//   - the last n mod 32 elements are added to that sum one by one, in order.
+//
+// On amd64 with AVX2 the lane part runs in simd_amd64.s (four YMM registers of 8
+// lanes); with AVX-512, dot4 and dot2x4 compute four or eight such dots at once
+// (each in a pair of 16-lane ZMM registers, reduced in the same tree) so loads are
+// shared; elsewhere dotF32Lanes and friends do the same operations in Go. Every
+// matmul and attention score goes through one of these kernels, and each variant
+// performs the same float operations in the same order, so a value depends only on
+// its own two vectors — never on batch size, chunking, threads or the kernel
+// picked. That is what makes the CPU backend batch-invariant bit for bit.
+
+// dotLanes is the number of interleaved partial sums of a dot product.
+const dotLanes = 32
 
 // dot returns Σ a[i]·b[i] over len(a) elements; b must be at least as long.
 func dot(a, b []float32) float32 {
 	n := len(a)
 	b = b[:n]
-	var s0, s1, s2, s3 float32
-	i := 0
-	for ; i+8 <= n; i += 8 {
-		x := a[i : i+8 : i+8]
-		y := b[i : i+8 : i+8]
-		s0 += x[0]*y[0] + x[4]*y[4]
-		s1 += x[1]*y[1] + x[5]*y[5]
-		s2 += x[2]*y[2] + x[6]*y[6]
-		s3 += x[3]*y[3] + x[7]*y[7]
+	m := n &^ (dotLanes - 1)
+	var s float32
+	if m > 0 {
+		if useSIMD {
+			s = dotF32AVX2(&a[0], &b[0], m)
+		} else {
+			s = dotF32Lanes(a[:m], b[:m])
+		}
 	}
-	for ; i < n; i++ {
-		s0 += a[i] * b[i]
+	for i := m; i < n; i++ {
+		s += float32(a[i] * b[i])
 	}
-	return (s0 + s1) + (s2 + s3)
+	return s
 }
 
-// dotBF16 is dot with a as raw bfloat16 bits, widened by a shift on the fly: the
+// dot4 sets s[k] = dot(w, x[k·stride:]) for k < 4: one weight row against four
+// tokens, the same four values bit for bit (same lanes, same reduction, same
+// tail), with each weight load shared by the four when AVX-512 is there.
+func dot4(w, x []float32, stride int, s *[4]float32) {
+	n := len(w)
+	m := n &^ (dotLanes - 1)
+	if !useAVX512 || m == 0 {
+		for k := range s {
+			s[k] = dot(w, x[k*stride:k*stride+n])
+		}
+		return
+	}
+	_ = x[3*stride+n-1]
+	dotF32x4AVX512(&w[0], &x[0], stride, m, s)
+	for k := range s {
+		xk := x[k*stride : k*stride+n]
+		for i := m; i < n; i++ {
+			s[k] += float32(w[i] * xk[i])
+		}
+	}
+}
+
+// dot2x4 sets s[4j+k] = dot(w[j·ws:j·ws+n], x[k·xs:k·xs+n]) for two weight rows
+// j and four tokens k, n = len(x) − 3·xs: the same eight values bit for bit as
+// dot, with each load shared by two or four products when AVX-512 is there.
+func dot2x4(w []float32, ws int, x []float32, xs int, s *[8]float32) {
+	n := len(x) - 3*xs
+	m := n &^ (dotLanes - 1)
+	if !useAVX512 || m == 0 {
+		var t [4]float32
+		for j := range 2 {
+			dot4(w[j*ws:j*ws+n], x, xs, &t)
+			copy(s[4*j:], t[:])
+		}
+		return
+	}
+	_ = w[ws+n-1]
+	dotF32x8AVX512(&w[0], ws, &x[0], xs, m, s)
+	for j := range 2 {
+		wj := w[j*ws : j*ws+n]
+		for k := range 4 {
+			xk := x[k*xs : k*xs+n]
+			v := s[4*j+k]
+			for i := m; i < n; i++ {
+				v += float32(wj[i] * xk[i])
+			}
+			s[4*j+k] = v
+		}
+	}
+}
+
+// dotBF16 is dot with a as raw bfloat16 bits, widened on the fly: the
 // single-token path, where decoding a row into scratch would cost a second pass.
 // It performs exactly the float operations of dot on the widened values.
 func dotBF16(a []uint16, b []float32) float32 {
 	n := len(a)
 	b = b[:n]
-	var s0, s1, s2, s3 float32
-	i := 0
-	for ; i+8 <= n; i += 8 {
-		x := a[i : i+8 : i+8]
-		y := b[i : i+8 : i+8]
-		s0 += bf16(x[0])*y[0] + bf16(x[4])*y[4]
-		s1 += bf16(x[1])*y[1] + bf16(x[5])*y[5]
-		s2 += bf16(x[2])*y[2] + bf16(x[6])*y[6]
-		s3 += bf16(x[3])*y[3] + bf16(x[7])*y[7]
+	m := n &^ (dotLanes - 1)
+	var s float32
+	if m > 0 {
+		if useSIMD {
+			s = dotBF16AVX2(&a[0], &b[0], m)
+		} else {
+			s = dotBF16Lanes(a[:m], b[:m])
+		}
 	}
-	for ; i < n; i++ {
-		s0 += bf16(a[i]) * b[i]
+	for i := m; i < n; i++ {
+		s += float32(bf16(a[i]) * b[i])
 	}
-	return (s0 + s1) + (s2 + s3)
+	return s
 }
 
-// axpy adds a·x to y (the attention's weighted sum of values).
+// dotF16 is dotBF16 for IEEE half weights (widened exactly, subnormals included).
+func dotF16(a []uint16, b []float32) float32 {
+	n := len(a)
+	b = b[:n]
+	m := n &^ (dotLanes - 1)
+	var s float32
+	if m > 0 {
+		if useSIMD {
+			s = dotF16AVX2(&a[0], &b[0], m)
+		} else {
+			s = dotF16Lanes(a[:m], b[:m])
+		}
+	}
+	t := f16Table()
+	for i := m; i < n; i++ {
+		s += float32(t[a[i]] * b[i])
+	}
+	return s
+}
+
+// dotF32Lanes is the Go lane kernel: len(a) is a multiple of dotLanes.
+func dotF32Lanes(a, b []float32) float32 {
+	var acc [dotLanes]float32
+	b = b[:len(a)]
+	for i := 0; i+dotLanes <= len(a); i += dotLanes {
+		x := a[i : i+dotLanes : i+dotLanes]
+		y := b[i : i+dotLanes : i+dotLanes]
+		for l := range acc {
+			acc[l] += float32(x[l] * y[l])
+		}
+	}
+	return reduceLanes(&acc)
+}
+
+// dotBF16Lanes is dotF32Lanes on bfloat16 weights.
+func dotBF16Lanes(a []uint16, b []float32) float32 {
+	var acc [dotLanes]float32
+	b = b[:len(a)]
+	for i := 0; i+dotLanes <= len(a); i += dotLanes {
+		x := a[i : i+dotLanes : i+dotLanes]
+		y := b[i : i+dotLanes : i+dotLanes]
+		for l := range acc {
+			acc[l] += float32(bf16(x[l]) * y[l])
+		}
+	}
+	return reduceLanes(&acc)
+}
+
+// dotF16Lanes is dotF32Lanes on IEEE half weights.
+func dotF16Lanes(a []uint16, b []float32) float32 {
+	var acc [dotLanes]float32
+	b = b[:len(a)]
+	t := f16Table()
+	for i := 0; i+dotLanes <= len(a); i += dotLanes {
+		x := a[i : i+dotLanes : i+dotLanes]
+		y := b[i : i+dotLanes : i+dotLanes]
+		for l := range acc {
+			acc[l] += float32(t[x[l]] * y[l])
+		}
+	}
+	return reduceLanes(&acc)
+}
+
+// reduceLanes sums the lanes in the assembly's order (REDUCE in simd_amd64.s:
+// four 8-lane registers added pairwise, 0+2 and 1+3, then the halves of the 8).
+func reduceLanes(acc *[dotLanes]float32) float32 {
+	var v [8]float32
+	for l := range v {
+		v[l] = (acc[l] + acc[l+16]) + (acc[l+8] + acc[l+24])
+	}
+	w0, w1, w2, w3 := v[0]+v[4], v[1]+v[5], v[2]+v[6], v[3]+v[7]
+	return (w0 + w2) + (w1 + w3)
+}
+
+// axpy adds a·x to y (the attention's weighted sum of values): each element
+// gets y + float32(a·x), a rounded product then an add, with or without SIMD.
 func axpy(y []float32, a float32, x []float32) {
 	n := len(y)
 	x = x[:n]
 	i := 0
+	if m := n &^ 7; useSIMD && m > 0 {
+		axpyAVX2(&y[0], a, &x[0], m)
+		i = m
+	}
 	for ; i+8 <= n; i += 8 {
 		yy := y[i : i+8 : i+8]
 		xx := x[i : i+8 : i+8]
-		yy[0] += a * xx[0]
-		yy[1] += a * xx[1]
-		yy[2] += a * xx[2]
-		yy[3] += a * xx[3]
-		yy[4] += a * xx[4]
-		yy[5] += a * xx[5]
-		yy[6] += a * xx[6]
-		yy[7] += a * xx[7]
+		yy[0] += float32(a * xx[0])
+		yy[1] += float32(a * xx[1])
+		yy[2] += float32(a * xx[2])
+		yy[3] += float32(a * xx[3])
+		yy[4] += float32(a * xx[4])
+		yy[5] += float32(a * xx[5])
+		yy[6] += float32(a * xx[6])
+		yy[7] += float32(a * xx[7])
 	}
 	for ; i < n; i++ {
-		y[i] += a * x[i]
+		y[i] += float32(a * x[i])
 	}
 }
 
@@ -84,6 +227,10 @@ func decodeBF16(dst []float32, src []uint16) {
 	n := len(dst)
 	src = src[:n]
 	i := 0
+	if m := n &^ 7; useSIMD && m > 0 {
+		decodeBF16AVX2(&dst[0], &src[0], m)
+		i = m
+	}
 	for ; i+8 <= n; i += 8 {
 		s := src[i : i+8 : i+8]
 		d := dst[i : i+8 : i+8]
@@ -103,8 +250,13 @@ func decodeBF16(dst []float32, src []uint16) {
 
 // decodeF16 widens IEEE halves through a 64K-entry table, exact for subnormals
 // (tiny-smollm2 checks them) and much cheaper than branching per element.
+// With F16C, VCVTPH2PS widens 8 at a time, exactly as well.
 func decodeF16(dst []float32, src []uint16) {
 	src = src[:len(dst)]
+	if m := len(dst) &^ 7; useSIMD && m > 0 {
+		decodeF16AVX2(&dst[0], &src[0], m)
+		dst, src = dst[m:], src[m:]
+	}
 	t := f16Table()
 	for i, h := range src {
 		dst[i] = t[h]

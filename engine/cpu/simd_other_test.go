@@ -1,0 +1,7 @@
+//go:build !amd64 || purego
+
+package cpu
+
+import "testing"
+
+func setSIMD(testing.TB, bool) {}
