@@ -13,6 +13,7 @@ import (
 	"github.com/entropix-eval/entropix-eval/reports/html"
 	"github.com/entropix-eval/entropix-eval/reports/latex"
 	"github.com/entropix-eval/entropix-eval/reports/model"
+	"gonum.org/v1/plot"
 )
 
 // Build computes a run directory's report and writes summary.arrow,
@@ -59,40 +60,45 @@ func writeFigures(dir string, rep *model.Report) (html.Figures, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return out, fmt.Errorf("figures: %w", err)
 	}
-	if p, err := figures.Accuracy(rep.Samplers, 0); err == nil {
-		svg, err := figures.Save(p, dir, "accuracy")
-		if err != nil {
-			return out, err
+	// draw saves one figure; ok is false when it could not be drawn (noted).
+	draw := func(p *plot.Plot, drawErr error, name, title string) (fig html.Figure, ok bool, err error) {
+		if drawErr != nil {
+			rep.Notes = append(rep.Notes, drawErr.Error())
+			return fig, false, nil
 		}
-		out.Accuracy = &html.Figure{Title: "Strict accuracy with 95% Wilson intervals (figures/accuracy.svg, .pdf)", SVG: svg}
-	} else {
-		rep.Notes = append(rep.Notes, err.Error())
+		svg, err := figures.Save(p, dir, name)
+		if err != nil {
+			return fig, false, err
+		}
+		return html.Figure{Title: title + " (figures/" + name + ".svg, .pdf)", SVG: svg}, true, nil
+	}
+	p, err := figures.Accuracy(rep.Samplers, 0)
+	fig, ok, err := draw(p, err, "accuracy", "Strict accuracy with 95% Wilson intervals")
+	if err != nil {
+		return out, err
+	}
+	if ok {
+		out.Accuracy = &fig
 	}
 	for i, d := range rep.Density {
-		name := fmt.Sprintf("density-%d-%s", i+1, figures.Slug(d.Sampler))
 		p, err := figures.Density(d)
-		if err != nil {
-			rep.Notes = append(rep.Notes, err.Error())
-			continue
-		}
-		svg, err := figures.Save(p, dir, name)
+		fig, ok, err := draw(p, err, fmt.Sprintf("density-%d-%s", i+1, figures.Slug(d.Sampler)), d.Sampler)
 		if err != nil {
 			return out, err
 		}
-		out.Density = append(out.Density, html.Figure{Title: d.Sampler + " (figures/" + name + ".svg, .pdf)", SVG: svg})
+		if ok {
+			out.Density = append(out.Density, fig)
+		}
 	}
 	for i, c := range rep.Curves {
-		name := fmt.Sprintf("entropy-steps-%d-%s", i+1, figures.Slug(c.Sampler))
 		p, err := figures.EntropyCurves(c)
-		if err != nil {
-			rep.Notes = append(rep.Notes, err.Error())
-			continue
-		}
-		svg, err := figures.Save(p, dir, name)
+		fig, ok, err := draw(p, err, fmt.Sprintf("entropy-steps-%d-%s", i+1, figures.Slug(c.Sampler)), c.Sampler)
 		if err != nil {
 			return out, err
 		}
-		out.Curves = append(out.Curves, html.Figure{Title: c.Sampler + " (figures/" + name + ".svg, .pdf)", SVG: svg})
+		if ok {
+			out.Curves = append(out.Curves, fig)
+		}
 	}
 	return out, nil
 }
