@@ -121,6 +121,8 @@ func (*fakeStream) Next(id int32) (string, error) {
 	return "", nil
 }
 
+func (*fakeStream) Flush() (string, error) { return "", nil }
+
 // fakeSampler draws among the top candidates with an RNG derived from the item only.
 type fakeSampler struct{ name string }
 

@@ -32,6 +32,9 @@ type Tokenizer interface {
 // completes (possibly empty while a multi-byte character is unfinished).
 type TextStream interface {
 	Next(id int32) (string, error)
+	// Flush returns what is still held back (an unfinished character at the end of
+	// generation), decoded as the tokenizer's Decode would (U+FFFD for a cut byte run).
+	Flush() (string, error)
 }
 
 // Decision is what a sampler chose at one step and the parameters it used, which

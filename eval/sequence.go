@@ -126,6 +126,30 @@ func (s *sequence) advance(out *engine.Output, lim *limits) error {
 	if s.finish == "" && (gen >= lim.maxNew || len(s.tokens) >= lim.maxSeqLen) {
 		s.finish = FinishLength
 	}
+	if s.finish == FinishEOS || s.finish == FinishLength {
+		return s.flush(lim)
+	}
+	return nil
+}
+
+// flush appends the text the stream still holds back when generation ends on EOS
+// or the token limit, so the response equals a decode of all generated tokens (a
+// character cut by the limit becomes U+FFFD, as in lm-eval) rather than losing its
+// bytes. The text is credited to the last token, so the trace still joins to it.
+func (s *sequence) flush(lim *limits) error {
+	rest, err := s.stream.Flush()
+	if err != nil {
+		return fmt.Errorf("problem %s: decode the held-back tail: %w", s.item.problem.ID, err)
+	}
+	if rest == "" {
+		return nil
+	}
+	prev := s.text.Len()
+	s.text.WriteString(rest)
+	s.trace[len(s.trace)-1].Text += rest
+	if i := lim.stops.find(s.text.String(), prev); i >= 0 {
+		s.finish, s.cut = FinishStop, i
+	}
 	return nil
 }
 
