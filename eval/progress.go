@@ -134,11 +134,33 @@ type barProgress struct {
 	p     *mpb.Progress
 	bars  []*mpb.Bar
 	total *mpb.Bar
+
+	mu    sync.Mutex // guards drawn: log lines go through p only while it draws
+	drawn *mpb.Progress
+}
+
+// LogWriter is where log lines should go while bars may be drawn: above the bars
+// while they are on screen (so a warning does not tear a frame), straight to the
+// output otherwise.
+func (b *barProgress) LogWriter() io.Writer { return barLogWriter{b} }
+
+type barLogWriter struct{ b *barProgress }
+
+func (w barLogWriter) Write(line []byte) (int, error) {
+	w.b.mu.Lock()
+	defer w.b.mu.Unlock()
+	if w.b.drawn != nil {
+		return w.b.drawn.Write(line)
+	}
+	return w.b.out.Write(line)
 }
 
 func (b *barProgress) Start(devices []string, items int) {
 	b.reset(devices, items)
 	b.p = mpb.New(mpb.WithOutput(b.out), mpb.WithRefreshRate(200*time.Millisecond), mpb.WithAutoRefresh())
+	b.mu.Lock()
+	b.drawn = b.p
+	b.mu.Unlock()
 	// A worker's bar is its share of all items: workers pull from one queue, so no
 	// worker knows in advance how many items it will take.
 	b.bars = make([]*mpb.Bar, len(devices))
@@ -174,4 +196,7 @@ func (b *barProgress) Finish() {
 		bar.Abort(false) // a no-op on a completed bar; false keeps it on screen
 	}
 	b.p.Wait()
+	b.mu.Lock()
+	b.drawn = nil
+	b.mu.Unlock()
 }

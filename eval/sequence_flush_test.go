@@ -47,8 +47,8 @@ func TestSequenceFlushesHeldTextAtTheEnd(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			lim := &limits{maxNew: 3, maxSeqLen: 100, stops: newStopMatcher(tt.stops), eos: map[int32]bool{99: true}}
 			s := &sequence{
-				item:    workItem{problem: &preparedProblem{Problem: Problem{ID: "p"}}},
-				tokens:  []int32{7}, promptLen: 1,
+				item:   workItem{problem: &preparedProblem{Problem: Problem{ID: "p"}}},
+				tokens: []int32{7}, promptLen: 1,
 				chooser: &scriptedChooser{tokens: tt.tokens}, stream: &holdingStream{},
 			}
 			var out engine.Output

@@ -103,7 +103,7 @@ func runDemo(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer cleanup()
-	if runner.Progress, err = pickProgress(f.progress); err != nil {
+	if err := useProgress(runner, f.progress); err != nil {
 		return err
 	}
 	m, err := runner.Run(ctx)

@@ -139,7 +139,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	defer cleanup()
-	if runner.Progress, err = pickProgress(progress); err != nil {
+	if err := useProgress(runner, progress); err != nil {
 		return err
 	}
 	m, err := runner.Run(ctx)
@@ -159,6 +159,22 @@ func finishRun(stdout io.Writer, dir string, m *eval.Manifest) error {
 		return nil
 	}
 	return writeReport(dir, runreport.Options{}, stdout)
+}
+
+// useProgress sets the runner's progress display; with live bars, log lines are
+// routed above them so a warning never tears a frame.
+func useProgress(runner *eval.Runner, mode string) error {
+	p, err := pickProgress(mode)
+	if err != nil {
+		return err
+	}
+	runner.Progress = p
+	if bars, ok := p.(interface{ LogWriter() io.Writer }); ok {
+		log := slog.New(slog.NewTextHandler(bars.LogWriter(), nil))
+		slog.SetDefault(log)
+		runner.Log = log
+	}
+	return nil
 }
 
 func pickProgress(mode string) (eval.Progress, error) {
