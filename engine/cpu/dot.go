@@ -137,16 +137,31 @@ func dotF16(a []uint16, b []float32) float32 {
 	return s
 }
 
+// The Go lane kernels run the 32 lane chains as four groups of eight, each group
+// over the whole row: every lane still adds its own elements in increasing order
+// (so the bits are the assembly's), but eight scalar accumulators stay in
+// registers where a 32-entry array would live in memory.
+
 // dotF32Lanes is the Go lane kernel: len(a) is a multiple of dotLanes.
 func dotF32Lanes(a, b []float32) float32 {
 	var acc [dotLanes]float32
 	b = b[:len(a)]
-	for i := 0; i+dotLanes <= len(a); i += dotLanes {
-		x := a[i : i+dotLanes : i+dotLanes]
-		y := b[i : i+dotLanes : i+dotLanes]
-		for l := range acc {
-			acc[l] += float32(x[l] * y[l])
+	for g := 0; g < dotLanes; g += 8 {
+		var s0, s1, s2, s3, s4, s5, s6, s7 float32
+		for i := g; i < len(a); i += dotLanes {
+			x := a[i : i+8 : i+8]
+			y := b[i : i+8 : i+8]
+			s0 += float32(x[0] * y[0])
+			s1 += float32(x[1] * y[1])
+			s2 += float32(x[2] * y[2])
+			s3 += float32(x[3] * y[3])
+			s4 += float32(x[4] * y[4])
+			s5 += float32(x[5] * y[5])
+			s6 += float32(x[6] * y[6])
+			s7 += float32(x[7] * y[7])
 		}
+		acc[g], acc[g+1], acc[g+2], acc[g+3] = s0, s1, s2, s3
+		acc[g+4], acc[g+5], acc[g+6], acc[g+7] = s4, s5, s6, s7
 	}
 	return reduceLanes(&acc)
 }
@@ -155,12 +170,22 @@ func dotF32Lanes(a, b []float32) float32 {
 func dotBF16Lanes(a []uint16, b []float32) float32 {
 	var acc [dotLanes]float32
 	b = b[:len(a)]
-	for i := 0; i+dotLanes <= len(a); i += dotLanes {
-		x := a[i : i+dotLanes : i+dotLanes]
-		y := b[i : i+dotLanes : i+dotLanes]
-		for l := range acc {
-			acc[l] += float32(bf16(x[l]) * y[l])
+	for g := 0; g < dotLanes; g += 8 {
+		var s0, s1, s2, s3, s4, s5, s6, s7 float32
+		for i := g; i < len(a); i += dotLanes {
+			x := a[i : i+8 : i+8]
+			y := b[i : i+8 : i+8]
+			s0 += float32(bf16(x[0]) * y[0])
+			s1 += float32(bf16(x[1]) * y[1])
+			s2 += float32(bf16(x[2]) * y[2])
+			s3 += float32(bf16(x[3]) * y[3])
+			s4 += float32(bf16(x[4]) * y[4])
+			s5 += float32(bf16(x[5]) * y[5])
+			s6 += float32(bf16(x[6]) * y[6])
+			s7 += float32(bf16(x[7]) * y[7])
 		}
+		acc[g], acc[g+1], acc[g+2], acc[g+3] = s0, s1, s2, s3
+		acc[g+4], acc[g+5], acc[g+6], acc[g+7] = s4, s5, s6, s7
 	}
 	return reduceLanes(&acc)
 }
@@ -170,12 +195,22 @@ func dotF16Lanes(a []uint16, b []float32) float32 {
 	var acc [dotLanes]float32
 	b = b[:len(a)]
 	t := f16Table()
-	for i := 0; i+dotLanes <= len(a); i += dotLanes {
-		x := a[i : i+dotLanes : i+dotLanes]
-		y := b[i : i+dotLanes : i+dotLanes]
-		for l := range acc {
-			acc[l] += float32(t[x[l]] * y[l])
+	for g := 0; g < dotLanes; g += 8 {
+		var s0, s1, s2, s3, s4, s5, s6, s7 float32
+		for i := g; i < len(a); i += dotLanes {
+			x := a[i : i+8 : i+8]
+			y := b[i : i+8 : i+8]
+			s0 += float32(t[x[0]] * y[0])
+			s1 += float32(t[x[1]] * y[1])
+			s2 += float32(t[x[2]] * y[2])
+			s3 += float32(t[x[3]] * y[3])
+			s4 += float32(t[x[4]] * y[4])
+			s5 += float32(t[x[5]] * y[5])
+			s6 += float32(t[x[6]] * y[6])
+			s7 += float32(t[x[7]] * y[7])
 		}
+		acc[g], acc[g+1], acc[g+2], acc[g+3] = s0, s1, s2, s3
+		acc[g+4], acc[g+5], acc[g+6], acc[g+7] = s4, s5, s6, s7
 	}
 	return reduceLanes(&acc)
 }
