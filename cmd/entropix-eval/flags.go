@@ -12,17 +12,18 @@ import (
 	"github.com/entropix-eval/entropix-eval/engine"
 )
 
-// parseTokenIDsFlag parses a token-id list such as "1,2,3" (spaces allowed).
-func parseTokenIDsFlag(s string) ([]int32, error) {
+// parseTokenIDsFlag parses the token-id list of flag name, such as "1,2,3"
+// (spaces allowed), for every command that takes ids.
+func parseTokenIDsFlag(name, s string) ([]int32, error) {
 	if strings.TrimSpace(s) == "" {
-		return nil, fmt.Errorf("%w: --ids is empty; give token ids like 1,2,3", errUsage)
+		return nil, fmt.Errorf("%w: --%s is empty; give token ids like 1,2,3", errUsage, name)
 	}
 	parts := strings.Split(s, ",")
 	ids := make([]int32, 0, len(parts))
 	for i, p := range parts {
 		v, err := strconv.ParseInt(strings.TrimSpace(p), 10, 32)
 		if err != nil || v < 0 {
-			return nil, fmt.Errorf("%w: --ids entry %d (%q) is not a token id", errUsage, i+1, p)
+			return nil, fmt.Errorf("%w: --%s entry %d (%q) is not a token id", errUsage, name, i+1, p)
 		}
 		ids = append(ids, int32(v))
 	}

@@ -58,7 +58,7 @@ func runForward(ctx context.Context, args []string, stdout io.Writer) error {
 	if *model == "" {
 		return fmt.Errorf("%w: --model is required", errUsage)
 	}
-	ids, err := parseTokenIDsFlag(*idList)
+	ids, err := parseTokenIDsFlag("ids", *idList)
 	if err != nil {
 		return err
 	}

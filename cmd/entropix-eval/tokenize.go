@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/entropix-eval/entropix-eval/engine/tokenizer"
@@ -54,8 +53,8 @@ func runTokenize(ctx context.Context, args []string, stdin io.Reader, stdout io.
 	var ids []int32
 	if *decodeIDs != "" {
 		var err error
-		if ids, err = parseIDList(*decodeIDs); err != nil {
-			return fmt.Errorf("%w: --decode: %v", errUsage, err)
+		if ids, err = parseTokenIDsFlag("decode", *decodeIDs); err != nil {
+			return err
 		}
 	}
 	tok, err := tokenizer.Load(*model)
@@ -77,22 +76,6 @@ func runTokenize(ctx context.Context, args []string, stdin io.Reader, stdout io.
 		return err
 	}
 	return writeJSONLine(stdout, ids)
-}
-
-func parseIDList(s string) ([]int32, error) {
-	var ids []int32
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		v, err := strconv.ParseInt(f, 10, 32)
-		if err != nil {
-			return nil, fmt.Errorf("id %q: %w", f, err)
-		}
-		ids = append(ids, int32(v))
-	}
-	return ids, nil
 }
 
 // tokenizeJSONL encodes each line's text and decodes the ids again, so the output
