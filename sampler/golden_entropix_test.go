@@ -80,19 +80,7 @@ func TestStrategyGolden(t *testing.T) {
 		t.Run(c.ID, func(t *testing.T) {
 			e := samplers[c.Config]
 			require.NotNil(t, e, "config %s", c.Config)
-			in := c.Inputs
-			d.Entropy, d.Varentropy = in.Ent, in.Vent
-			a := &metrics.AttnStats{Entropy: in.AttnEnt, Varentropy: in.AttnVent, VarentropyDDOF1: in.AttnVent,
-				Agreement: in.Agreement, InteractionStrength: in.Interaction}
-			history := []int32{7}
-			switch {
-			case in.Last:
-				history = []int32{7, e.clarifyID}
-			case in.InHistory:
-				history = []int32{e.clarifyID, 7}
-			}
-			dec, err := e.Sample(d, a, history, r)
-			require.NoError(t, err)
+			dec := sampleStrategyCase(t, e, c, d, r)
 			w := c.Expected
 			assert.Equal(t, w.Strategy, string(dec.Strategy), c.Label)
 			if w.Token != nil {
@@ -113,7 +101,7 @@ func TestStrategyGolden(t *testing.T) {
 			if w.NSamples != nil {
 				assert.Equal(t, *w.NSamples, dec.NSamples, "n_samples")
 			}
-			p := e.plan(in.step(), false)
+			p := e.plan(c.Inputs.step(), false)
 			assert.Equal(t, [4]bool{w.Conditions.LELV, w.Conditions.HELV, w.Conditions.LEHV, w.Conditions.HEHV}, p.conditions, "conditions")
 		})
 	}
@@ -134,18 +122,7 @@ func TestStrategyGoldenFixedMode(t *testing.T) {
 		e, err := NewEntropix(cfg, goldenClarifying[c.Config])
 		require.NoError(t, err)
 		in := c.Inputs
-		d.Entropy, d.Varentropy = in.Ent, in.Vent
-		a := &metrics.AttnStats{Entropy: in.AttnEnt, Varentropy: in.AttnVent, VarentropyDDOF1: in.AttnVent,
-			Agreement: in.Agreement, InteractionStrength: in.Interaction}
-		history := []int32{7}
-		switch {
-		case in.Last:
-			history = []int32{7, e.clarifyID}
-		case in.InHistory:
-			history = []int32{e.clarifyID, 7}
-		}
-		dec, err := e.Sample(d, a, history, r)
-		require.NoError(t, err)
+		dec := sampleStrategyCase(t, e, c, d, r)
 		want := c.Expected.Strategy
 		if want == string(StrategyHELV) && !in.Last {
 			want = string(StrategyInsertClarifying)
@@ -208,4 +185,25 @@ func TestAdaptiveSelectGolden(t *testing.T) {
 			assert.Equal(t, wantFaithful, selectBest(d, picks, true), "faithful (upstream NaN) pick")
 		})
 	}
+}
+
+// sampleStrategyCase runs e on one strategy.json case: d carries the case's logits
+// metrics, the attention metrics are set from it, and the history holds the
+// clarifying token where the case says it occurred.
+func sampleStrategyCase(t *testing.T, e *Entropix, c strategyCase, d *metrics.Dist, r *RNG) Decision {
+	t.Helper()
+	in := c.Inputs
+	d.Entropy, d.Varentropy = in.Ent, in.Vent
+	a := &metrics.AttnStats{Entropy: in.AttnEnt, Varentropy: in.AttnVent, VarentropyDDOF1: in.AttnVent,
+		Agreement: in.Agreement, InteractionStrength: in.Interaction}
+	history := []int32{7}
+	switch {
+	case in.Last:
+		history = []int32{7, e.clarifyID}
+	case in.InHistory:
+		history = []int32{e.clarifyID, 7}
+	}
+	dec, err := e.Sample(d, a, history, r)
+	require.NoError(t, err)
+	return dec
 }
