@@ -16,7 +16,8 @@
 // Go reader on files from a foreign writer.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RecordBatchReader, Type, Precision, tableFromIPC, tableToIPC } from 'apache-arrow';
+import { RecordBatchReader, tableFromIPC, tableToIPC } from 'apache-arrow';
+import { typeName } from './arrowtypes.mjs';
 
 const dir = process.argv[2];
 if (!dir) {
@@ -26,18 +27,6 @@ if (!dir) {
 const expected = JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8'));
 const problems = [];
 const fail = (file, msg) => problems.push(`${file}: ${msg}`);
-
-// typeName spells an apache-arrow DataType the way Go's arrow names it.
-function typeName(t) {
-  switch (t.typeId) {
-    case Type.Int: return `${t.isSigned ? 'int' : 'uint'}${t.bitWidth}`;
-    case Type.Float:
-      return { [Precision.HALF]: 'float16', [Precision.SINGLE]: 'float32', [Precision.DOUBLE]: 'float64' }[t.precision];
-    case Type.Utf8: return 'utf8';
-    case Type.Bool: return 'bool';
-    default: return `other:${String(t)}`;
-  }
-}
 
 // sameValue compares a cell read by apache-arrow with its expected JSON value.
 function sameValue(type, got, want) {

@@ -30,7 +30,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Precision, Type, tableFromIPC } from 'apache-arrow';
+import { tableFromIPC } from 'apache-arrow';
+import { typeName } from './arrowtypes.mjs';
 
 const dir = process.argv[2];
 if (!dir || process.argv.length > 3) {
@@ -67,18 +68,6 @@ const TRACE_FIELDS = [
   col('top_p', 'float64', true), col('min_p', 'float64', true), col('logprob', 'float64'),
   col('tail_mass', 'float64'),
 ];
-
-// typeName spells an apache-arrow DataType the way Go's arrow names it.
-function typeName(t) {
-  switch (t.typeId) {
-    case Type.Int: return `${t.isSigned ? 'int' : 'uint'}${t.bitWidth}`;
-    case Type.Float:
-      return { [Precision.HALF]: 'float16', [Precision.SINGLE]: 'float32', [Precision.DOUBLE]: 'float64' }[t.precision];
-    case Type.Utf8: return 'utf8';
-    case Type.Bool: return 'bool';
-    default: return `other:${String(t)}`;
-  }
-}
 
 // readArrow opens an IPC *file* (not stream), checks its schema and returns its
 // columns as plain arrays, one entry per row (nulls as null, int64 as BigInt).
