@@ -78,6 +78,21 @@ func (a *atomicFile) commit() error {
 	return nil
 }
 
+// WriteFileAtomic writes path through fill so that readers see either the old file
+// or the whole new one, never a partial write: the one atomic writer of every file
+// in a run directory (Arrow files, JSON, JSONL, HTML, figures).
+func WriteFileAtomic(path string, fill func(io.Writer) error) error {
+	a, err := createAtomic(path)
+	if err != nil {
+		return err
+	}
+	if err := fill(a); err != nil {
+		a.abort()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return a.commit()
+}
+
 // abort discards the temporary; the path keeps whatever it held before.
 func (a *atomicFile) abort() {
 	a.f.Close()

@@ -11,7 +11,6 @@ import (
 	"image/color"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -24,6 +23,7 @@ import (
 	"gonum.org/v1/plot/vg/vgpdf"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"github.com/entropix-eval/entropix-eval/reports"
 	"github.com/entropix-eval/entropix-eval/reports/model"
 )
 
@@ -348,30 +348,8 @@ func Slug(s string) string {
 	return out
 }
 
-// WriteFileAtomic writes data to a temporary file beside path and renames it,
-// so a reader never sees half a figure.
+// WriteFileAtomic writes data to path through reports.WriteFileAtomic, so an
+// interrupted report never leaves a half-written figure under its real name.
 func WriteFileAtomic(path string, data []byte) error {
-	return writeAtomic(path, func(w io.Writer) error { _, err := w.Write(data); return err })
-}
-
-func writeAtomic(path string, fill func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	err = fill(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644) // CreateTemp makes 0600 files
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return reports.WriteFileAtomic(path, func(w io.Writer) error { _, err := w.Write(data); return err })
 }

@@ -1,7 +1,6 @@
 package runreport
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -43,12 +42,9 @@ func Write(dir string, rep *model.Report) error {
 	if err := writeTables(filepath.Join(dir, TablesDir), rep); err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(dir, HTMLFile), func(w io.Writer) error {
-		bw := bufio.NewWriterSize(w, 1<<20)
-		if err := html.Render(bw, rep, figs); err != nil {
-			return err
-		}
-		return bw.Flush()
+	// The atomic writer buffers, so the page's many small writes stay cheap.
+	return reports.WriteFileAtomic(filepath.Join(dir, HTMLFile), func(w io.Writer) error {
+		return html.Render(w, rep, figs)
 	})
 }
 
@@ -117,31 +113,6 @@ func writeTables(dir string, rep *model.Report) error {
 		if err := figures.WriteFileAtomic(filepath.Join(dir, name), b.Bytes()); err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-func writeAtomic(path string, fill func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	err = fill(f)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
 }
