@@ -216,7 +216,7 @@ func TestCheckTokenIDs(t *testing.T) {
 
 type describedSampler string
 
-func (d describedSampler) Describe() string                              { return string(d) }
+func (d describedSampler) Describe() string                             { return string(d) }
 func (d describedSampler) NewSequence(uint64, string, int) TokenChooser { return nil }
 
 func TestCheckForwardFindsNonFiniteLogits(t *testing.T) {
