@@ -23,14 +23,23 @@ const (
 	MaxItems = 4_000_000
 )
 
-// checkWorkBounds refuses sweeps beyond MaxJobs or MaxItems, naming the fields, in
+// jobsBeyondBound refuses more than MaxJobs jobs (Config.Validate calls it), in
 // arithmetic that cannot overflow.
-func checkWorkBounds(cfg Config, problems int) error {
-	jobs := float64(len(cfg.Samplers)) * float64(len(cfg.Seeds)) * float64(cfg.Repeats)
+func jobsBeyondBound(c Config) error {
+	jobs := float64(len(c.Samplers)) * float64(len(c.Seeds)) * float64(c.Repeats)
 	if jobs > MaxJobs {
 		return fmt.Errorf("samplers × seeds × repeats = %d × %d × %d = %.0f jobs, more than the %d one run directory holds; split the sweep",
-			len(cfg.Samplers), len(cfg.Seeds), cfg.Repeats, jobs, MaxJobs)
+			len(c.Samplers), len(c.Seeds), c.Repeats, jobs, MaxJobs)
 	}
+	return nil
+}
+
+// checkWorkBounds refuses sweeps beyond MaxJobs or MaxItems.
+func checkWorkBounds(cfg Config, problems int) error {
+	if err := jobsBeyondBound(cfg); err != nil {
+		return err
+	}
+	jobs := float64(len(cfg.Samplers)) * float64(len(cfg.Seeds)) * float64(cfg.Repeats)
 	if items := jobs * float64(problems); items > MaxItems {
 		return fmt.Errorf("%.0f jobs × %d problems = %.0f items, more than the %d one run directory holds; shard the run (--shard i/n) or lower --limit",
 			jobs, problems, items, MaxItems)
