@@ -1,12 +1,10 @@
 package eval
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,34 +15,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// lockHelperEnv makes the test binary run a slow fake sweep into the named
-// directory, as a second `run` process would.
-const lockHelperEnv = "EVAL_LOCK_HELPER_DIR"
-
-func TestLockHelperProcess(t *testing.T) {
-	dir := os.Getenv(lockHelperEnv)
-	if dir == "" {
-		t.Skip("helper process for TestTwoRunProcessesOneDirectory")
-	}
-	r := fakeRun{batch: 4, engine: func(_ int, e *fakeEngine) {
-		e.onStep = func(int64) { time.Sleep(2 * time.Millisecond) }
-	}}.runner(dir)
-	if _, err := r.Run(context.Background()); err != nil {
-		fmt.Println("RUN ERROR:", err)
-		os.Exit(3)
-	}
-}
-
-func startRunProcess(t *testing.T, dir string) (*exec.Cmd, *bytes.Buffer) {
-	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestLockHelperProcess$")
-	cmd.Env = append(os.Environ(), lockHelperEnv+"="+dir)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	require.NoError(t, cmd.Start())
-	return cmd, &out
-}
-
 // Two real processes on one run directory: the second is refused with the first's
 // pid while the first finishes untouched; after a kill -9 the lock is free again.
 func TestTwoRunProcessesOneDirectory(t *testing.T) {
@@ -53,10 +23,10 @@ func TestTwoRunProcessesOneDirectory(t *testing.T) {
 	}
 	want := reference(t)
 	dir := t.TempDir()
-	first, firstOut := startRunProcess(t, dir)
+	first, firstOut := startHelperRun(t, dir)
 	require.True(t, waitForLines(filepath.Join(dir, JournalFile), 3, 20*time.Second), "first run never started: %s", firstOut)
 
-	second, secondOut := startRunProcess(t, dir)
+	second, secondOut := startHelperRun(t, dir)
 	err := second.Wait()
 	require.Error(t, err, "the second process must be refused")
 	assert.Contains(t, secondOut.String(), fmt.Sprintf("is in use by process %d", first.Process.Pid))
@@ -66,7 +36,7 @@ func TestTwoRunProcessesOneDirectory(t *testing.T) {
 
 	// A holder killed with SIGKILL leaves no stale lock.
 	dir2 := t.TempDir()
-	third, out := startRunProcess(t, dir2)
+	third, out := startHelperRun(t, dir2)
 	require.True(t, waitForLines(filepath.Join(dir2, JournalFile), 3, 20*time.Second), out.String())
 	_, err = LockDir(dir2)
 	require.ErrorIs(t, err, ErrLocked)
