@@ -136,4 +136,3 @@ func (e *Engine) fillOutputs(in []engine.Input, out *[]engine.Output) error {
 	})
 	return errors.Join(errs...)
 }
-
