@@ -28,9 +28,21 @@ func NewSamplerResolver(lookup sampler.TokenLookup) SamplerResolver {
 		if err != nil {
 			return nil, fmt.Errorf("sampler %s: describe: %w", spec.Name, err)
 		}
-		return &samplerFactory{proto: proto, desc: string(desc)}, nil
+		f := &samplerFactory{proto: proto, desc: string(desc)}
+		if v, ok := proto.(AttnViewer); ok {
+			return &viewingFactory{f, v.AttnView()}, nil
+		}
+		return f, nil
 	}
 }
+
+// viewingFactory is a sampler that reads attention statistics in its own view.
+type viewingFactory struct {
+	*samplerFactory
+	view engine.AttnView
+}
+
+func (f *viewingFactory) AttnView() engine.AttnView { return f.view }
 
 // specMap turns a spec into package sampler's map form; "entropix:frog" and
 // "combined:vllm-v1" are the flag spellings of a variant and an order.

@@ -29,7 +29,10 @@ type Config struct {
 	MaxSeqLen    int `yaml:"max_seq_len" json:"max_seq_len"`
 	PrefillChunk int `yaml:"prefill_chunk" json:"prefill_chunk"`
 	// Candidates is the engine's top-K candidate count per step (0: whole vocabulary).
-	Candidates int    `yaml:"candidates" json:"candidates"`
+	Candidates int `yaml:"candidates" json:"candidates"`
+	// AttnMode and PadLen are the attention view of samplers without one of their
+	// own (the baselines: it only fills their trace columns). Every Entropix variant
+	// reads its own view (sampler fields attn_mode, pad_len), whatever this says.
 	AttnMode   string `yaml:"attn_mode" json:"attn_mode"`
 	PadLen     int    `yaml:"pad_len" json:"pad_len,omitempty"`
 

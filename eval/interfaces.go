@@ -67,6 +67,23 @@ type SamplerFactory interface {
 	NewSequence(seed uint64, problemID string, repeat int) TokenChooser
 }
 
+// AttnViewer is a SamplerFactory whose sampler reads attention statistics in a view
+// of its own (each Entropix variant: the KV cache its upstream computes them over);
+// the engine computes that sampler's sequences in it. Samplers without one get the
+// sweep's attn_mode.
+type AttnViewer interface {
+	AttnView() engine.AttnView
+}
+
+// attnViewOf is f's view, or nil for the engine's default.
+func attnViewOf(f SamplerFactory) *engine.AttnView {
+	if v, ok := f.(AttnViewer); ok {
+		view := v.AttnView()
+		return &view
+	}
+	return nil
+}
+
 // SamplerResolver builds a sampler from the user's spec, rejecting bad parameters.
 type SamplerResolver func(spec SamplerSpec) (SamplerFactory, error)
 

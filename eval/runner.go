@@ -56,6 +56,13 @@ func (r *Runner) Run(ctx context.Context) (*Manifest, error) {
 	if len(r.Samplers) != len(cfg.Samplers) {
 		return nil, fmt.Errorf("%d samplers built for %d in the config", len(r.Samplers), len(cfg.Samplers))
 	}
+	for i, f := range r.Samplers {
+		if v := attnViewOf(f); v != nil {
+			if err := v.Fits(cfg.MaxSeqLen); err != nil {
+				return nil, fmt.Errorf("samplers[%d] (%s): %w", i, cfg.Samplers[i].DisplayLabel(), err)
+			}
+		}
+	}
 	shard, _ := ParseShard(cfg.Shard) // validated above
 	task, err := resolveTask(r.Task, cfg)
 	if err != nil {

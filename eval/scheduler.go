@@ -104,7 +104,7 @@ func (s *scheduler) run(ctx context.Context) (err error) {
 				continue
 			}
 			n := min(len(seq.tokens)-seq.fed, s.chunk)
-			s.in = append(s.in, engine.Input{Slot: slot, Tokens: seq.tokens[seq.fed : seq.fed+n]})
+			s.in = append(s.in, engine.Input{Slot: slot, Tokens: seq.tokens[seq.fed : seq.fed+n], Attn: seq.view})
 		}
 		if len(s.in) == 0 {
 			return nil
@@ -173,6 +173,7 @@ func (s *scheduler) refill() {
 		s.live[slot] = &sequence{
 			item: it, slot: slot, tokens: tokens, promptLen: len(p.IDs),
 			chooser: it.sampler.NewSequence(it.job.Seed, p.ID, it.job.Repeat),
+			view:    attnViewOf(it.sampler),
 			stream:  s.tok.NewStream(),
 			started: time.Now(),
 		}

@@ -63,6 +63,7 @@ type sequence struct {
 	promptLen int
 	fed       int // tokens already in the slot's cache
 	chooser   TokenChooser
+	view      *engine.AttnView // the sampler's attention view; nil: the engine's default
 	stream    TextStream
 	text      strings.Builder
 	trace     []TraceStep

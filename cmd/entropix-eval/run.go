@@ -57,7 +57,7 @@ func newRunFlags(cfg *eval.Config, stderr io.Writer) *runFlags {
 	fs.IntVar(&cfg.MaxSeqLen, "max-seq-len", cfg.MaxSeqLen, "KV-cache length of one sequence (default 2048)")
 	fs.IntVar(&cfg.PrefillChunk, "prefill-chunk", cfg.PrefillChunk, "prompt tokens per sequence per step (default 256)")
 	fs.IntVar(&cfg.Candidates, "candidates", cfg.Candidates, "top-K candidates the engine returns per step (0: whole vocabulary)")
-	fs.StringVar(&cfg.AttnMode, "attn-mode", cfg.AttnMode, "attention statistics: masked or padded")
+	fs.StringVar(&cfg.AttnMode, "attn-mode", cfg.AttnMode, "attention statistics of samplers without their own view (baselines' trace columns): masked or padded; each Entropix variant uses its own (attn_mode/pad_len in its spec)")
 	fs.IntVar(&cfg.PadLen, "pad-len", cfg.PadLen, "padded cache length for --attn-mode padded")
 	fs.StringVar(&cfg.Task, "task", cfg.Task, "task name, e.g. gsm8k_cot")
 	fs.StringVar(&cfg.Dataset, "dataset", cfg.Dataset, "dataset file or glob (.jsonl or .parquet)")
