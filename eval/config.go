@@ -33,8 +33,8 @@ type Config struct {
 	// AttnMode and PadLen are the attention view of samplers without one of their
 	// own (the baselines: it only fills their trace columns). Every Entropix variant
 	// reads its own view (sampler fields attn_mode, pad_len), whatever this says.
-	AttnMode   string `yaml:"attn_mode" json:"attn_mode"`
-	PadLen     int    `yaml:"pad_len" json:"pad_len,omitempty"`
+	AttnMode string `yaml:"attn_mode" json:"attn_mode"`
+	PadLen   int    `yaml:"pad_len" json:"pad_len,omitempty"`
 
 	Task    string `yaml:"task" json:"task"`
 	Dataset string `yaml:"dataset" json:"dataset"`

@@ -351,7 +351,7 @@ func (c *EntropixConfig) Describe() map[string]any {
 		"clarifying_token": c.ClarifyingToken, "clarifying_token_id": c.ClarifyingTokenID,
 		"clarifying_check": c.clarifyCheck(), "first_token_argmax": c.firstTokenArgmax(),
 		"attn_varentropy_ddof": c.AttnVarentropyDDOF,
-		"attn_mode": c.AttnMode, "pad_len": c.PadLen, "faithful_draw": c.FaithfulDraw,
+		"attn_mode":            c.AttnMode, "pad_len": c.PadLen, "faithful_draw": c.FaithfulDraw,
 		"randomness": c.Randomness,
 	}
 	for _, f := range c.floatFields() {
