@@ -11,19 +11,20 @@ import (
 )
 
 // NewSamplerResolver resolves sweep sampler specs with package sampler. lookup finds
-// the Entropix clarifying token in the model's tokenizer (nil when there is none).
-func NewSamplerResolver(lookup sampler.TokenLookup) SamplerResolver {
+// the Entropix clarifying token in the model's tokenizer and text names a token id
+// (either nil when there is no tokenizer).
+func NewSamplerResolver(lookup sampler.TokenLookup, text sampler.TokenText) SamplerResolver {
 	return func(spec SamplerSpec) (SamplerFactory, error) {
 		s, err := sampler.ParseSpec(specMap(spec))
 		if err != nil {
 			return nil, err
 		}
-		proto, err := s.New(lookup)
+		proto, err := s.NewResolved(lookup, text)
 		if err != nil {
 			return nil, err
 		}
 		// The built sampler's description, not the spec's: it carries what was
-		// resolved at build time, such as Entropix's clarifying token id.
+		// resolved at build time, such as Entropix's clarifying token id and text.
 		desc, err := json.Marshal(proto.Describe())
 		if err != nil {
 			return nil, fmt.Errorf("sampler %s: describe: %w", spec.Name, err)

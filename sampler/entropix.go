@@ -16,6 +16,9 @@ type Entropix struct {
 	view       metrics.AttnView
 	order      Order
 	clarifyID  int32
+	// clarifyText is the clarifying token's text as resolved ("" when unknown: an
+	// id given without a tokenizer to name it).
+	clarifyText string
 	checkLast  bool // clarifying check on the last token only (else the whole history)
 	firstArgmx bool
 	tr         truncator
@@ -72,6 +75,7 @@ func (e *Entropix) ClarifyingID() int32 { return e.clarifyID }
 func (e *Entropix) Describe() map[string]any {
 	m := e.cfg.Describe()
 	m["clarifying_token_id"] = int(e.clarifyID)
+	m["clarifying_token"] = e.clarifyText
 	return m
 }
 

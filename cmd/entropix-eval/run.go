@@ -220,7 +220,7 @@ func wireRunner(cfg eval.Config) (*eval.Runner, func(), error) {
 	if err != nil {
 		return fail(err)
 	}
-	resolve := eval.NewSamplerResolver(tokenTextLookup(tok))
+	resolve := eval.NewSamplerResolver(tokenTextLookup(tok), tokenIDText(tok))
 	samplers := make([]eval.SamplerFactory, len(cfg.Samplers))
 	for i, s := range cfg.Samplers {
 		if samplers[i], err = resolve(s); err != nil {
@@ -276,6 +276,15 @@ func tokenTextLookup(tok *tokenizer.Tokenizer) func(string) (int32, bool) {
 			return 0, false
 		}
 		return ids[0], true
+	}
+}
+
+// tokenIDText names a token id as the tokenizer decodes it alone (special tokens
+// kept), for manifests.
+func tokenIDText(tok *tokenizer.Tokenizer) func(int32) (string, bool) {
+	return func(id int32) (string, bool) {
+		s, err := tok.Decode([]int32{id}, false)
+		return s, err == nil
 	}
 }
 
