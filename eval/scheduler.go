@@ -37,6 +37,8 @@ type progressSink interface {
 
 // SchedulerStats says where a worker's time went, for the outside-the-engine share.
 type SchedulerStats struct {
+	// Device is the engine's own name for its device (a GPU's model), if it has one.
+	Device    string
 	Wall      time.Duration
 	InEngine  time.Duration
 	Steps     int

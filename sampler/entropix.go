@@ -12,17 +12,17 @@ import (
 // picks one of five strategies from the logits and attention metrics, then draws
 // with the strategy's parameters.
 type Entropix struct {
-	cfg        EntropixConfig
-	view       metrics.AttnView
-	order      Order
-	clarifyID  int32
+	cfg       EntropixConfig
+	view      metrics.AttnView
+	order     Order
+	clarifyID int32
 	// clarifyText is the clarifying token's text as resolved ("" when unknown: an
 	// id given without a tokenizer to name it).
 	clarifyText string
-	checkLast  bool // clarifying check on the last token only (else the whole history)
-	firstArgmx bool
-	tr         truncator
-	picks      []int // adaptive draws, reused
+	checkLast   bool // clarifying check on the last token only (else the whole history)
+	firstArgmx  bool
+	tr          truncator
+	picks       []int // adaptive draws, reused
 }
 
 // stepMetrics are the six numbers the rules read.

@@ -306,7 +306,7 @@ func provenance(cfg eval.Config, model *engine.Model, dataFiles []string, sample
 		return eval.Provenance{}, err
 	}
 	return eval.Provenance{
-		Model: msum, Datasets: dsum, DType: "F32", WeightDType: string(model.Config.DType),
+		Model: msum, Datasets: dsum, DType: computeDType(cfg.Backend), WeightDType: string(model.Config.DType),
 		SamplerOrder: samplerOrders(cfg, samplers),
 	}, nil
 }
