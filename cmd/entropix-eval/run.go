@@ -64,6 +64,14 @@ func newRunFlags(cfg *eval.Config, stderr io.Writer) *runFlags {
 	fs.StringVar(&cfg.TrainDataset, "train-dataset", cfg.TrainDataset, "train split file or glob (tasks with random shots)")
 	fs.StringVar(&cfg.FewShot, "fewshot", cfg.FewShot, "directory with the fixed few-shot exemplar files")
 	fs.BoolVar(&cfg.ChatTemplate, "chat-template", cfg.ChatTemplate, "render prompts with the tokenizer's chat template")
+	fs.BoolFunc("fewshot-as-multiturn", "with --chat-template: one user/assistant turn pair per shot (default true, as lm-eval >= 0.4.10); =false puts the shots in the first user turn", func(s string) error {
+		v, err := strconv.ParseBool(s)
+		if err != nil {
+			return fmt.Errorf("want true or false, got %q", s)
+		}
+		cfg.FewshotAsMultiturn = &v
+		return nil
+	})
 	fs.IntVar(&cfg.Limit, "limit", cfg.Limit, "evaluate only the first N problems")
 	fs.IntVar(&cfg.MaxNewTokens, "max-new-tokens", cfg.MaxNewTokens, "generation budget (default: the task's)")
 	fs.BoolVar(&cfg.FirstTokenArgmax, "first-token-argmax", cfg.FirstTokenArgmax, "take the argmax as the first token (original Entropix loop)")
