@@ -28,6 +28,14 @@ type Tokenizer interface {
 	NewStream() TextStream
 }
 
+// ScoredStreamer is a Tokenizer that also decodes the text lm-eval scores: its
+// HF backend decodes the generated ids with skip_special_tokens=True (an EOS or
+// chat-turn token leaves no text), while stopping is decided on text that keeps
+// them. Without it, the response is the stream's text.
+type ScoredStreamer interface {
+	NewScoredStream() TextStream
+}
+
 // TextStream turns generated ids into text one at a time; Next returns the text the id
 // completes (possibly empty while a multi-byte character is unfinished).
 type TextStream interface {

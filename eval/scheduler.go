@@ -172,12 +172,16 @@ func (s *scheduler) refill() {
 		p := it.problem
 		tokens := make([]int32, len(p.IDs), len(p.IDs)+s.lim.maxNew+1)
 		copy(tokens, p.IDs)
-		s.live[slot] = &sequence{
+		seq := &sequence{
 			item: it, slot: slot, tokens: tokens, promptLen: len(p.IDs),
 			chooser: it.sampler.NewSequence(it.job.Seed, p.ID, it.job.Repeat),
 			view:    attnViewOf(it.sampler),
 			stream:  s.tok.NewStream(),
 			started: time.Now(),
 		}
+		if st, ok := s.tok.(ScoredStreamer); ok {
+			seq.scored = st.NewScoredStream()
+		}
+		s.live[slot] = seq
 	}
 }
