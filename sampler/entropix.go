@@ -52,8 +52,13 @@ func NewEntropix(cfg EntropixConfig, clarifyingID int32) (*Entropix, error) {
 	}
 	order, _ := ParseOrder(cfg.Order)
 	view, _ := cfg.AttnView() // validated above
+	text := ""
+	if cfg.ClarifyingTokenID < 0 {
+		text = cfg.ClarifyingToken // the id was resolved from this text
+	}
 	return &Entropix{
-		cfg: cfg, view: view, order: order, clarifyID: clarifyingID,
+		clarifyText: text,
+		cfg:         cfg, view: view, order: order, clarifyID: clarifyingID,
 		checkLast:  cfg.clarifyCheck() == "last",
 		firstArgmx: cfg.firstTokenArgmax(),
 		picks:      make([]int, cfg.NAdaptiveSamples),
