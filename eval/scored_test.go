@@ -4,9 +4,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
-	"github.com/entropix-eval/entropix-eval/engine"
 )
 
 // mapStream decodes ids through a table; ids at or above special are special
@@ -50,18 +47,8 @@ func TestResponseSkipsSpecialTokens(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			lim := &limits{maxNew: 4, maxSeqLen: 100, stops: newStopMatcher(tt.stops), eos: map[int32]bool{99: true}}
-			s := &sequence{
-				item:   workItem{problem: &preparedProblem{Problem: Problem{ID: "p"}}},
-				tokens: []int32{7}, promptLen: 1,
-				chooser: &scriptedChooser{tokens: tt.tokens},
-				stream:  mapStream{text: table, special: 50},
-				scored:  mapStream{text: table, special: 50, skip: true},
-			}
-			var out engine.Output
-			for s.finish == "" {
-				require.NoError(t, s.advance(&out, lim))
-			}
-			rec := s.record()
+			s := scriptedSequence(tt.tokens, mapStream{text: table, special: 50}, mapStream{text: table, special: 50, skip: true})
+			rec := runToEnd(t, s, lim)
 			assert.Equal(t, tt.wantFinish, rec.FinishReason)
 			assert.Equal(t, tt.want, rec.Response)
 		})
