@@ -103,7 +103,7 @@ func (e *Entropix) Sample(d *metrics.Dist, a *metrics.AttnStats, history []int32
 		// mean nothing on masked statistics).
 		return Decision{}, fmt.Errorf("sampler %s: needs attention statistics in view %s, got %s", e.Name(), e.view, a.View)
 	}
-	if e.cfg.Randomness == "upstream" {
+	if e.cfg.Randomness == "upstream" && r != nil {
 		r.restartUpstream()
 	}
 	if int(e.clarifyID) >= d.VocabSize {
