@@ -173,12 +173,14 @@ func (m *Manifest) fingerprint() (string, error) {
 		Repeats, Problems                         int
 		DType, Order                              string
 		Backend                                   string
+		Multiturn                                 *bool
 	}{
 		Model: stripPaths(m.Provenance.Model), Datasets: stripPaths(m.Provenance.Datasets), Task: m.Task,
 		Train: c.TrainDataset, FewShot: c.FewShot, Chat: c.ChatTemplate, FirstArgmax: c.FirstTokenArgmax,
 		Limit: c.Limit, MaxNew: c.MaxNewTokens, MaxSeqLen: c.MaxSeqLen, Candidates: c.Candidates, Pad: c.PadLen,
 		AttnMode: c.AttnMode, Samplers: m.Samplers, Seeds: c.Seeds, Repeats: c.Repeats, Problems: m.Problems,
 		DType: m.Provenance.DType, Order: m.Provenance.SamplerOrder, Backend: m.Backend,
+		Multiturn: c.FewshotAsMultiturn,
 	}
 	b, err := json.Marshal(key)
 	if err != nil {
