@@ -143,7 +143,7 @@ func TestPreflightFailsBeforeTheRunDirectoryExists(t *testing.T) {
 		extra []string
 		want  string
 	}{
-		{"clarifying id", []string{"--samplers", "entropix,clarifying_token_id=99999"}, "clarifying_token_id 99999 is outside the model's vocabulary (512 tokens)"},
+		{"clarifying id", []string{"--samplers", "entropix,clarifying_token_id=99999"}, "clarifying_token_id 99999 is not in this tokenizer's vocabulary"},
 		{"added token", []string{"--model", added}, "token ids reach 99999"},
 		{"NaN weights", []string{"--model", nan}, "the logits are not finite"},
 	} {
