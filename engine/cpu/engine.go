@@ -34,6 +34,8 @@ type Engine struct {
 	rows       []tokenRow
 	seen       []bool // slots already in the current step
 	closed     bool
+
+	prompt promptState // inputs asking for prompt-averaged metrics (promptstats.go)
 }
 
 var _ engine.Engine = (*Engine)(nil)
@@ -126,6 +128,7 @@ func (e *Engine) Free(slot int) {
 	defer e.mu.Unlock()
 	if slot >= 0 && slot < len(e.cache.lens) {
 		e.cache.lens[slot] = 0
+		e.prompt.drop(slot)
 	}
 }
 
