@@ -106,7 +106,8 @@ func (s *scheduler) run(ctx context.Context) (err error) {
 				continue
 			}
 			n := min(len(seq.tokens)-seq.fed, s.chunk)
-			s.in = append(s.in, engine.Input{Slot: slot, Tokens: seq.tokens[seq.fed : seq.fed+n], Attn: seq.view})
+			s.in = append(s.in, engine.Input{Slot: slot, Tokens: seq.tokens[seq.fed : seq.fed+n], Attn: seq.view,
+				PromptStats: seq.promptStats && seq.fed < seq.promptLen})
 		}
 		if len(s.in) == 0 {
 			return nil
@@ -179,6 +180,7 @@ func (s *scheduler) refill() {
 			stream:  s.tok.NewStream(),
 			started: time.Now(),
 		}
+		seq.promptStats = wantsPromptStats(it.sampler) && !s.lim.firstArgmax
 		if st, ok := s.tok.(ScoredStreamer); ok {
 			seq.scored = st.NewScoredStream()
 		}
