@@ -21,7 +21,7 @@ import (
 
 // promptHeadRows is how many rows one LM-head block computes (the logits buffer
 // holds promptHeadRows × vocab floats).
-const promptHeadRows = 16
+const promptHeadRows = 32
 
 // promptState is the engine's prompt-metrics state; all of it is only touched
 // inside Step, under the engine's lock.
@@ -43,6 +43,7 @@ type promptSlot struct {
 }
 
 type promptWorker struct {
+	exps   []float64 // one logits row's exponentials
 	scores []float32 // heads × positions
 	attn   metrics.AttnStats
 	err    error
@@ -113,6 +114,9 @@ func (e *Engine) promptLogitStats(rows []tokenRow, x []float32) {
 	hid, vocab := e.cfg.HiddenSize, e.cfg.VocabSize
 	p.ent, p.vent = growF64(p.ent, len(rows)), growF64(p.vent, len(rows))
 	p.hidden = growTo(p.hidden, promptHeadRows*hid)
+	for len(p.workers) < e.threads {
+		p.workers = append(p.workers, promptWorker{})
+	}
 	var block [promptHeadRows]int // the row index of each block entry
 	nb := 0
 	flush := func() {
@@ -122,8 +126,10 @@ func (e *Engine) promptLogitStats(rows []tokenRow, x []float32) {
 		rmsnorm(p.hidden, p.hidden, e.w.norm, nb, float32(e.cfg.RMSNormEps))
 		p.logits = growTo(p.logits, nb*vocab)
 		e.matmul(p.logits, p.hidden, nb, e.w.head, nil, false)
-		parallelFor(e.threads, nb, func(_, k int) {
-			_, h, v := metrics.LogitStats(p.logits[k*vocab : (k+1)*vocab])
+		parallelFor(e.threads, nb, func(worker, k int) {
+			w := &p.workers[worker]
+			w.exps = growF64(w.exps, vocab)
+			_, h, v := metrics.LogitStatsScratch(p.logits[k*vocab:(k+1)*vocab], w.exps)
 			p.ent[block[k]], p.vent[block[k]] = h, v
 		})
 		nb = 0

@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -170,4 +171,30 @@ func TestPromptStatsRefusesPartialPrompts(t *testing.T) {
 	step(t, e, engine.Input{Slot: 0, Tokens: prompt})
 	err = e.Step(ctx, []engine.Input{{Slot: 0, Tokens: []int32{2}, PromptStats: true}}, &out)
 	require.ErrorContains(t, err, "not fed with PromptStats")
+}
+
+// BenchmarkPromptStats measures a 256-token prefill in chunks of 64 on the
+// SmolLM2-135M-shaped model, plain and with PromptStats (an LM head over every
+// prompt row and the prompt's attention recomputed at every chunk): the ratio of
+// the two is the flag's cost.
+func BenchmarkPromptStats(b *testing.B) {
+	m := benchModel(b)
+	prompt := randomIDs(rand.New(rand.NewPCG(1, 2)), 256, m.Config.VocabSize)
+	for _, flagged := range []bool{false, true} {
+		b.Run(fmt.Sprintf("prompt_stats=%v", flagged), func(b *testing.B) {
+			e := newEngine(b, m, engine.Options{Slots: 1, MaxSeqLen: 256, TopK: 64, MetricLayer: -1})
+			var out []engine.Output
+			cpu0 := processCPUTime()
+			for range b.N {
+				e.Free(0)
+				for _, ch := range chunks(prompt, 64, 64, 64) {
+					if err := e.Step(ctx, []engine.Input{{Slot: 0, Tokens: ch, PromptStats: flagged}}, &out); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			// CPU time, not wall time: the latter mostly measures other load.
+			b.ReportMetric(float64((processCPUTime()-cpu0).Milliseconds())/float64(b.N), "cpu-ms/prompt")
+		})
+	}
 }

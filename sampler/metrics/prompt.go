@@ -31,6 +31,16 @@ type PromptStats struct {
 	Agreement, InteractionStrength      float64
 }
 
+// LogitStatsScratch is LogitStats with the caller's scratch (as long as logits),
+// which halves the exponentials without changing a bit of the result: for loops
+// over many positions (the prompt-averaged metrics).
+func LogitStatsScratch(logits []float32, exps []float64) (logZ, entropyBits, varentropyBits2 float64) {
+	if len(exps) != len(logits) {
+		exps = nil
+	}
+	return logitStats(logits, exps)
+}
+
 // PositionAttn is one prompt position's share of the attention part of PromptStats.
 type PositionAttn struct {
 	Entropy, Varentropy, VarentropyDDOF1, Agreement, InteractionStrength float64
