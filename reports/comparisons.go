@@ -1,6 +1,12 @@
 package reports
 
-import "fmt"
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+)
 
 // Column names of comparisons.arrow (besides sampler, filter, ci_low, ci_high
 // and p_holm, shared with other files). Scripts depend on them.
@@ -106,4 +112,87 @@ func WriteComparisons(path string, rows []ComparisonRow) error {
 // ReadComparisons reads every row of a comparisons.arrow file.
 func ReadComparisons(path string) ([]ComparisonRow, error) {
 	return readAll(path, KindComparisons, comparisonColumns, checkComparisonRow)
+}
+
+// MarshalComparisonsJSON encodes rows as a JSON array of objects whose keys are
+// comparisons.arrow's column names, in column order; NaN and absent values are
+// null.
+func MarshalComparisonsJSON(rows []ComparisonRow) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString("[")
+	for i := range rows {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString("\n  {")
+		for j, c := range comparisonColumns {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			key, _ := json.Marshal(c.field.Name)
+			v := c.value(&rows[i])
+			if f, ok := v.(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
+				v = nil
+			}
+			val, err := json.Marshal(v)
+			if err != nil {
+				return nil, fmt.Errorf("comparison row %d, %s: %w", i, c.field.Name, err)
+			}
+			b.Write(key)
+			b.WriteString(": ")
+			b.Write(val)
+		}
+		b.WriteString("}")
+	}
+	b.WriteString("\n]\n")
+	return b.Bytes(), nil
+}
+
+// Headline is the row in one sentence, for the top of a page or a terminal:
+// "entropix +2.1 pp [95% CI +0.1, +4.0], p = 0.04, Holm p = 0.08, n = 1319
+// problems × 3 samples; detectable: ±2.4 pp".
+func (r ComparisonRow) Headline() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s pp [95%% CI %s, %s], p = %s", r.Sampler, SignedPP(r.Delta), SignedPP(r.CILow), SignedPP(r.CIHigh), FormatP(r.P))
+	if r.PHolm.Valid {
+		fmt.Fprintf(&b, ", Holm p = %s", FormatP(r.PHolm.V))
+	}
+	fmt.Fprintf(&b, ", n = %d problems", r.NProblems)
+	if r.SamplesPerProblem > 1 || r.BaselineSamplesPerProblem > 1 {
+		if r.SamplesPerProblem == r.BaselineSamplesPerProblem {
+			fmt.Fprintf(&b, " × %d samples", r.SamplesPerProblem)
+		} else {
+			fmt.Fprintf(&b, " × %d samples (baseline %d)", r.SamplesPerProblem, r.BaselineSamplesPerProblem)
+		}
+	}
+	if !math.IsNaN(r.MDE80) {
+		fmt.Fprintf(&b, "; detectable: ±%.1f pp", 100*r.MDE80)
+	}
+	return b.String()
+}
+
+// SignedPP formats a fraction as signed percentage points with one decimal
+// ("+2.1", "−0.4" with a true minus sign); "–" when undefined.
+func SignedPP(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "–"
+	}
+	s := fmt.Sprintf("%+.1f", 100*x)
+	if s == "-0.0" {
+		s = "+0.0"
+	}
+	return strings.Replace(s, "-", "−", 1)
+}
+
+// FormatP formats a p-value: "< 0.001", three decimals below 0.01, else two.
+func FormatP(p float64) string {
+	switch {
+	case math.IsNaN(p):
+		return "–"
+	case p < 0.001:
+		return "< 0.001"
+	case p < 0.01:
+		return fmt.Sprintf("%.3f", p)
+	}
+	return fmt.Sprintf("%.2f", p)
 }

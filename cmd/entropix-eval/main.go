@@ -53,6 +53,10 @@ func main() {
 			os.Exit(0)
 		}
 		fmt.Fprintf(os.Stderr, "entropix-eval %s: %v\n", c.name, err)
+		var coded interface{ ExitCode() int }
+		if errors.As(err, &coded) {
+			os.Exit(coded.ExitCode())
+		}
 		if errors.Is(err, errUsage) {
 			os.Exit(2)
 		}

@@ -8,6 +8,7 @@ package figures
 import (
 	"bytes"
 	"fmt"
+	"image"
 	"image/color"
 	"io"
 	"math"
@@ -15,7 +16,10 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/charmap"
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/palette/brewer"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -57,17 +61,14 @@ func Density(d model.Density) (p *plot.Plot, err error) {
 	if err != nil {
 		return nil, err
 	}
-	g := grid{d: d}
-	hm := plotter.NewHeatMap(g, pal)
-	hm.NaN = color.Transparent
-	// One image instead of thousands of rectangles: a tenth of the bytes in SVG and PDF.
-	hm.Rasterized = true
-	if hm.Min >= hm.Max {
-		hm.Max = hm.Min + 1
-	}
-	p.Add(hm)
+	scale := newColourScale(grid{d: d}, pal.Colors())
+	// One image instead of thousands of rectangles: a tenth of the bytes in SVG
+	// and PDF. gonum's own rasterised heat map is a 16-bit image, which the PDF
+	// writer embeds with a 16-bit header over 8-bit samples (a corrupt image);
+	// this one is 8-bit RGB, drawn the same in both formats.
+	p.Add(plotter.NewImage(scale.image(grid{d: d}), 0, 0, d.EntropyMax, d.VarentMax))
 	p.Legend.TextStyle.Font.Size = vg.Points(8) // the key sits over the data's sparse corner
-	addColourKey(p, hm, d)
+	addColourKey(p, scale, d)
 	if t := d.Thresholds; t != nil {
 		for _, l := range t.Entropy {
 			if err := addLine(p, plotter.XYs{{X: l.Value, Y: 0}, {X: l.Value, Y: d.VarentMax}}, orange, true); err != nil {
@@ -95,26 +96,67 @@ func Density(d model.Density) (p *plot.Plot, err error) {
 
 // addColourKey adds legend swatches for 1, 10, 100, ... tokens per cell, the
 // density's colour scale (gonum/plot has no colour bar).
-func addColourKey(p *plot.Plot, hm *plotter.HeatMap, d model.Density) {
+func addColourKey(p *plot.Plot, scale colourScale, d model.Density) {
 	var top uint32
 	for _, n := range d.Counts {
 		top = max(top, n)
 	}
-	pal := hm.Palette.Colors()
 	for n := uint32(1); n <= top; n *= 10 {
-		v := math.Log10(1 + float64(n))
-		i := int((v-hm.Min)*float64(len(pal)-1)/(hm.Max-hm.Min) + 0.5)
-		i = max(0, min(len(pal)-1, i))
 		label := fmt.Sprintf("%d tokens per cell", n)
 		if n == 1 {
 			label = "1 token per cell"
 		}
-		p.Legend.Add(label, swatch{pal[i]})
+		p.Legend.Add(label, swatch{scale.colour(math.Log10(1 + float64(n)))})
 		if n > math.MaxUint32/10 {
 			break
 		}
 	}
 	p.Legend.Top = true
+}
+
+// colourScale maps a cell's value linearly onto a palette between the
+// smallest and largest value present.
+type colourScale struct {
+	pal      []color.Color
+	min, max float64
+}
+
+func newColourScale(g grid, pal []color.Color) colourScale {
+	s := colourScale{pal: pal, min: math.Inf(1), max: math.Inf(-1)}
+	nx, ny := g.Dims()
+	for r := range ny {
+		for c := range nx {
+			if z := g.Z(c, r); !math.IsNaN(z) {
+				s.min, s.max = min(s.min, z), max(s.max, z)
+			}
+		}
+	}
+	if !(s.max > s.min) {
+		s.max = s.min + 1
+	}
+	return s
+}
+
+func (s colourScale) colour(z float64) color.Color {
+	i := int((z-s.min)*float64(len(s.pal)-1)/(s.max-s.min) + 0.5)
+	return s.pal[max(0, min(len(s.pal)-1, i))]
+}
+
+// image renders the grid as an opaque 8-bit RGB image, one pixel per cell,
+// row 0 at the top (the largest varentropy); empty cells are white.
+func (s colourScale) image(g grid) *image.NRGBA {
+	nx, ny := g.Dims()
+	img := image.NewNRGBA(image.Rect(0, 0, nx, ny))
+	for r := range ny {
+		for c := range nx {
+			var col color.Color = color.White
+			if z := g.Z(c, r); !math.IsNaN(z) {
+				col = s.colour(z)
+			}
+			img.Set(c, ny-1-r, color.NRGBAModel.Convert(col))
+		}
+	}
+	return img
 }
 
 // swatch is a filled legend square.
@@ -199,8 +241,8 @@ func (plainTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ticks
 }
 
-// Accuracy draws each sampler's accuracy under filter index fi (0 strict) as a
-// bar with its 95% Wilson interval.
+// Accuracy draws each sampler's accuracy under filter index fi as a bar with
+// its 95% interval over problems (mean ± 1.96 SE, the SE the tables print).
 func Accuracy(samplers []model.Sampler, fi int) (p *plot.Plot, err error) {
 	defer recoverPlot(&err, "accuracy")
 	if len(samplers) == 0 {
@@ -214,14 +256,14 @@ func Accuracy(samplers []model.Sampler, fi int) (p *plot.Plot, err error) {
 			return nil, fmt.Errorf("accuracy: sampler %s has no filter %d", s.Label, fi)
 		}
 		f := s.Filters[fi]
-		vals = append(vals, 100*f.Accuracy)
-		bars.xys = append(bars.xys, plotter.XY{X: float64(i), Y: 100 * f.Accuracy})
-		bars.low = append(bars.low, 100*(f.Accuracy-f.CILow))
-		bars.high = append(bars.high, 100*(f.CIHigh-f.Accuracy))
+		vals = append(vals, 100*f.Mean)
+		bars.xys = append(bars.xys, plotter.XY{X: float64(i), Y: 100 * f.Mean})
+		bars.low = append(bars.low, 100*(f.Mean-f.CILow))
+		bars.high = append(bars.high, 100*(f.CIHigh-f.Mean))
 		names = append(names, s.Label)
 	}
 	p = plot.New()
-	p.Title.Text = "accuracy (" + string(samplers[0].Filters[fi].Filter) + ", 95% Wilson interval)"
+	p.Title.Text = "accuracy (" + samplers[0].Filters[fi].Filter + ", 95% CI over problems)"
 	p.Y.Label.Text = "accuracy (%)"
 	p.Y.Min = 0
 	p.Y.Tick.Marker = plainTicks{}
@@ -300,7 +342,7 @@ func PDF(p *plot.Plot, w, h vg.Length) (out []byte, err error) {
 	defer recoverPlot(&err, "pdf")
 	c := vgpdf.New(w, h)
 	c.EmbedFonts(true)
-	p.Draw(draw.New(c))
+	p.Draw(draw.New(cp1252Canvas{c}))
 	var b bytes.Buffer
 	if _, err := c.WriteTo(&b); err != nil {
 		return nil, err
@@ -352,4 +394,86 @@ func Slug(s string) string {
 // interrupted report never leaves a half-written figure under its real name.
 func WriteFileAtomic(path string, data []byte) error {
 	return reports.WriteFileAtomic(path, func(w io.Writer) error { _, err := w.Write(data); return err })
+}
+
+// Forest draws each sampler's paired difference from the baseline under one
+// filter as a point with its 95% CI, on a shared axis with a line at zero: the
+// page's first figure.
+func Forest(rows []reports.ComparisonRow, filter string) (p *plot.Plot, err error) {
+	defer recoverPlot(&err, "forest plot")
+	var pts plotter.XYs
+	var bars errorBars
+	var names []string
+	for _, r := range rows {
+		if r.Filter != filter || math.IsNaN(r.Delta) {
+			continue
+		}
+		y := float64(len(pts))
+		pts = append(pts, plotter.XY{X: 100 * r.Delta, Y: y})
+		lo, hi := r.CILow, r.CIHigh
+		if math.IsNaN(lo) || math.IsNaN(hi) {
+			lo, hi = r.Delta, r.Delta
+		}
+		bars.xys = append(bars.xys, plotter.XY{X: 100 * r.Delta, Y: y})
+		bars.low = append(bars.low, 100*(r.Delta-lo))
+		bars.high = append(bars.high, 100*(hi-r.Delta))
+		names = append(names, r.Sampler)
+	}
+	if len(pts) == 0 {
+		return nil, fmt.Errorf("forest plot: no comparison under %s", filter)
+	}
+	p = plot.New()
+	p.Title.Text = "difference from " + rows[0].Baseline + " (" + filter + ", 95% CI)"
+	p.X.Label.Text = "accuracy difference (pp)"
+	eb, err := plotter.NewXErrorBars(xErrorBars(bars))
+	if err != nil {
+		return nil, err
+	}
+	eb.LineStyle.Color, eb.LineStyle.Width = blue, vg.Points(1.5)
+	sc, err := plotter.NewScatter(pts)
+	if err != nil {
+		return nil, err
+	}
+	sc.GlyphStyle.Color, sc.GlyphStyle.Shape, sc.GlyphStyle.Radius = blue, draw.CircleGlyph{}, vg.Points(3)
+	p.Add(plotter.NewGrid(), eb, sc)
+	lo, hi := 0.0, 0.0
+	for i := range bars.xys {
+		lo = min(lo, bars.xys[i].X-bars.low[i])
+		hi = max(hi, bars.xys[i].X+bars.high[i])
+	}
+	pad := max(0.5, 0.08*(hi-lo))
+	p.X.Min, p.X.Max = lo-pad, hi+pad
+	if err := addLine(p, plotter.XYs{{X: 0, Y: -0.5}, {X: 0, Y: float64(len(pts)) - 0.5}}, grey, true); err != nil {
+		return nil, err
+	}
+	p.Y.Min, p.Y.Max = -0.5, float64(len(pts))-0.5
+	p.NominalY(names...)
+	p.X.Tick.Marker = plainTicks{}
+	return p, nil
+}
+
+type xErrorBars errorBars
+
+func (e xErrorBars) Len() int                        { return len(e.xys) }
+func (e xErrorBars) XY(i int) (float64, float64)     { return e.xys[i].X, e.xys[i].Y }
+func (e xErrorBars) XError(i int) (float64, float64) { return e.low[i], e.high[i] }
+
+// cp1252Canvas hands vgpdf its text in Windows-1252, the encoding vgpdf
+// embeds its fonts with: given UTF-8, "bits²" would print as "bitsÂ²".
+// Characters outside Windows-1252 print as "?", so figure text keeps to it
+// (no Δ or − in labels).
+type cp1252Canvas struct{ *vgpdf.Canvas }
+
+func (c cp1252Canvas) FillString(f font.Face, pt vg.Point, text string) {
+	c.Canvas.FillString(f, pt, toCP1252(text))
+}
+
+// toCP1252 encodes s in Windows-1252 (golang.org/x/text), a true minus as
+// a hyphen and anything else outside the code page as "?".
+func toCP1252(s string) string {
+	out, err := encoding.ReplaceUnsupported(charmap.Windows1252.NewEncoder()).String(strings.ReplaceAll(s, "−", "-"))
+	if err != nil { // only on invalid UTF-8, which plot text never is
+		return s
+	}
+	return strings.ReplaceAll(out, "\x1a", "?") // the encoder's substitute byte
 }

@@ -36,6 +36,7 @@ type Figure struct {
 
 // Figures are the page's figures, made by package figures.
 type Figures struct {
+	Forest   *Figure
 	Accuracy *Figure
 	Density  []Figure
 	Curves   []Figure
@@ -48,7 +49,8 @@ var tmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"num":      num,
 	"svgURL":   svgURL,
 	"filter":   func(f reports.Filter) string { return string(f) },
-	"sig":      func(p float64) bool { return p < 0.05 },
+	"sigHolm":  func(r reports.ComparisonRow) bool { return r.PHolm.Valid && r.PHolm.V < 0.05 },
+	"notNaN":   func(x float64) bool { return !math.IsNaN(x) },
 	"seedList": seedList,
 	"pctWidth": func(share float64) float64 { return 120 * max(0, min(1, share)) },
 }).Parse(pageTemplate))

@@ -21,8 +21,20 @@ type Report struct {
 	Samplers []Sampler
 	// Summary is summary.arrow: one row per sampler × seed × filter.
 	Summary []reports.SummaryRow
-	// Comparisons is comparisons.arrow: every sampler against Baseline, per filter,
-	// seeds pooled; PHolm is adjusted over all rows.
+	// Filters are the task's filters in its order; PrimaryFilter is the one
+	// whose comparisons form the Holm family and lead the page.
+	Filters       []string
+	PrimaryFilter string
+	// Throughput is generated tokens per wall-clock second of the run's last
+	// session (manifest stats); 0 when unknown. Per-sampler rates are not
+	// shown: samplers share batches, so no wall clock belongs to one sampler.
+	Throughput float64
+	// FewShot is the number of few-shot examples; −1 when the manifest does
+	// not say.
+	FewShot int
+	// Comparisons is comparisons.arrow: every sampler against Baseline, per
+	// filter, seeds and repeats averaged within a problem; PHolm is adjusted
+	// over the samplers on PrimaryFilter.
 	Comparisons []reports.ComparisonRow
 	// Trace-derived sections; empty when the run has no traces.arrow.
 	HasTraces  bool
@@ -49,25 +61,19 @@ type Sampler struct {
 	Label    string
 	Entropix bool
 	Seeds    []int64
-	// Filters follow reports.Filters' order.
+	// Filters follow Report.Filters' order.
 	Filters        []FilterAccuracy
 	Responses      int
 	TruncationRate float64
 	MeanGenTokens  float64
-	// TokensPerSecond is per sequence: generated tokens over the sum of response
-	// latencies. Sequences share a batch, so it is not the device's throughput.
-	TokensPerSecond float64
-	Thresholds      *Thresholds
+	Thresholds     *Thresholds
 }
 
-// FilterAccuracy is a sampler's accuracy under one filter.
+// FilterAccuracy is a sampler's accuracy under one filter: problem-level, each
+// problem's seeds and repeats averaged first.
 type FilterAccuracy struct {
-	Filter   reports.Filter
-	N        int // problems
-	Accuracy float64
-	SE       float64 // lm-eval SE over problems (repeats and seeds averaged first)
-	CILow    float64 // 95% Wilson interval
-	CIHigh   float64
+	Filter string
+	reports.ClusteredAccuracy
 	// SeedMean ± SeedSD is the spread of per-seed accuracies (SeedSD NaN with one seed).
 	SeedMean float64
 	SeedSD   float64

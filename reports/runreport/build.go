@@ -24,8 +24,12 @@ type Options struct {
 	// Baseline is the sampler the others are compared with; default "greedy"
 	// when the run has it, else the first sampler.
 	Baseline string
-	// Bootstrap configures the paired bootstrap (resamples, level, seed).
-	Bootstrap reports.BootstrapOptions
+	// Paired configures the paired bootstrap (resamples, level, seed) and the
+	// Monte-Carlo sign-flip test.
+	Paired reports.PairedOptions
+	// PrimaryFilter is the filter whose comparisons form the Holm family;
+	// default the sweep's primary_filter, else the task's first filter.
+	PrimaryFilter string
 	// TokenBudget caps the tokens with per-token detail in report.html; 0 means
 	// DefaultTokenBudget, negative means none.
 	TokenBudget int
@@ -51,7 +55,18 @@ func Compute(dir string, opt Options) (*model.Report, error) {
 		return nil, err
 	}
 	groups := groupBySampler(r.results, r.samplerOrder())
-	rep := &model.Report{RunDir: dir, Task: r.task(), Manifest: r.manifestView(), Notes: r.notes}
+	scores, err := scoresOf(r.results)
+	if err != nil {
+		return nil, fmt.Errorf("run directory %s: %w", dir, err)
+	}
+	rep := &model.Report{RunDir: dir, Task: r.task(), Manifest: r.manifestView(), Notes: r.notes,
+		Filters: scores.filters, Throughput: r.throughput(), FewShot: -1}
+	if n := r.manifest.Config.NumFewshot; n != nil {
+		rep.FewShot = *n
+	}
+	if rep.PrimaryFilter, err = scores.primaryFilter(cmp.Or(opt.PrimaryFilter, r.manifest.Config.PrimaryFilter)); err != nil {
+		return nil, fmt.Errorf("run directory %s: %w", dir, err)
+	}
 	rep.Generated = time.Now().UTC()
 	if opt.Now != nil {
 		rep.Generated = opt.Now()
@@ -62,7 +77,7 @@ func Compute(dir string, opt Options) (*model.Report, error) {
 	labels := make([]string, len(groups))
 	for i, g := range groups {
 		labels[i] = g.label
-		s, err := samplerSummary(g, rep.Summary)
+		s, err := samplerSummary(g, scores, rep.Summary)
 		if err != nil {
 			return nil, fmt.Errorf("run directory %s: %w", dir, err)
 		}
@@ -82,7 +97,7 @@ func Compute(dir string, opt Options) (*model.Report, error) {
 	}
 	done := make(chan comparisons, 1)
 	go func() {
-		rows, notes, err := comparisonRows(groups, rep.Baseline, opt.Bootstrap)
+		rows, notes, err := comparisonRows(scores, labels, rep.Baseline, rep.PrimaryFilter, opt.Paired)
 		done <- comparisons{rows, notes, err}
 	}()
 	order := browserOrder(r.results, labels)

@@ -46,7 +46,9 @@ type manifest struct {
 		AttnMode     string        `json:"attn_mode"`
 		Seeds        []json.Number `json:"seeds"` // uint64 in eval; shown, not used
 
-		Repeats int `json:"repeats"`
+		Repeats       int    `json:"repeats"`
+		PrimaryFilter string `json:"primary_filter"`
+		NumFewshot    *int   `json:"num_fewshot"`
 	} `json:"config"`
 	Stats *struct {
 		WallSeconds     float64 `json:"wall_seconds"`
@@ -277,8 +279,8 @@ func (r *run) manifestView() model.Manifest {
 	}
 	add("code", strings.TrimSpace(m.Code.Version+" "+rev))
 	if st := m.Stats; st != nil && st.WallSeconds > 0 {
-		add("throughput", fmt.Sprintf("%.1f generated tokens/s (%d tokens in %.0f s of this session)",
-			float64(st.GeneratedTokens)/st.WallSeconds, st.GeneratedTokens, st.WallSeconds))
+		add("throughput", fmt.Sprintf("%.1f generated tokens/s, wall clock (%d tokens in %.0f s of this session, all workers)",
+			r.throughput(), st.GeneratedTokens, st.WallSeconds))
 	}
 	add("status", m.Status)
 	add("started", m.Started)
@@ -289,4 +291,40 @@ func (r *run) manifestView() model.Manifest {
 		pretty.Write(r.raw)
 	}
 	return model.Manifest{Highlights: kv, Pretty: pretty.String()}
+}
+
+// throughput is generated tokens per wall-clock second of the run's last
+// session, all workers together; 0 when the manifest does not say.
+func (r *run) throughput() float64 {
+	if st := r.manifest.Stats; st != nil && st.WallSeconds > 0 {
+		return float64(st.GeneratedTokens) / st.WallSeconds
+	}
+	return 0
+}
+
+// canonicalSpecs maps each sampler label to a key that is equal for equal
+// samplers however they were written: the manifest's description (every
+// parameter in effect) re-encoded with sorted keys, else its spec, else the
+// label itself when the manifest does not describe the sampler.
+func (r *run) canonicalSpecs() map[string]string {
+	out := map[string]string{}
+	for _, label := range r.samplerOrder() {
+		out[label] = "label:" + label
+	}
+	for _, s := range r.manifest.Samplers {
+		for _, raw := range []json.RawMessage{s.Description, s.Spec} {
+			var v any
+			if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+				continue
+			}
+			if _, isObject := v.(map[string]any); !isObject {
+				continue
+			}
+			if b, err := json.Marshal(v); err == nil { // map keys come out sorted
+				out[s.Label] = "spec:" + string(b)
+				break
+			}
+		}
+	}
+	return out
 }

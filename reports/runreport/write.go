@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/entropix-eval/entropix-eval/reports"
 	"github.com/entropix-eval/entropix-eval/reports/figures"
@@ -68,8 +69,19 @@ func writeFigures(dir string, rep *model.Report) (html.Figures, error) {
 		}
 		return html.Figure{Title: title + " (figures/" + name + ".svg, .pdf)", SVG: svg}, true, nil
 	}
-	p, err := figures.Accuracy(rep.Samplers, 0)
-	fig, ok, err := draw(p, err, "accuracy", "Strict accuracy with 95% Wilson intervals")
+	if len(rep.Comparisons) > 0 {
+		p, err := figures.Forest(rep.Comparisons, rep.PrimaryFilter)
+		fig, ok, err := draw(p, err, "forest", "Difference from "+rep.Baseline+" ("+rep.PrimaryFilter+", 95% CI)")
+		if err != nil {
+			return out, err
+		}
+		if ok {
+			out.Forest = &fig
+		}
+	}
+	primary := max(0, slices.Index(rep.Filters, rep.PrimaryFilter))
+	p, err := figures.Accuracy(rep.Samplers, primary)
+	fig, ok, err := draw(p, err, "accuracy", "Accuracy ("+rep.PrimaryFilter+") with 95% CI over problems")
 	if err != nil {
 		return out, err
 	}
@@ -104,7 +116,9 @@ func writeTables(dir string, rep *model.Report) error {
 		return fmt.Errorf("tables: %w", err)
 	}
 	for name, write := range map[string]func(io.Writer, *model.Report) error{
-		"accuracy.tex": latex.AccuracyTable, "paired.tex": latex.ComparisonTable,
+		"accuracy.tex": func(w io.Writer, r *model.Report) error { return latex.AccuracyTable(w, r, latex.Options{}) },
+		"paired.tex":   func(w io.Writer, r *model.Report) error { return latex.ComparisonTable(w, r, latex.Options{}) },
+		"results.md":   WriteMarkdown,
 	} {
 		var b bytes.Buffer
 		if err := write(&b, rep); err != nil {
