@@ -16,8 +16,15 @@
     score: document.getElementById("score"), colour: document.getElementById("colour"),
     count: document.getElementById("count"), page: document.getElementById("page"),
     prev: document.getElementById("prev"), next: document.getElementById("next"),
-    list: document.getElementById("list"), legend: document.getElementById("legend")
+    list: document.getElementById("list"), legend: document.getElementById("legend"),
+    pairA: document.getElementById("pair-a"), pairB: document.getElementById("pair-b")
   };
+  data.samplers.forEach(function (name, i) {
+    var a = el("option", null, name), b = el("option", null, name);
+    a.value = String(i); b.value = String(i);
+    els.pairA.appendChild(a); els.pairB.appendChild(b);
+  });
+  if (data.samplers.length > 1) { els.pairB.value = "1"; }
   var state = { page: 0, matches: [] };
   // Okabe–Ito plus greys: distinguishable strategy colours.
   var STRATEGY_COLOURS = ["#cfe8f7", "#fde2c4", "#d3f0e6", "#f6d7e8", "#fff3b0", "#e1dcf4", "#f9d3c9", "#dfe6ea", "#c8e6c9", "#ffe0b2"];
@@ -41,6 +48,7 @@
       case "allwrong": return right === 0;
       case "someright": return right > 0;
       case "disagree": return disagree(p);
+      case "pair": return pairRightWrong(p, Number(els.pairA.value), Number(els.pairB.value));
     }
     return true;
   }
@@ -63,6 +71,19 @@
       }
     }
     return false;
+  }
+
+  // "A right, B wrong": A's share of correct samples on the problem is above
+  // B's (with one sample each: A right and B wrong).
+  function pairRightWrong(p, a, b) {
+    var right = [0, 0], total = [0, 0];
+    for (var i = 0; i < p.r.length; i++) {
+      var side = p.r[i].s === a ? 0 : (p.r[i].s === b ? 1 : -1);
+      if (side < 0) { continue; }
+      total[side]++;
+      if (correct(p.r[i])) { right[side]++; }
+    }
+    return a !== b && total[0] > 0 && total[1] > 0 && right[0] / total[0] > right[1] / total[1];
   }
 
   function matchesQuery(p, q) {
@@ -93,10 +114,15 @@
     els.page.textContent = "page " + (state.page + 1) + " / " + pages;
     els.prev.disabled = state.page === 0;
     els.next.disabled = state.page >= pages - 1;
+    // Problems the reader opened stay open when the list is redrawn.
+    var open = {};
+    els.list.querySelectorAll("details.problem[open]").forEach(function (d) { open[d.getAttribute("data-problem")] = true; });
     els.list.textContent = "";
     var start = state.page * PAGE;
     for (var i = start; i < Math.min(start + PAGE, state.matches.length); i++) {
-      els.list.appendChild(problemCard(data.problems[state.matches[i]]));
+      var card = problemCard(data.problems[state.matches[i]]);
+      els.list.appendChild(card);
+      if (open[card.getAttribute("data-problem")]) { card.open = true; }
     }
     renderLegend();
   }
@@ -110,7 +136,7 @@
     var marks = el("span", "marks");
     for (var i = 0; i < p.r.length; i++) {
       var r = p.r[i], ok = correct(r);
-      var m = el("span", "mark " + (ok ? "ok" : "bad"), ok ? "✓" : "✗");
+      var m = el("span", "mark " + (ok ? "ok" : "bad"), (ok ? "✓ " : "✗ ") + data.samplers[r.s] + " s" + r.seed + (r.rep > 0 ? " r" + r.rep : ""));
       m.title = data.samplers[r.s] + " seed " + r.seed + " repeat " + r.rep + ": " + (ok ? "correct" : "wrong");
       marks.appendChild(m);
     }
@@ -124,6 +150,7 @@
 
   function problemBody(p) {
     var b = el("div", "pbody");
+    b.appendChild(el("b", null, "prompt question"));
     b.appendChild(el("p", "question", p.q || "(question not recorded)"));
     var t = el("p", "target");
     t.appendChild(el("b", null, "target: "));
@@ -196,6 +223,8 @@
 
   els.q.addEventListener("input", refilter);
   els.show.addEventListener("change", refilter);
+  els.pairA.addEventListener("change", refilter);
+  els.pairB.addEventListener("change", refilter);
   els.score.addEventListener("change", refilter);
   els.colour.addEventListener("change", render);
   els.prev.addEventListener("click", function () { state.page--; render(); });
