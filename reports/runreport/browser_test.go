@@ -257,6 +257,7 @@ func TestReportInChromium(t *testing.T) {
 	  const s = document.getElementById('show'); s.value = 'pair';
 	  s.dispatchEvent(new Event('change')); return document.getElementById('count').textContent; })()`, len(rep.Samplers)-1)))
 	require.NoError(t, err)
+	assert.Positive(t, wantPair, "the fixture has problems where %s beats %s", a, b)
 	assert.Equal(t, fmt.Sprintf("%d of 12 problems", wantPair), pair, "%s right, %s wrong", a, b)
 
 	// An open problem stays open when the score filter changes the colouring.

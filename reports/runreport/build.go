@@ -101,7 +101,10 @@ func Compute(dir string, opt Options) (*model.Report, error) {
 		done <- comparisons{rows, notes, err}
 	}()
 	order := browserOrder(r.results, labels)
-	detail, note := selectDetail(r.results, order, opt.tokenBudget())
+	primaryIndex := slices.Index(reports.Filters, reports.Filter(rep.PrimaryFilter))
+	detail, note := selectDetail(r.results, order, opt.tokenBudget(), func(res *reports.ResultRow) bool {
+		return primaryIndex >= 0 && res.Correct(reports.Filters[primaryIndex])
+	})
 	agg := newTraceAgg(r.results, labels, detail)
 	found, traceErr := agg.readTraces(tracesPath(dir))
 	c := <-done
@@ -159,38 +162,69 @@ func browserOrder(results []reports.ResultRow, labels []string) []int {
 	return order
 }
 
-// selectDetail picks whole problems, in order, whose responses fit the token
-// budget, and says in words what was left out.
-func selectDetail(results []reports.ResultRow, order []int, budget int) (map[int]*model.Tokens, string) {
-	detail := map[int]*model.Tokens{}
-	var used int64
-	problems, covered := 0, 0
-	full := true
+// selectDetail picks whole problems whose responses fit the token budget, the
+// most interesting first: problems where the samplers disagree (their shares of
+// correct responses under the primary filter differ), then problems every
+// sampler got wrong, then the rest, each group in problem order. It says in
+// words what was left out.
+func selectDetail(results []reports.ResultRow, order []int, budget int, correct func(*reports.ResultRow) bool) (map[int]*model.Tokens, string) {
+	type group struct {
+		rows     []int
+		tokens   int64
+		interest int // 0 disagree, 1 all wrong, 2 other
+	}
+	var groups []group
 	for start := 0; start < len(order); {
 		end := start
-		var need int64
+		g := group{}
+		right, total := map[string]int{}, map[string]int{}
 		for end < len(order) && results[order[end]].ProblemID == results[order[start]].ProblemID {
-			need += int64(max(results[order[end]].GenTokens, 0))
+			r := &results[order[end]]
+			g.tokens += int64(max(r.GenTokens, 0))
+			total[r.Sampler]++
+			if correct(r) {
+				right[r.Sampler]++
+			}
 			end++
 		}
-		problems++
-		if full && used+need <= int64(budget) {
-			used += need
-			covered++
-			for _, i := range order[start:end] {
-				detail[i] = &model.Tokens{}
+		g.rows = order[start:end]
+		g.interest = 2
+		anyRight, share := false, -1.0
+		for s, n := range total {
+			x := float64(right[s]) / float64(n)
+			anyRight = anyRight || right[s] > 0
+			if share >= 0 && x != share {
+				g.interest = 0
 			}
-		} else {
-			full = false
+			share = x
 		}
+		if g.interest != 0 && !anyRight {
+			g.interest = 1
+		}
+		groups = append(groups, g)
 		start = end
 	}
-	if covered == problems {
+	slices.SortStableFunc(groups, func(a, b group) int { return cmp.Compare(a.interest, b.interest) })
+	detail := map[int]*model.Tokens{}
+	var used int64
+	covered := 0
+	for _, g := range groups {
+		if used+g.tokens > int64(budget) {
+			continue
+		}
+		used += g.tokens
+		covered++
+		for _, i := range g.rows {
+			detail[i] = &model.Tokens{}
+		}
+	}
+	if covered == len(groups) {
 		return detail, ""
 	}
-	return detail, fmt.Sprintf("Token-level detail (colouring and hover metrics) is embedded for the first %d of %d problems "+
-		"(%d tokens, the report's token budget) to keep this page fast; the other problems show their responses as plain text. "+
-		"Every token is in traces.arrow; rebuild with a larger --token-budget to embed more.", covered, problems, used)
+	return detail, fmt.Sprintf("Token-level detail (colouring, hover metrics and the token timeline) is embedded for %d of %d problems "+
+		"(%d tokens, the report's token budget), chosen by interest: problems where the samplers disagree first, then problems all got wrong. "+
+		"The other problems show their responses as plain text. Every token is in traces.arrow; rebuild with a larger --token-budget to embed more.",
+		covered, len(groups), used)
 }
 
 func problemsOf(r *run, order []int, detail map[int]*model.Tokens) []model.Problem {
