@@ -15,6 +15,11 @@ import (
 // <script> element that holds it; the page reads the blocks with JSON.parse and
 // writes every string with textContent, never as markup.
 
+type thresholdsJSON struct {
+	Entropy    []float64 `json:"e"`
+	Varentropy []float64 `json:"v"`
+}
+
 type problemJSON struct {
 	ID        int32          `json:"id"`
 	Question  string         `json:"q"`
@@ -36,18 +41,31 @@ type responseJSON struct {
 }
 
 type browserData struct {
-	Samplers   []string      `json:"samplers"`
-	Strategies []string      `json:"strategies"`
-	Problems   []problemJSON `json:"problems"`
+	Samplers []string `json:"samplers"`
+	// Thresholds are each sampler's Entropix logits thresholds (entropy "e",
+	// varentropy "v"), drawn on the token timeline; empty for other samplers.
+	Thresholds []thresholdsJSON `json:"thresholds"`
+	Strategies []string         `json:"strategies"`
+	Problems   []problemJSON    `json:"problems"`
 }
 
 // encodeBrowser returns the problems block and the token block.
 func encodeBrowser(r *model.Report) (problems, tokens []byte, err error) {
-	d := browserData{Samplers: []string{}, Strategies: []string{}, Problems: []problemJSON{}}
+	d := browserData{Samplers: []string{}, Thresholds: []thresholdsJSON{}, Strategies: []string{}, Problems: []problemJSON{}}
 	samplerIdx := map[string]int{}
 	for i, s := range r.Samplers {
 		samplerIdx[s.Label] = i
 		d.Samplers = append(d.Samplers, s.Label)
+		th := thresholdsJSON{Entropy: []float64{}, Varentropy: []float64{}}
+		if t := s.Thresholds; t != nil {
+			for _, l := range t.Entropy {
+				th.Entropy = append(th.Entropy, l.Value)
+			}
+			for _, l := range t.Varentropy {
+				th.Varentropy = append(th.Varentropy, l.Value)
+			}
+		}
+		d.Thresholds = append(d.Thresholds, th)
 	}
 	strategyIdx := map[string]int{}
 	var tok bytes.Buffer
@@ -61,6 +79,7 @@ func encodeBrowser(r *model.Report) (problems, tokens []byte, err error) {
 				si = len(d.Samplers)
 				samplerIdx[resp.Sampler] = si
 				d.Samplers = append(d.Samplers, resp.Sampler)
+				d.Thresholds = append(d.Thresholds, thresholdsJSON{Entropy: []float64{}, Varentropy: []float64{}})
 			}
 			rj := responseJSON{
 				Sampler: si, Seed: resp.Seed, Repeat: resp.Repeat, Text: resp.Text,
@@ -105,6 +124,8 @@ func encodeTokens(b *bytes.Buffer, t *model.Tokens, idx map[string]int, names *[
 	writeFloats(b, t.Entropy)
 	b.WriteString(`,"v":`)
 	writeFloats(b, t.Varentropy)
+	b.WriteString(`,"a":`)
+	writeFloats(b, t.AttnEntropy)
 	b.WriteString(`,"g":[`)
 	for i, s := range t.Strategy {
 		id, ok := idx[s]

@@ -43,15 +43,22 @@ type Figures struct {
 }
 
 var tmpl = template.Must(template.New("report").Funcs(template.FuncMap{
-	"pct":      pct,
-	"pp":       signedPP,
-	"pvalue":   pvalue,
-	"num":      num,
-	"svgURL":   svgURL,
-	"filter":   func(f reports.Filter) string { return string(f) },
-	"sigHolm":  func(r reports.ComparisonRow) bool { return r.PHolm.Valid && r.PHolm.V < 0.05 },
-	"notNaN":   func(x float64) bool { return !math.IsNaN(x) },
-	"seedList": seedList,
+	"pct":          pct,
+	"pp":           signedPP,
+	"pvalue":       pvalue,
+	"num":          num,
+	"svgURL":       svgURL,
+	"filter":       func(f reports.Filter) string { return string(f) },
+	"sigHolm":      func(r reports.ComparisonRow) bool { return r.PHolm.Valid && r.PHolm.V < 0.05 },
+	"notNaN":       func(x float64) bool { return !math.IsNaN(x) },
+	"seedList":     seedList,
+	"tokenMetrics": func() []string { return model.TokenMetrics[:] },
+	"num3": func(x float64) string {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return "–"
+		}
+		return fmt.Sprintf("%.3f", x)
+	},
 	"pctWidth": func(share float64) float64 { return 120 * max(0, min(1, share)) },
 }).Parse(pageTemplate))
 

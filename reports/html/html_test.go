@@ -98,6 +98,8 @@ func TestRenderDataBlocksRoundTrip(t *testing.T) {
 
 func TestAssetsAreOffline(t *testing.T) {
 	for name, s := range map[string]string{"template": pageTemplate, "css": pageCSS, "js": pageJS} {
+		// The SVG namespace is an identifier the DOM compares, never fetched.
+		s = strings.ReplaceAll(s, `"http://www.w3.org/2000/svg"`, "")
 		for _, bad := range []string{"http://", "https://", "//cdn", "@import", "fetch(", "XMLHttpRequest", "innerHTML", "eval("} {
 			assert.NotContains(t, s, bad, "%s must not use %s", name, bad)
 		}

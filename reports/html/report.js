@@ -177,7 +177,66 @@
       pre.textContent = r.x;
     }
     box.appendChild(pre);
+    if (r.k >= 0) {
+      var tl = timeline(tokenBlock()[r.k], data.thresholds[r.s] || { e: [], v: [] }, data.samplers[r.s]);
+      if (tl) { box.appendChild(tl); }
+    }
     return box;
+  }
+
+  // timeline draws a response's per-token entropy, varentropy and attention
+  // entropy against the step, with the sampler's Entropix thresholds dashed.
+  var SVGNS = "http://www.w3.org/2000/svg";
+  var SERIES = [{ key: "e", name: "entropy", colour: "#0072B2", th: "e" },
+    { key: "v", name: "varentropy", colour: "#D55E00", th: "v" },
+    { key: "a", name: "attn entropy", colour: "#009E73", th: null }];
+  function svgEl(tag, attrs, text) {
+    var e = document.createElementNS(SVGNS, tag);
+    for (var k in attrs) {
+      if (Object.prototype.hasOwnProperty.call(attrs, k)) { e.setAttribute(k, String(attrs[k])); }
+    }
+    if (text !== undefined) { e.textContent = String(text); }
+    return e;
+  }
+  function timeline(t, th, sampler) {
+    var n = t.e.length;
+    if (n === 0) { return null; }
+    var W = 640, H = 150, L = 36, R = 8, T = 20, B = 20, top = 0;
+    SERIES.forEach(function (s) {
+      (t[s.key] || []).forEach(function (x) { if (x !== null) { top = Math.max(top, x); } });
+      if (s.th) { th[s.th].forEach(function (x) { top = Math.max(top, x); }); }
+    });
+    top = top > 0 ? top * 1.05 : 1;
+    function x(i) { return L + (W - L - R) * (n === 1 ? 0.5 : i / (n - 1)); }
+    function y(v) { return T + (H - T - B) * (1 - v / top); }
+    var svg = svgEl("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, "class": "timeline", role: "img" });
+    svg.setAttribute("aria-label", "token timeline of " + sampler);
+    svg.appendChild(svgEl("line", { x1: L, y1: y(0), x2: W - R, y2: y(0), stroke: "#888" }));
+    svg.appendChild(svgEl("line", { x1: L, y1: T, x2: L, y2: y(0), stroke: "#888" }));
+    svg.appendChild(svgEl("text", { x: L - 4, y: y(0) + 4, "text-anchor": "end", "font-size": 10 }, "0"));
+    svg.appendChild(svgEl("text", { x: L - 4, y: T + 4, "text-anchor": "end", "font-size": 10 }, top.toFixed(1)));
+    svg.appendChild(svgEl("text", { x: W - R, y: H - 4, "text-anchor": "end", "font-size": 10 }, "step " + (n - 1)));
+    var lx = L + 6;
+    SERIES.forEach(function (s) {
+      var v = t[s.key] || [], d = "", pen = "M";
+      for (var i = 0; i < v.length; i++) {
+        if (v[i] === null) { pen = "M"; continue; }
+        d += pen + x(i).toFixed(1) + "," + y(v[i]).toFixed(1);
+        pen = "L";
+      }
+      if (d) {
+        svg.appendChild(svgEl("path", { d: d, fill: "none", stroke: s.colour, "stroke-width": 1.2, "class": "series-" + s.key }));
+        svg.appendChild(svgEl("text", { x: lx, y: 12, fill: s.colour, "font-size": 10 }, s.name));
+        lx += 8 + 6 * s.name.length;
+      }
+      if (s.th) {
+        th[s.th].forEach(function (level) {
+          svg.appendChild(svgEl("line", { x1: L, y1: y(level), x2: W - R, y2: y(level), stroke: s.colour,
+            "stroke-dasharray": "4 3", "class": "threshold" }));
+        });
+      }
+    });
+    return svg;
   }
 
   function entropyColour(h) {

@@ -101,12 +101,19 @@ type StrategyStats struct {
 	ByFrequency []FrequencyBin
 }
 
-// StrategyShare is one strategy's share of a sampler's tokens.
+// StrategyShare is one strategy's share of a sampler's tokens and the mean
+// metrics of the tokens it decided (the entropix repos' per-strategy view).
 type StrategyShare struct {
 	Strategy string
 	Tokens   int64
 	Share    float64
+	// Means of the decided tokens' metrics, in TokenMetrics order; NaN where
+	// the run did not record a metric (attention statistics are optional).
+	Means [len(TokenMetrics)]float64
 }
+
+// TokenMetrics names the per-token metrics averaged per strategy, with units.
+var TokenMetrics = [6]string{"entropy (bits)", "varentropy (bits²)", "attn entropy", "attn varentropy", "agreement", "interaction strength"}
 
 // FrequencyBin is the accuracy of the responses whose share of Strategy tokens
 // lies in (Low, High] (Low = High = 0: the strategy never fired).
@@ -169,10 +176,11 @@ type Response struct {
 	Tokens            *Tokens // nil when the token budget left it out
 }
 
-// Tokens is a response's per-token trace, for colouring.
+// Tokens is a response's per-token trace, for colouring and its timeline.
 type Tokens struct {
-	Text       []string
-	Entropy    []float64
-	Varentropy []float64
-	Strategy   []string
+	Text        []string
+	Entropy     []float64
+	Varentropy  []float64
+	AttnEntropy []float64 // NaN where the run did not record it
+	Strategy    []string
 }

@@ -169,6 +169,8 @@ const readHostile = `(() => {
     tokens: document.querySelectorAll('#list span.tok').length,
     tokenTitle: (document.querySelector('#list span.tok') || {title: ''}).title,
     injected: document.querySelectorAll('#list script, #list img, #list textarea').length,
+    timelinePaths: document.querySelectorAll('#list svg.timeline path').length,
+    thresholdLines: document.querySelectorAll('#list svg.timeline line.threshold').length,
     scripts: document.scripts.length,
     alerts: window.__alerts.length,
   };
@@ -179,6 +181,8 @@ type hostileState struct {
 	Tokens      int    `json:"tokens"`
 	TokenTitle  string `json:"tokenTitle"`
 	Injected    int    `json:"injected"`
+	Timeline    int    `json:"timelinePaths"`
+	Thresholds  int    `json:"thresholdLines"`
 	Scripts     int    `json:"scripts"`
 	Alerts      int    `json:"alerts"`
 }
@@ -244,6 +248,8 @@ func TestReportInChromium(t *testing.T) {
 	assert.Zero(t, hs.Alerts)
 	assert.Positive(t, hs.Tokens, "problem 0 has per-token detail")
 	assert.Contains(t, hs.TokenTitle, "entropy")
+	assert.Positive(t, hs.Timeline, "each response with token detail has its timeline")
+	assert.Positive(t, hs.Thresholds, "the entropix response's timeline draws its thresholds")
 
 	// Filters: disagreeing samplers, then back to all for the screenshot.
 	count, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => {
