@@ -65,26 +65,30 @@ func TestAccuracyTable(t *testing.T) {
 	var b bytes.Buffer
 	require.NoError(t, AccuracyTable(&b, report(), Options{Label: "gsm8k"}))
 	s := b.String()
-	for _, want := range []string{`\toprule`, `\midrule`, `\bottomrule`, `\begin{tabular}{lrrrrrr}`, `\label{tab:gsm8k-accuracy}`,
-		`greedy & \textbf{31.2} $\pm$ 1.3 & \textbf{31.2} $\pm$ 1.3 & 1319 & 2.0 & 141 & -- \\`,
-		`min\_p(min\_p=0.1,T=1.5) & 28.7 $\pm$ 1.2`, `28.7 $\pm$ 1.0 (3) \\`, `runs/night\_1`,
-		`strict-match & flexible-extract`} {
+	for _, want := range []string{`\toprule`, `\midrule`, `\bottomrule`, `\label{tab:gsm8k-accuracy}`,
+		`\begin{tabular}{>{\raggedright\arraybackslash}p{0.27\columnwidth}rr}`,
+		`greedy & \textbf{31.2}\,{\scriptsize$\pm$1.3} & \textbf{31.2}\,{\scriptsize$\pm$1.3} \\`,
+		`min\_\allowbreak{}p(\allowbreak{}min\_\allowbreak{}p=\allowbreak{}0.1,\allowbreak{}T=\allowbreak{}1.5) & 28.7\,{\scriptsize$\pm$1.2}`,
+		`runs/night\_1`, `\begin{tabular}[b]{@{}c@{}}strict\\match\end{tabular}`, `$n = 1319$ problems`} {
 		assert.Contains(t, s, want)
 	}
 	assert.Equal(t, strings.Count(s, `\begin{`), strings.Count(s, `\end{`))
 }
 
-func TestComparisonTable(t *testing.T) {
+func TestComparisonTables(t *testing.T) {
 	var b bytes.Buffer
 	require.NoError(t, ComparisonTable(&b, report(), Options{}))
 	s := b.String()
-	primary := `min\_p(min\_p=0.1,T=1.5) & strict-match & $-$2.5$^{**}$ & [$-$4.1, $-$0.8] & 0.003 & 0.010 & 2.3 \\`
-	secondary := `min\_p(min\_p=0.1,T=1.5) & flexible-extract & +0.4 & [$-$1.0, +1.8] & 0.610 & -- & 2.0 \\`
-	assert.Contains(t, s, primary)
-	assert.Contains(t, s, secondary)
-	assert.Less(t, strings.Index(s, primary), strings.Index(s, secondary), "primary rows first")
+	assert.Contains(t, s, `min\_\allowbreak{}p(\allowbreak{}min\_\allowbreak{}p=\allowbreak{}0.1,\allowbreak{}T=\allowbreak{}1.5) & $-$2.5$^{**}$ & [$-$4.1, $-$0.8] & 0.003 & 0.010 & 2.3 \\`)
+	assert.NotContains(t, s, "flexible-extract &", "secondary filters have their own table")
 	assert.Contains(t, s, `\label{tab:entropix-paired}`)
-	assert.Contains(t, s, `with greedy on the same problems`)
+	assert.Contains(t, s, `strict-match: paired difference from greedy`)
+
+	b.Reset()
+	require.NoError(t, SecondaryTable(&b, report(), Options{}))
+	s = b.String()
+	assert.Contains(t, s, `\begin{table*}`)
+	assert.Contains(t, s, `& flexible-extract & +0.4 & [$-$1.0, +1.8] & 0.610 & 2.0 \\`)
 
 	r := report()
 	r.Comparisons = nil

@@ -29,6 +29,8 @@ type Report struct {
 	// session (manifest stats); 0 when unknown. Per-sampler rates are not
 	// shown: samplers share batches, so no wall clock belongs to one sampler.
 	Throughput float64
+	// TableLabel prefixes the LaTeX tables' \label keys; "" means the default.
+	TableLabel string
 	// FewShot is the number of few-shot examples; −1 when the manifest does
 	// not say.
 	FewShot int

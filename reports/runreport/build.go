@@ -30,6 +30,9 @@ type Options struct {
 	// PrimaryFilter is the filter whose comparisons form the Holm family;
 	// default the sweep's primary_filter, else the task's first filter.
 	PrimaryFilter string
+	// TableLabel prefixes the LaTeX tables' \label keys (tab:<TableLabel>-accuracy,
+	// ...); default "entropix".
+	TableLabel string
 	// TokenBudget caps the tokens with per-token detail in report.html; 0 means
 	// DefaultTokenBudget, negative means none.
 	TokenBudget int
@@ -60,7 +63,7 @@ func Compute(dir string, opt Options) (*model.Report, error) {
 		return nil, fmt.Errorf("run directory %s: %w", dir, err)
 	}
 	rep := &model.Report{RunDir: dir, Task: r.task(), Manifest: r.manifestView(), Notes: r.notes,
-		Filters: scores.filters, Throughput: r.throughput(), FewShot: -1}
+		Filters: scores.filters, Throughput: r.throughput(), FewShot: -1, TableLabel: opt.TableLabel}
 	if n := r.manifest.Config.NumFewshot; n != nil {
 		rep.FewShot = *n
 	}

@@ -116,9 +116,16 @@ func writeTables(dir string, rep *model.Report) error {
 		return fmt.Errorf("tables: %w", err)
 	}
 	for name, write := range map[string]func(io.Writer, *model.Report) error{
-		"accuracy.tex": func(w io.Writer, r *model.Report) error { return latex.AccuracyTable(w, r, latex.Options{}) },
-		"paired.tex":   func(w io.Writer, r *model.Report) error { return latex.ComparisonTable(w, r, latex.Options{}) },
-		"results.md":   WriteMarkdown,
+		"accuracy.tex": func(w io.Writer, r *model.Report) error {
+			return latex.AccuracyTable(w, r, latex.Options{Label: rep.TableLabel})
+		},
+		"paired.tex": func(w io.Writer, r *model.Report) error {
+			return latex.ComparisonTable(w, r, latex.Options{Label: rep.TableLabel})
+		},
+		"paired-secondary.tex": func(w io.Writer, r *model.Report) error {
+			return latex.SecondaryTable(w, r, latex.Options{Label: rep.TableLabel})
+		},
+		"results.md": WriteMarkdown,
 	} {
 		var b bytes.Buffer
 		if err := write(&b, rep); err != nil {
