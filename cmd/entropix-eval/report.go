@@ -28,6 +28,7 @@ func runReport(_ context.Context, args []string, stdout, stderr io.Writer) error
 	var opt runreport.Options
 	fs.StringVar(&opt.Baseline, "baseline", "", `sampler the others are compared with (default "greedy" if present, else the first)`)
 	fs.StringVar(&opt.PrimaryFilter, "primary-filter", "", "filter whose comparisons are Holm-adjusted and lead the page (default: the sweep's primary_filter, else the task's first filter)")
+	fs.StringVar(&opt.FigureSize, "figure-size", "one-column", "figures' size preset: one-column (3.3 in) or two-column (6.8 in); fonts stay 7–8 pt")
 	fs.StringVar(&opt.TableLabel, "table-label", "", `prefix of the LaTeX tables' \label keys: tab:PREFIX-accuracy, tab:PREFIX-paired (default "entropix")`)
 	fs.IntVar(&opt.Paired.Bootstrap.Resamples, "resamples", 0, "paired bootstrap resamples (default 10000)")
 	fs.IntVar(&opt.Paired.Permutations, "permutations", 0, "Monte-Carlo sign flips when the exact test is too costly (default 200000)")

@@ -8,7 +8,6 @@ package figures
 import (
 	"bytes"
 	"fmt"
-	"image"
 	"image/color"
 	"io"
 	"math"
@@ -31,11 +30,70 @@ import (
 	"github.com/entropix-eval/entropix-eval/reports/model"
 )
 
-// Default figure size: one column of a two-column paper at 2×.
-const (
-	Width  = 5 * vg.Inch
-	Height = 3.6 * vg.Inch
+// Size is a figure's size on paper. Fonts are set in points whatever the size
+// (8 pt titles and labels, 7 pt ticks and legends), so a figure pasted at 100%
+// reads like the paper's own small print.
+type Size struct {
+	Name          string
+	Width, Height vg.Length
+}
+
+// The size presets: one column and the full width of a two-column paper.
+var (
+	OneColumn = Size{Name: "one-column", Width: 3.3 * vg.Inch, Height: 2.4 * vg.Inch}
+	TwoColumn = Size{Name: "two-column", Width: 6.8 * vg.Inch, Height: 3.2 * vg.Inch}
 )
+
+// SizeNamed returns the preset called name.
+func SizeNamed(name string) (Size, error) {
+	for _, s := range []Size{OneColumn, TwoColumn} {
+		if s.Name == name {
+			return s, nil
+		}
+	}
+	return Size{}, fmt.Errorf("figure size %q: want one-column (3.3 in) or two-column (6.8 in)", name)
+}
+
+// Font sizes of every figure, in points.
+const (
+	titlePt  = 8
+	labelPt  = 8
+	tickPt   = 7
+	legendPt = 7
+)
+
+// setFonts applies the figure font sizes to p.
+func setFonts(p *plot.Plot) {
+	p.Title.TextStyle.Font.Size = titlePt
+	for _, ax := range []*plot.Axis{&p.X, &p.Y} {
+		ax.Label.TextStyle.Font.Size = labelPt
+		ax.Tick.Label.Font.Size = tickPt
+	}
+	p.Legend.TextStyle.Font.Size = legendPt
+	p.Legend.ThumbnailWidth = vg.Points(12)
+}
+
+// drawFigure draws p onto c with its legend beside the data, in a column on
+// the right, never over it.
+func drawFigure(p *plot.Plot, c draw.Canvas) {
+	setFonts(p)
+	c.SetColor(color.White)
+	c.Fill(c.Rectangle.Path())
+	leg := p.Legend
+	r := leg.Rectangle(c)
+	w := r.Max.X - r.Min.X
+	if w <= 0 {
+		p.Draw(c)
+		return
+	}
+	p.Legend = plot.NewLegend()
+	defer func() { p.Legend = leg }()
+	gap := vg.Points(4)
+	p.Draw(draw.Crop(c, 0, -(w + gap), 0, 0))
+	leg.Left, leg.Top, leg.XOffs, leg.YOffs = true, true, 0, 0
+	top := vg.Points(titlePt * 1.6) // below the title line
+	leg.Draw(draw.Crop(c, c.Max.X-c.Min.X-w, 0, 0, -top))
+}
 
 // Colours shared by the figures (Okabe–Ito, readable with colour blindness).
 var (
@@ -62,12 +120,15 @@ func Density(d model.Density) (p *plot.Plot, err error) {
 		return nil, err
 	}
 	scale := newColourScale(grid{d: d}, pal.Colors())
-	// One image instead of thousands of rectangles: a tenth of the bytes in SVG
-	// and PDF. gonum's own rasterised heat map is a 16-bit image, which the PDF
-	// writer embeds with a 16-bit header over 8-bit samples (a corrupt image);
-	// this one is 8-bit RGB, drawn the same in both formats.
-	p.Add(plotter.NewImage(scale.image(grid{d: d}), 0, 0, d.EntropyMax, d.VarentMax))
-	p.Legend.TextStyle.Font.Size = vg.Points(8) // the key sits over the data's sparse corner
+	if d.CountMax > 0 { // the report's shared scale: equal colours mean equal counts
+		scale.min, scale.max = math.Log10(2), max(math.Log10(1+float64(d.CountMax)), math.Log10(2)+1e-9)
+	}
+	// Cells are vector rectangles (runs of equal colour merged), the same in
+	// SVG and PDF. Raster images are avoided: gonum's rasterised heat map is a
+	// 16-bit image that vgpdf embeds with a 16-bit header over 8-bit samples (a
+	// corrupt image), vgpdf draws images upside down, and vgsvg labels PNG data
+	// image/jpg.
+	p.Add(cells{g: grid{d: d}, scale: scale})
 	addColourKey(p, scale, d)
 	if t := d.Thresholds; t != nil {
 		for _, l := range t.Entropy {
@@ -81,12 +142,11 @@ func Density(d model.Density) (p *plot.Plot, err error) {
 			}
 		}
 		if len(t.Entropy) > 0 {
-			p.Legend.Add("entropy thresholds "+levels(t.Entropy), lineThumb(orange))
+			p.Legend.Add("entropy thr. "+levels(t.Entropy), lineThumb(orange))
 		}
 		if len(t.Varentropy) > 0 {
-			p.Legend.Add("varentropy thresholds "+levels(t.Varentropy), lineThumb(purple))
+			p.Legend.Add("varentropy thr. "+levels(t.Varentropy), lineThumb(purple))
 		}
-		p.Legend.Top = true
 	}
 	p.X.Min, p.X.Max = 0, d.EntropyMax
 	p.Y.Min, p.Y.Max = 0, d.VarentMax
@@ -101,17 +161,19 @@ func addColourKey(p *plot.Plot, scale colourScale, d model.Density) {
 	for _, n := range d.Counts {
 		top = max(top, n)
 	}
+	if d.CountMax > 0 {
+		top = d.CountMax
+	}
 	for n := uint32(1); n <= top; n *= 10 {
-		label := fmt.Sprintf("%d tokens per cell", n)
+		label := fmt.Sprintf("%d tokens/cell", n)
 		if n == 1 {
-			label = "1 token per cell"
+			label = "1 token/cell"
 		}
 		p.Legend.Add(label, swatch{scale.colour(math.Log10(1 + float64(n)))})
 		if n > math.MaxUint32/10 {
 			break
 		}
 	}
-	p.Legend.Top = true
 }
 
 // colourScale maps a cell's value linearly onto a palette between the
@@ -142,21 +204,35 @@ func (s colourScale) colour(z float64) color.Color {
 	return s.pal[max(0, min(len(s.pal)-1, i))]
 }
 
-// image renders the grid as an opaque 8-bit RGB image, one pixel per cell,
-// row 0 at the top (the largest varentropy); empty cells are white.
-func (s colourScale) image(g grid) *image.NRGBA {
-	nx, ny := g.Dims()
-	img := image.NewNRGBA(image.Rect(0, 0, nx, ny))
+// cells draws a density grid as filled rectangles; runs of equal colour along a
+// row are merged into one rectangle, so a 60 × 60 grid stays small.
+type cells struct {
+	g     grid
+	scale colourScale
+}
+
+func (c cells) Plot(dc draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&dc)
+	nx, ny := c.g.Dims()
+	w, h := c.g.d.EntropyMax/float64(nx), c.g.d.VarentMax/float64(ny)
 	for r := range ny {
-		for c := range nx {
-			var col color.Color = color.White
-			if z := g.Z(c, r); !math.IsNaN(z) {
-				col = s.colour(z)
+		for i := 0; i < nx; {
+			z := c.g.Z(i, r)
+			if math.IsNaN(z) {
+				i++
+				continue
 			}
-			img.Set(c, ny-1-r, color.NRGBAModel.Convert(col))
+			col := c.scale.colour(z)
+			j := i + 1
+			for j < nx && !math.IsNaN(c.g.Z(j, r)) && c.scale.colour(c.g.Z(j, r)) == col {
+				j++
+			}
+			x0, x1 := trX(float64(i)*w), trX(float64(j)*w)
+			y0, y1 := trY(float64(r)*h), trY(float64(r+1)*h)
+			dc.FillPolygon(col, dc.ClipPolygonXY([]vg.Point{{X: x0, Y: y0}, {X: x0, Y: y1}, {X: x1, Y: y1}, {X: x1, Y: y0}}))
+			i = j
 		}
 	}
-	return img
 }
 
 // swatch is a filled legend square.
@@ -201,6 +277,9 @@ func EntropyCurves(c model.EntropyCurve) (p *plot.Plot, err error) {
 	p.X.Label.Text = "generation step (token)"
 	p.Y.Label.Text = "mean entropy (bits)"
 	p.Y.Min = 0
+	if c.YMax > 0 { // the report's shared axis: curves of all samplers compare
+		p.Y.Max = c.YMax * 1.05
+	}
 	for _, s := range []struct {
 		name string
 		pts  []model.CurvePoint
@@ -221,7 +300,6 @@ func EntropyCurves(c model.EntropyCurve) (p *plot.Plot, err error) {
 		p.Add(l)
 		p.Legend.Add(s.name, l)
 	}
-	p.Legend.Top = true
 	p.X.Tick.Marker, p.Y.Tick.Marker = plainTicks{}, plainTicks{}
 	p.Add(plotter.NewGrid())
 	return p, nil
@@ -325,11 +403,11 @@ func recoverPlot(err *error, what string) {
 	}
 }
 
-// SVG renders p as an SVG document.
-func SVG(p *plot.Plot, w, h vg.Length) (out []byte, err error) {
+// SVG renders p as an SVG document of size sz.
+func SVG(p *plot.Plot, sz Size) (out []byte, err error) {
 	defer recoverPlot(&err, "svg")
-	c := vgsvg.New(w, h)
-	p.Draw(draw.New(c))
+	c := vgsvg.New(sz.Width, sz.Height)
+	drawFigure(p, draw.New(c))
 	var b bytes.Buffer
 	if _, err := c.WriteTo(&b); err != nil {
 		return nil, err
@@ -337,12 +415,12 @@ func SVG(p *plot.Plot, w, h vg.Length) (out []byte, err error) {
 	return b.Bytes(), nil
 }
 
-// PDF renders p as a PDF document with its fonts embedded.
-func PDF(p *plot.Plot, w, h vg.Length) (out []byte, err error) {
+// PDF renders p as a PDF document of size sz with its fonts embedded.
+func PDF(p *plot.Plot, sz Size) (out []byte, err error) {
 	defer recoverPlot(&err, "pdf")
-	c := vgpdf.New(w, h)
+	c := vgpdf.New(sz.Width, sz.Height)
 	c.EmbedFonts(true)
-	p.Draw(draw.New(cp1252Canvas{c}))
+	drawFigure(p, draw.New(cp1252Canvas{c}))
 	var b bytes.Buffer
 	if _, err := c.WriteTo(&b); err != nil {
 		return nil, err
@@ -350,13 +428,14 @@ func PDF(p *plot.Plot, w, h vg.Length) (out []byte, err error) {
 	return b.Bytes(), nil
 }
 
-// Save writes dir/name.svg and dir/name.pdf and returns the SVG bytes.
-func Save(p *plot.Plot, dir, name string) ([]byte, error) {
-	svg, err := SVG(p, Width, Height)
+// Save writes dir/name.svg and dir/name.pdf at size sz and returns the SVG
+// bytes. Both are drawn from the same plot by the same code: the same content.
+func Save(p *plot.Plot, dir, name string, sz Size) ([]byte, error) {
+	svg, err := SVG(p, sz)
 	if err != nil {
 		return nil, fmt.Errorf("figure %s: %w", name, err)
 	}
-	pdf, err := PDF(p, Width, Height)
+	pdf, err := PDF(p, sz)
 	if err != nil {
 		return nil, fmt.Errorf("figure %s: %w", name, err)
 	}

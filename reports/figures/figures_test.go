@@ -40,7 +40,7 @@ func TestFiguresRender(t *testing.T) {
 	}
 	p, err := Density(density())
 	require.NoError(t, err)
-	svg, err := Save(p, dir, "density")
+	svg, err := Save(p, dir, "density", OneColumn)
 	require.NoError(t, err)
 	assert.True(t, bytes.HasPrefix(bytes.TrimSpace(svg), []byte("<?xml")) || bytes.Contains(svg[:200], []byte("<svg")))
 	assert.NotContains(t, string(svg), `<b>"x"</b>`, "titles are escaped inside the SVG")
@@ -70,7 +70,7 @@ func TestFiguresRejectDegenerateInput(t *testing.T) {
 	one := model.Density{Sampler: "one", NX: 1, NY: 1, EntropyMax: 1, VarentMax: 1, Counts: []uint32{7}, Tokens: 7}
 	p, err := Density(one)
 	require.NoError(t, err)
-	_, err = SVG(p, Width, Height)
+	_, err = SVG(p, OneColumn)
 	assert.NoError(t, err)
 	_, err = Accuracy([]model.Sampler{{Label: "x", Filters: []model.FilterAccuracy{{ClusteredAccuracy: reports.ClusteredAccuracy{Mean: math.NaN(), CILow: math.NaN(), CIHigh: math.NaN()}}}}}, 0)
 	assert.Error(t, err, "NaN bars are refused, not drawn wrong")

@@ -47,14 +47,15 @@ func checkPDFImages(t *testing.T, pdf []byte) int {
 	return n
 }
 
-// gonum's rasterised heat map embedded a 16-bit header over 8-bit samples.
-func TestDensityPDFImageMatchesItsHeader(t *testing.T) {
-	p, err := Density(density())
-	require.NoError(t, err)
-	pdf, err := PDF(p, Width, Height)
-	require.NoError(t, err)
-	assert.Equal(t, 1, checkPDFImages(t, pdf), "one opaque 8-bit image, no alpha mask")
-	assert.Contains(t, string(pdf), "/BitsPerComponent 8")
+// gonum's rasterised heat map embedded a 16-bit header over 8-bit samples:
+// every image a figure's PDF holds must match its header (the density has
+// none now: its cells are vector rectangles).
+func TestFigurePDFImagesMatchTheirHeaders(t *testing.T) {
+	for name, p := range allFigures(t) {
+		pdf, err := PDF(p, OneColumn)
+		require.NoError(t, err, name)
+		checkPDFImages(t, pdf)
+	}
 }
 
 // vgpdf's fonts are Windows-1252: the label must reach the PDF as
@@ -62,7 +63,7 @@ func TestDensityPDFImageMatchesItsHeader(t *testing.T) {
 func TestPDFTextIsWindows1252(t *testing.T) {
 	p, err := Density(density())
 	require.NoError(t, err)
-	pdf, err := PDF(p, Width, Height)
+	pdf, err := PDF(p, OneColumn)
 	require.NoError(t, err)
 	text := inflatedStreams(t, pdf)
 	assert.Contains(t, text, "(varentropy \\(bits\xb2\\))")

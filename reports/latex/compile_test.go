@@ -69,7 +69,7 @@ func TestTablesCompileWithoutOverfullBoxes(t *testing.T) {
 	for _, class := range []string{`\documentclass{article}`, `\documentclass[twocolumn]{article}`} {
 		t.Run(class, func(t *testing.T) {
 			dir := t.TempDir()
-			doc := class + "\n\\usepackage[T1]{fontenc}\n\\usepackage{booktabs,array}\n\\begin{document}\n" + tables.String() +
+			doc := class + "\n\\usepackage{booktabs,array}\n\\begin{document}\n" + tables.String() +
 				"See Table~\\ref{tab:main-accuracy} and Table~\\ref{tab:main-paired}.\n\\end{document}\n"
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "paper.tex"), []byte(doc), 0o644))
 			cmd := exec.Command(bin, "-interaction=nonstopmode", "-halt-on-error", "paper.tex")

@@ -29,6 +29,9 @@ type Report struct {
 	// session (manifest stats); 0 when unknown. Per-sampler rates are not
 	// shown: samplers share batches, so no wall clock belongs to one sampler.
 	Throughput float64
+	// FigureSize names the figures' size preset (figures.SizeNamed); "" means
+	// one column.
+	FigureSize string
 	// TableLabel prefixes the LaTeX tables' \label keys; "" means the default.
 	TableLabel string
 	// FewShot is the number of few-shot examples; −1 when the manifest does
@@ -138,6 +141,9 @@ type Density struct {
 	Counts     []uint32
 	Tokens     int64
 	Clipped    int64 // tokens beyond the axes, counted in the last bins
+	// CountMax is the largest cell count of all the report's densities: the
+	// top of their shared colour scale (0: this density's own largest).
+	CountMax   uint32
 	Thresholds *Thresholds
 }
 
@@ -145,6 +151,8 @@ type Density struct {
 // responses that ended correct and wrong (strict).
 type EntropyCurve struct {
 	Sampler string
+	// YMax is the top of the y axis shared by all the report's curves (0: own).
+	YMax    float64
 	Correct []CurvePoint
 	Wrong   []CurvePoint
 }

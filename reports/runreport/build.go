@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/entropix-eval/entropix-eval/reports"
+	"github.com/entropix-eval/entropix-eval/reports/figures"
 	"github.com/entropix-eval/entropix-eval/reports/model"
 )
 
@@ -30,6 +31,9 @@ type Options struct {
 	// PrimaryFilter is the filter whose comparisons form the Holm family;
 	// default the sweep's primary_filter, else the task's first filter.
 	PrimaryFilter string
+	// FigureSize is the figures' size preset: "one-column" (3.3 in, the
+	// default) or "two-column" (6.8 in).
+	FigureSize string
 	// TableLabel prefixes the LaTeX tables' \label keys (tab:<TableLabel>-accuracy,
 	// ...); default "entropix".
 	TableLabel string
@@ -63,7 +67,12 @@ func Compute(dir string, opt Options) (*model.Report, error) {
 		return nil, fmt.Errorf("run directory %s: %w", dir, err)
 	}
 	rep := &model.Report{RunDir: dir, Task: r.task(), Manifest: r.manifestView(), Notes: r.notes,
-		Filters: scores.filters, Throughput: r.throughput(), FewShot: -1, TableLabel: opt.TableLabel}
+		Filters: scores.filters, Throughput: r.throughput(), FewShot: -1, TableLabel: opt.TableLabel, FigureSize: opt.FigureSize}
+	if opt.FigureSize != "" {
+		if _, err := figures.SizeNamed(opt.FigureSize); err != nil {
+			return nil, err
+		}
+	}
 	if n := r.manifest.Config.NumFewshot; n != nil {
 		rep.FewShot = *n
 	}
@@ -134,12 +143,25 @@ func Compute(dir string, opt Options) (*model.Report, error) {
 			// Without a manifest entry, the decisions tell an Entropix sampler.
 			rep.Samplers[i].Entropix = rep.Samplers[i].Entropix || agg.decidesBeyondBaseline(i)
 		}
+		labels := make([]string, len(rep.Samplers))
+		thresholds := make([]*model.Thresholds, len(rep.Samplers))
 		for i, s := range rep.Samplers {
-			rep.Density = append(rep.Density, agg.density[i].density(s.Label, s.Thresholds))
-			rep.Curves = append(rep.Curves, agg.curve(i, s.Label))
+			labels[i], thresholds[i] = s.Label, s.Thresholds
+		}
+		rep.Density = sharedDensities(agg.density, labels, thresholds)
+		var yMax float64
+		for i, s := range rep.Samplers {
+			c := agg.curve(i, s.Label)
+			for _, pt := range append(c.Correct, c.Wrong...) {
+				yMax = max(yMax, pt.Mean)
+			}
+			rep.Curves = append(rep.Curves, c)
 			if s.Entropix {
 				rep.Strategies = append(rep.Strategies, agg.strategyStats(i, s.Label))
 			}
+		}
+		for i := range rep.Curves {
+			rep.Curves[i].YMax = yMax
 		}
 	}
 	rep.Problems = problemsOf(r, order, detail)

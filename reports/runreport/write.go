@@ -57,13 +57,20 @@ func writeFigures(dir string, rep *model.Report) (html.Figures, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return out, fmt.Errorf("figures: %w", err)
 	}
+	size := figures.OneColumn
+	if rep.FigureSize != "" {
+		var err error
+		if size, err = figures.SizeNamed(rep.FigureSize); err != nil {
+			return out, err
+		}
+	}
 	// draw saves one figure; ok is false when it could not be drawn (noted).
 	draw := func(p *plot.Plot, drawErr error, name, title string) (fig html.Figure, ok bool, err error) {
 		if drawErr != nil {
 			rep.Notes = append(rep.Notes, drawErr.Error())
 			return fig, false, nil
 		}
-		svg, err := figures.Save(p, dir, name)
+		svg, err := figures.Save(p, dir, name, size)
 		if err != nil {
 			return fig, false, err
 		}
