@@ -38,6 +38,9 @@ type Config struct {
 	// TrainDataset feeds the random shots of tasks that draw them (gsm8k).
 	TrainDataset string `yaml:"train_dataset" json:"train_dataset,omitempty"`
 	FewShot      string `yaml:"fewshot" json:"fewshot,omitempty"`
+	// PrimaryFilter is the filter whose comparisons form the report's Holm
+	// family and lead its page (default: the task's first filter).
+	PrimaryFilter string `yaml:"primary_filter" json:"primary_filter,omitempty"`
 	ChatTemplate bool   `yaml:"chat_template" json:"chat_template,omitempty"`
 	Limit        int    `yaml:"limit" json:"limit,omitempty"`
 	// MaxNewTokens overrides the task's default generation budget when > 0.

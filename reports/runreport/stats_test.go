@@ -208,3 +208,29 @@ func TestManifestView(t *testing.T) {
 	assert.InDelta(t, 250, rep.Throughput, 1e-12)
 	assert.Contains(t, rep.Manifest.Pretty, `"model": "models/llama"`)
 }
+
+// The sweep's primary_filter moves the Holm family; --primary-filter
+// (Options.PrimaryFilter) overrides it; an unknown filter is an error.
+func TestPrimaryFilter(t *testing.T) {
+	m := taskManifest("gsm8k", "greedy", "x", "y")
+	m["config"] = map[string]any{"primary_filter": "numeric"}
+	dir := writeRun(t, m, concat(scored("greedy", 0, 1, 0, 0, 0), scored("x", 0, 1, 1, 1, 0), scored("y", 0, 0, 0, 0, 1)), nil)
+	rep, err := Compute(dir, Options{Paired: reports.PairedOptions{Bootstrap: reportsBootstrap(100)}})
+	require.NoError(t, err)
+	assert.Equal(t, "numeric", rep.PrimaryFilter)
+	var family []string
+	for _, c := range rep.Comparisons {
+		assert.Equal(t, c.Filter == "numeric", c.PHolm.Valid, "%s %s", c.Sampler, c.Filter)
+		if c.Primary {
+			family = append(family, c.Sampler)
+		}
+	}
+	assert.Equal(t, []string{"x", "y"}, family)
+
+	rep, err = Compute(dir, Options{PrimaryFilter: "flexible", Paired: reports.PairedOptions{Bootstrap: reportsBootstrap(100)}})
+	require.NoError(t, err)
+	assert.Equal(t, "flexible", rep.PrimaryFilter)
+
+	_, err = Compute(dir, Options{PrimaryFilter: "fuzzy"})
+	assert.ErrorContains(t, err, `primary filter "fuzzy" is not a filter of this task`)
+}
