@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -223,4 +224,40 @@ func TestGroupScoresRejectsDuplicatesAndBadScores(t *testing.T) {
 	s.Score = 1.5
 	_, err = GroupScores([]Scored{s})
 	assert.ErrorContains(t, err, "want [0, 1]")
+}
+
+// benchPair is GSM8K-sized: 1319 problems, k 0/1 samples a side.
+func benchPair(k int) (a, b ProblemSamples) {
+	rng := splitMix64{state: 9}
+	for p := range 1319 {
+		a.Problems, b.Problems = append(a.Problems, int32(p)), append(b.Problems, int32(p))
+		sa, sb := make([]float64, k), make([]float64, k)
+		easy := rng.intn(100) < 40
+		for i := range k {
+			if easy || rng.intn(100) < 12 {
+				sa[i] = 1
+			}
+			if easy || rng.intn(100) < 8 {
+				sb[i] = 1
+			}
+		}
+		a.Scores, b.Scores = append(a.Scores, sa), append(b.Scores, sb)
+	}
+	return a, b
+}
+
+// BenchmarkComparePaired: one comparisons.arrow row (10,000 bootstrap
+// resamples and the sign-flip test: exact for k = 1 and 3, Monte Carlo with
+// 200,000 flips when k = 30 makes the lattice too fine).
+func BenchmarkComparePaired(b *testing.B) {
+	for _, k := range []int{1, 3, 30} {
+		a, base := benchPair(k)
+		b.Run(fmt.Sprintf("k=%d", k), func(b *testing.B) {
+			for range b.N {
+				if _, err := ComparePaired(a, base, PairedOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
