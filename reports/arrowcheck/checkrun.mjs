@@ -50,7 +50,7 @@ const show = (v) => (typeof v === 'bigint' ? `${v}n` : JSON.stringify(v));
 
 // ---- expected schemas (reports/schemas.go; types as Go's arrow names them) ----
 
-const SCHEMA_VERSION = '1';
+const SCHEMA_VERSION = '2';
 const col = (name, type, nullable = false) => ({ name, type, nullable });
 const RESULT_FIELDS = [
   col('run_id', 'utf8'), col('sampler', 'utf8'), col('seed', 'int64'), col('problem_id', 'int32'),
