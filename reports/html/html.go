@@ -43,9 +43,10 @@ type Figures struct {
 }
 
 var tmpl = template.Must(template.New("report").Funcs(template.FuncMap{
-	"pct":          pct,
-	"pp":           signedPP,
-	"pvalue":       pvalue,
+	"pct": pct,
+	// The same formatting as the headline sentences, compare and the terminal.
+	"pp":           reports.SignedPP,
+	"pvalue":       reports.FormatP,
 	"num":          num,
 	"svgURL":       svgURL,
 	"filter":       func(f reports.Filter) string { return string(f) },
@@ -100,23 +101,6 @@ func pct(x float64) string {
 		return "–"
 	}
 	return fmt.Sprintf("%.1f", 100*x)
-}
-
-func signedPP(x float64) string {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return "–"
-	}
-	return fmt.Sprintf("%+.1f", 100*x)
-}
-
-func pvalue(p float64) string {
-	switch {
-	case math.IsNaN(p):
-		return "–"
-	case p < 0.001:
-		return "< 0.001"
-	}
-	return fmt.Sprintf("%.3f", p)
 }
 
 func num(x float64) string {
