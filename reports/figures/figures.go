@@ -12,6 +12,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -487,7 +488,7 @@ func Forest(rows []reports.ComparisonRow, filter string) (p *plot.Plot, err erro
 		if r.Filter != filter || math.IsNaN(r.Delta) {
 			continue
 		}
-		y := float64(len(pts))
+		y := float64(len(pts)) // flipped below, so the first row is on top
 		pts = append(pts, plotter.XY{X: 100 * r.Delta, Y: y})
 		lo, hi := r.CILow, r.CIHigh
 		if math.IsNaN(lo) || math.IsNaN(hi) {
@@ -500,6 +501,10 @@ func Forest(rows []reports.ComparisonRow, filter string) (p *plot.Plot, err erro
 	}
 	if len(pts) == 0 {
 		return nil, fmt.Errorf("forest plot: no comparison under %s", filter)
+	}
+	for i := range pts {
+		pts[i].Y = float64(len(pts)-1) - pts[i].Y
+		bars.xys[i].Y = pts[i].Y
 	}
 	p = plot.New()
 	p.Title.Text = "difference from " + rows[0].Baseline + " (" + filter + ", 95% CI)"
@@ -526,6 +531,7 @@ func Forest(rows []reports.ComparisonRow, filter string) (p *plot.Plot, err erro
 		return nil, err
 	}
 	p.Y.Min, p.Y.Max = -0.5, float64(len(pts))-0.5
+	slices.Reverse(names) // the first sampler on top, as in the headline list
 	p.NominalY(names...)
 	p.X.Tick.Marker = plainTicks{}
 	return p, nil

@@ -5,6 +5,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"testing"
 
 	"github.com/entropix-eval/entropix-eval/reports"
@@ -83,4 +85,27 @@ func TestSlug(t *testing.T) {
 	} {
 		assert.Equal(t, want, Slug(in), in)
 	}
+}
+
+// The forest plot lists samplers top to bottom in the report's order.
+func TestForestOrder(t *testing.T) {
+	p, err := Forest([]reports.ComparisonRow{
+		{Sampler: "first", Baseline: "greedy", Filter: "strict", Delta: 0.02, CILow: 0, CIHigh: 0.04},
+		{Sampler: "second", Baseline: "greedy", Filter: "strict", Delta: -0.01, CILow: -0.03, CIHigh: 0.01},
+		{Sampler: "other-filter", Baseline: "greedy", Filter: "flexible", Delta: 0.5, CILow: 0.4, CIHigh: 0.6},
+	}, "strict")
+	require.NoError(t, err)
+	svg, err := SVG(p, OneColumn)
+	require.NoError(t, err)
+	height := func(label string) float64 {
+		m := regexp.MustCompile(`y="(-?[0-9.]+)"[^>]*>` + label + `<`).FindSubmatch(svg)
+		require.NotNil(t, m, label)
+		y, err := strconv.ParseFloat(string(m[1]), 64)
+		require.NoError(t, err)
+		return -y // vgsvg flips y: -y is the height above the bottom
+	}
+	assert.Greater(t, height("first"), height("second"))
+	assert.NotContains(t, string(svg), "other-filter", "one filter per forest plot")
+	_, err = Forest(nil, "strict")
+	assert.Error(t, err)
 }
