@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/entropix-eval/entropix-eval/reports/model"
 )
@@ -23,6 +24,7 @@ type thresholdsJSON struct {
 type problemJSON struct {
 	ID        int32          `json:"id"`
 	Question  string         `json:"q"`
+	Prompt    string         `json:"p"` // the prompt after the prefix all prompts share
 	Target    string         `json:"t"`
 	Responses []responseJSON `json:"r"`
 }
@@ -46,7 +48,10 @@ type browserData struct {
 	// varentropy "v"), drawn on the token timeline; empty for other samplers.
 	Thresholds []thresholdsJSON `json:"thresholds"`
 	Strategies []string         `json:"strategies"`
-	Problems   []problemJSON    `json:"problems"`
+	// PromptPrefix is the longest prefix every prompt shares (the few-shot
+	// examples), stored once instead of once per problem.
+	PromptPrefix string        `json:"promptPrefix"`
+	Problems     []problemJSON `json:"problems"`
 }
 
 // encodeBrowser returns the problems block and the token block.
@@ -71,8 +76,12 @@ func encodeBrowser(r *model.Report) (problems, tokens []byte, err error) {
 	var tok bytes.Buffer
 	tok.WriteByte('[')
 	nTok := 0
+	d.PromptPrefix = commonPrefix(r.Problems)
 	for _, p := range r.Problems {
 		pj := problemJSON{ID: p.ID, Question: p.Question, Target: p.Target, Responses: []responseJSON{}}
+		if p.Prompt != "" {
+			pj.Prompt = p.Prompt[len(d.PromptPrefix):]
+		}
 		for _, resp := range p.Responses {
 			si, ok := samplerIdx[resp.Sampler]
 			if !ok {
@@ -156,4 +165,33 @@ func writeFloats(b *bytes.Buffer, xs []float64) {
 		b.WriteString(strconv.FormatFloat(math.Round(x*1000)/1000, 'f', -1, 64))
 	}
 	b.WriteByte(']')
+}
+
+// commonPrefix is the longest prefix of every known prompt, cut back to a
+// UTF-8 character boundary; "" with fewer than two prompts.
+func commonPrefix(problems []model.Problem) string {
+	var prefix string
+	n := 0
+	for _, p := range problems {
+		if p.Prompt == "" {
+			continue
+		}
+		if n == 0 {
+			prefix = p.Prompt
+		} else {
+			i := 0
+			for i < len(prefix) && i < len(p.Prompt) && prefix[i] == p.Prompt[i] {
+				i++
+			}
+			prefix = prefix[:i]
+		}
+		n++
+	}
+	if n < 2 {
+		return ""
+	}
+	for len(prefix) > 0 && !utf8.ValidString(prefix) {
+		prefix = prefix[:len(prefix)-1]
+	}
+	return prefix
 }

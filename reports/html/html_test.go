@@ -33,7 +33,7 @@ func hostileReport() *model.Report {
 			SamplesPerProblem: 1, BaselineSamplesPerProblem: 1, Delta: -0.5, DeltaSE: 0.5, CILow: -1, CIHigh: 0, P: 1, PTest: reports.SignFlipExact,
 			PHolm: reports.Some(1.0), MDE80: 1.4, McNemarB: reports.Some[int32](0), McNemarC: reports.Some[int32](1), McNemarP: reports.Some(1.0)}},
 		Notes: []string{hostile},
-		Problems: []model.Problem{{ID: 0, Question: hostile, Target: "18", Responses: []model.Response{
+		Problems: []model.Problem{{ID: 0, Question: hostile, Prompt: "Q: " + hostile + "\nA:", Target: "18", Responses: []model.Response{
 			{Sampler: "greedy", Text: "The answer is 18.", Correct: [3]bool{true, true, true}, Finish: "stop", GenTokens: 5},
 			{Sampler: label, Text: hostile, ExtractedStrict: hostile, Finish: "length", GenTokens: 3,
 				Tokens: &model.Tokens{Text: []string{"<script>", "alert(1)", "</script></textarea>"}, Entropy: []float64{0.12345, math.NaN(), 2},
@@ -75,6 +75,8 @@ func TestRenderDataBlocksRoundTrip(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(blocks["problems-data"]), &d))
 	require.Len(t, d.Problems, 1)
 	assert.Equal(t, hostile, d.Problems[0].Question)
+	assert.Equal(t, "", d.PromptPrefix, "one prompt: nothing shared")
+	assert.Equal(t, "Q: "+hostile+"\nA:", d.PromptPrefix+d.Problems[0].Prompt)
 	assert.Equal(t, hostile, d.Problems[0].Responses[1].Text)
 	assert.Equal(t, -1, d.Problems[0].Responses[0].Tokens, "no token detail")
 	assert.Equal(t, 0, d.Problems[0].Responses[1].Tokens)
@@ -162,4 +164,13 @@ func FuzzRenderEscapes(f *testing.F) {
 			assert.Equal(t, want, strings.Count(page, tag), tag)
 		}
 	})
+}
+
+func TestCommonPrefix(t *testing.T) {
+	shots := "Q: 1+1?\nA: 2\n\nQ: "
+	ps := []model.Problem{{Prompt: shots + "3+4?\nA:"}, {}, {Prompt: shots + "5+6?\nA:"}}
+	assert.Equal(t, shots, commonPrefix(ps))
+	assert.Equal(t, "", commonPrefix(ps[:2]), "one prompt")
+	// The shared bytes end inside "é" (C3 A9 vs C3 A8): cut before it.
+	assert.Equal(t, "caf", commonPrefix([]model.Problem{{Prompt: "café"}, {Prompt: "cafè"}}))
 }

@@ -150,8 +150,14 @@
 
   function problemBody(p) {
     var b = el("div", "pbody");
-    b.appendChild(el("b", null, "prompt question"));
     b.appendChild(el("p", "question", p.q || "(question not recorded)"));
+    if (p.p || data.promptPrefix) {
+      var prompt = data.promptPrefix + p.p;
+      var pd = el("details", "prompt");
+      pd.appendChild(el("summary", null, "prompt the model saw (" + prompt.length + " characters)"));
+      pd.appendChild(el("pre", "prompt-text", prompt));
+      b.appendChild(pd);
+    }
     var t = el("p", "target");
     t.appendChild(el("b", null, "target: "));
     t.appendChild(document.createTextNode(p.t));

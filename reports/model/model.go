@@ -168,6 +168,7 @@ type CurvePoint struct {
 type Problem struct {
 	ID        int32
 	Question  string
+	Prompt    string // the exact prompt (few-shot examples included); "" when unknown
 	Target    string
 	Responses []Response
 }

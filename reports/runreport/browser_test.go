@@ -170,6 +170,7 @@ const readHostile = `(() => {
     tokenTitle: (document.querySelector('#list span.tok') || {title: ''}).title,
     injected: document.querySelectorAll('#list script, #list img, #list textarea').length,
     timelinePaths: document.querySelectorAll('#list svg.timeline path').length,
+    prompt: (document.querySelector('#list details.prompt pre') || {textContent: ''}).textContent,
     thresholdLines: document.querySelectorAll('#list svg.timeline line.threshold').length,
     scripts: document.scripts.length,
     alerts: window.__alerts.length,
@@ -182,6 +183,7 @@ type hostileState struct {
 	TokenTitle  string `json:"tokenTitle"`
 	Injected    int    `json:"injected"`
 	Timeline    int    `json:"timelinePaths"`
+	Prompt      string `json:"prompt"`
 	Thresholds  int    `json:"thresholdLines"`
 	Scripts     int    `json:"scripts"`
 	Alerts      int    `json:"alerts"`
@@ -249,6 +251,7 @@ func TestReportInChromium(t *testing.T) {
 	assert.Positive(t, hs.Tokens, "problem 0 has per-token detail")
 	assert.Contains(t, hs.TokenTitle, "entropy")
 	assert.Positive(t, hs.Timeline, "each response with token detail has its timeline")
+	assert.True(t, strings.HasPrefix(hs.Prompt, "Q: ") && strings.HasSuffix(hs.Prompt, "\nA:"), "the prompt the model saw: %q", hs.Prompt)
 	assert.Positive(t, hs.Thresholds, "the entropix response's timeline draws its thresholds")
 
 	// Filters: disagreeing samplers, then back to all for the screenshot.

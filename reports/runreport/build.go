@@ -257,7 +257,8 @@ func problemsOf(r *run, order []int, detail map[int]*model.Tokens) []model.Probl
 	for _, i := range order {
 		res := &r.results[i]
 		if len(out) == 0 || out[len(out)-1].ID != res.ProblemID {
-			out = append(out, model.Problem{ID: res.ProblemID, Question: r.questions[res.ProblemID], Target: res.Target})
+			t := r.questions[res.ProblemID]
+			out = append(out, model.Problem{ID: res.ProblemID, Question: t.Question, Prompt: t.Prompt, Target: res.Target})
 		}
 		p := &out[len(out)-1]
 		p.Responses = append(p.Responses, model.Response{

@@ -85,8 +85,8 @@ type run struct {
 	dir      string
 	manifest manifest
 	raw      []byte
-	// questions by problem id; nil when problems.jsonl is missing.
-	questions map[int32]string
+	// questions and prompts by problem id; nil when problems.jsonl is missing.
+	questions map[int32]problemText
 	results   []reports.ResultRow
 	notes     []string
 }
@@ -120,8 +120,15 @@ func loadRun(dir string) (*run, error) {
 	return r, nil
 }
 
-// readQuestions maps problem index to question text; nil if the file is absent.
-func readQuestions(path string) (map[int32]string, error) {
+// problemText is what problems.jsonl says about a problem.
+type problemText struct {
+	Question string `json:"question"`
+	Prompt   string `json:"prompt"` // the exact text the model saw
+}
+
+// readQuestions maps problem index to its question and prompt; nil if the file
+// is absent.
+func readQuestions(path string) (map[int32]problemText, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -130,13 +137,13 @@ func readQuestions(path string) (map[int32]string, error) {
 		return nil, err
 	}
 	defer f.Close()
-	out := map[int32]string{}
+	out := map[int32]problemText{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for line := 1; sc.Scan(); line++ {
 		var e struct {
-			Index    int32  `json:"index"`
-			Question string `json:"question"`
+			Index int32 `json:"index"`
+			problemText
 		}
 		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
 			continue
@@ -144,7 +151,7 @@ func readQuestions(path string) (map[int32]string, error) {
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
 			return nil, fmt.Errorf("%s line %d: %w", path, line, err)
 		}
-		out[e.Index] = e.Question
+		out[e.Index] = e.problemText
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
