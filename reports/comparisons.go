@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
+
+	"github.com/apache/arrow/go/v17/arrow"
 )
 
 // Column names of comparisons.arrow (besides sampler, filter, ci_low, ci_high
@@ -104,9 +108,35 @@ func checkComparisonRow(r *ComparisonRow) error {
 	return nil
 }
 
-// WriteComparisons writes rows as a complete comparisons.arrow file.
-func WriteComparisons(path string, rows []ComparisonRow) error {
-	return writeAll(path, ComparisonSchema, comparisonColumns, checkComparisonRow, rows)
+// Provenance keys of comparisons.arrow's schema metadata, so a notebook can
+// join the comparisons of many runs and tell which model, data and code each
+// came from. Values are "" when the run's manifest does not say.
+const (
+	MetaRunKey           = "entropix.run_key"           // sweep fingerprint @ start time: unique across sweeps
+	MetaSweepFingerprint = "entropix.sweep_fingerprint" // everything that changes results
+	MetaModelSHA256      = "entropix.model_sha256"      // SHA-256 over the model files' hashes
+	MetaDatasetSHA256    = "entropix.dataset_sha256"    // SHA-256 over the dataset files' hashes
+	MetaCodeRevision     = "entropix.code_revision"     // VCS revision, "+modified" when dirty
+)
+
+// WriteComparisons writes rows as a complete comparisons.arrow file; meta
+// (keys Meta*) joins the schema's metadata.
+func WriteComparisons(path string, rows []ComparisonRow, meta map[string]string) error {
+	return writeAll(path, withMetadata(ComparisonSchema, meta), comparisonColumns, checkComparisonRow, rows)
+}
+
+// withMetadata returns s with kv added to its metadata, keys sorted.
+func withMetadata(s *arrow.Schema, kv map[string]string) *arrow.Schema {
+	if len(kv) == 0 {
+		return s
+	}
+	md := s.Metadata()
+	keys, vals := append([]string(nil), md.Keys()...), append([]string(nil), md.Values()...)
+	for _, k := range slices.Sorted(maps.Keys(kv)) {
+		keys, vals = append(keys, k), append(vals, kv[k])
+	}
+	m := arrow.NewMetadata(keys, vals)
+	return arrow.NewSchema(s.Fields(), &m)
 }
 
 // ReadComparisons reads every row of a comparisons.arrow file.
@@ -153,9 +183,17 @@ func MarshalComparisonsJSON(rows []ComparisonRow) ([]byte, error) {
 // problems × 3 samples; detectable: ±2.4 pp".
 func (r ComparisonRow) Headline() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s pp [95%% CI %s, %s], p = %s", r.Sampler, SignedPP(r.Delta), SignedPP(r.CILow), SignedPP(r.CIHigh), FormatP(r.P))
+	// "p = 0.04", but "p < 0.001" rather than "p = < 0.001".
+	equals := func(p float64) string {
+		f := FormatP(p)
+		if strings.HasPrefix(f, "<") {
+			return f
+		}
+		return "= " + f
+	}
+	fmt.Fprintf(&b, "%s %s pp [95%% CI %s, %s], p %s", r.Sampler, SignedPP(r.Delta), SignedPP(r.CILow), SignedPP(r.CIHigh), equals(r.P))
 	if r.PHolm.Valid {
-		fmt.Fprintf(&b, ", Holm p = %s", FormatP(r.PHolm.V))
+		fmt.Fprintf(&b, ", Holm p %s", equals(r.PHolm.V))
 	}
 	fmt.Fprintf(&b, ", n = %d problems", r.NProblems)
 	if r.SamplesPerProblem > 1 || r.BaselineSamplesPerProblem > 1 {

@@ -29,6 +29,9 @@ type Report struct {
 	// session (manifest stats); 0 when unknown. Per-sampler rates are not
 	// shown: samplers share batches, so no wall clock belongs to one sampler.
 	Throughput float64
+	// ArrowMeta is the run's provenance for comparisons.arrow's schema
+	// metadata (reports.Meta* keys); nil without a manifest.
+	ArrowMeta map[string]string
 	// FigureSize names the figures' size preset (figures.SizeNamed); "" means
 	// one column.
 	FigureSize string

@@ -67,7 +67,7 @@ func Compute(dir string, opt Options) (*model.Report, error) {
 		return nil, fmt.Errorf("run directory %s: %w", dir, err)
 	}
 	rep := &model.Report{RunDir: dir, Task: r.task(), Manifest: r.manifestView(), Notes: r.notes,
-		Filters: scores.filters, Throughput: r.throughput(), FewShot: -1, TableLabel: opt.TableLabel, FigureSize: opt.FigureSize}
+		Filters: scores.filters, Throughput: r.throughput(), ArrowMeta: r.arrowMeta(), FewShot: -1, TableLabel: opt.TableLabel, FigureSize: opt.FigureSize}
 	if opt.FigureSize != "" {
 		if _, err := figures.SizeNamed(opt.FigureSize); err != nil {
 			return nil, err

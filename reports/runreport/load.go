@@ -3,6 +3,8 @@ package runreport
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -34,8 +36,9 @@ const (
 // manifest is the part of eval's manifest.json the report reads. Everything
 // else is shown verbatim.
 type manifest struct {
-	Status string `json:"status"`
-	Config struct {
+	Fingerprint string `json:"fingerprint"`
+	Status      string `json:"status"`
+	Config      struct {
 		Name         string        `json:"name"`
 		Model        string        `json:"model"`
 		Task         string        `json:"task"`
@@ -60,8 +63,10 @@ type manifest struct {
 		Modified bool   `json:"modified"`
 	} `json:"code"`
 	Provenance struct {
-		DType        string `json:"dtype"`
-		SamplerOrder string `json:"sampler_order"`
+		DType        string    `json:"dtype"`
+		SamplerOrder string    `json:"sampler_order"`
+		ModelFiles   []fileSum `json:"model_files"`
+		DatasetFiles []fileSum `json:"dataset_files"`
 	} `json:"provenance"`
 	Backend          string   `json:"backend"`
 	Devices          []string `json:"devices"`
@@ -367,4 +372,42 @@ func (r *run) canonicalSpecs() map[string]string {
 		}
 	}
 	return out
+}
+
+// fileSum is one hashed input file of the manifest.
+type fileSum struct {
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+}
+
+// arrowMeta is the provenance comparisons.arrow carries in its schema
+// metadata; empty without a manifest.
+func (r *run) arrowMeta() map[string]string {
+	if r.raw == nil {
+		return nil
+	}
+	m := r.manifest
+	combined := func(files []fileSum) string {
+		if len(files) == 0 {
+			return ""
+		}
+		h := sha256.New()
+		for _, f := range files {
+			fmt.Fprintf(h, "%s %s\n", f.SHA256, filepath.Base(f.Path))
+		}
+		return hex.EncodeToString(h.Sum(nil))
+	}
+	rev := m.Code.Revision
+	if rev != "" && m.Code.Modified {
+		rev += "+modified"
+	}
+	key := ""
+	if m.Fingerprint != "" {
+		key = m.Fingerprint + "@" + m.Started
+	}
+	return map[string]string{
+		reports.MetaRunKey: key, reports.MetaSweepFingerprint: m.Fingerprint,
+		reports.MetaModelSHA256: combined(m.Provenance.ModelFiles), reports.MetaDatasetSHA256: combined(m.Provenance.DatasetFiles),
+		reports.MetaCodeRevision: rev,
+	}
 }

@@ -1,10 +1,14 @@
 package runreport
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"math"
+	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/apache/arrow/go/v17/arrow/ipc"
 	"github.com/entropix-eval/entropix-eval/reports"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -233,4 +237,39 @@ func TestPrimaryFilter(t *testing.T) {
 
 	_, err = Compute(dir, Options{PrimaryFilter: "fuzzy"})
 	assert.ErrorContains(t, err, `primary filter "fuzzy" is not a filter of this task`)
+}
+
+// comparisons.arrow carries the run's provenance in its schema metadata: a
+// notebook can join many runs' comparisons.
+func TestComparisonsMetadata(t *testing.T) {
+	m := taskManifest("gsm8k", "greedy", "x")
+	m["fingerprint"] = "f00d"
+	m["started"] = "2026-11-22T06:00:00Z"
+	m["code"] = map[string]any{"revision": "abc123", "modified": true}
+	m["provenance"] = map[string]any{
+		"model_files":   []map[string]any{{"path": "/m/model.safetensors", "sha256": "11"}},
+		"dataset_files": []map[string]any{{"path": "/d/test.parquet", "sha256": "22"}},
+	}
+	dir := writeRun(t, m, concat(scored("greedy", 0, 1, 0), scored("x", 0, 1, 1)), nil)
+	_, err := Build(dir, Options{Paired: reports.PairedOptions{Bootstrap: reportsBootstrap(100)}})
+	require.NoError(t, err)
+	f, err := os.Open(filepath.Join(dir, ComparisonsFile))
+	require.NoError(t, err)
+	defer f.Close()
+	r, err := ipc.NewFileReader(f)
+	require.NoError(t, err)
+	defer r.Close()
+	md := r.Schema().Metadata()
+	get := func(k string) string { v, _ := md.GetValue(k); return v }
+	assert.Equal(t, "f00d@2026-11-22T06:00:00Z", get(reports.MetaRunKey))
+	assert.Equal(t, "f00d", get(reports.MetaSweepFingerprint))
+	assert.Equal(t, "abc123+modified", get(reports.MetaCodeRevision))
+	// sha256("11 model.safetensors\n")
+	assert.Equal(t, sha256hex("11 model.safetensors\n"), get(reports.MetaModelSHA256))
+	assert.Equal(t, sha256hex("22 test.parquet\n"), get(reports.MetaDatasetSHA256))
+}
+
+func sha256hex(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
 }

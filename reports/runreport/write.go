@@ -33,7 +33,7 @@ func Write(dir string, rep *model.Report) error {
 	if err := reports.WriteSummary(filepath.Join(dir, SummaryFile), rep.Summary); err != nil {
 		return err
 	}
-	if err := reports.WriteComparisons(filepath.Join(dir, ComparisonsFile), rep.Comparisons); err != nil {
+	if err := reports.WriteComparisons(filepath.Join(dir, ComparisonsFile), rep.Comparisons, rep.ArrowMeta); err != nil {
 		return err
 	}
 	figs, err := writeFigures(filepath.Join(dir, FiguresDir), rep)
