@@ -98,11 +98,10 @@ func drawFigure(p *plot.Plot, c draw.Canvas) {
 
 // Colours shared by the figures (Okabe–Ito, readable with colour blindness).
 var (
-	blue    = color.RGBA{0, 114, 178, 255}
-	orange  = color.RGBA{213, 94, 0, 255}
-	grey    = color.RGBA{90, 90, 90, 255}
-	purple  = color.RGBA{204, 121, 167, 255}
-	skyblue = color.RGBA{86, 180, 233, 255}
+	blue   = color.RGBA{0, 114, 178, 255}
+	orange = color.RGBA{213, 94, 0, 255}
+	grey   = color.RGBA{90, 90, 90, 255}
+	purple = color.RGBA{204, 121, 167, 255}
 )
 
 // Density draws sampler d's tokens on entropy × varentropy axes, coloured by
@@ -350,12 +349,13 @@ func Accuracy(samplers []model.Sampler, fi int) (p *plot.Plot, err error) {
 	if err != nil {
 		return nil, err
 	}
-	bc.Color, bc.LineStyle.Width = skyblue, 0
+	bc.Color, bc.LineStyle.Width = blue, 0
 	eb, err := plotter.NewYErrorBars(bars)
 	if err != nil {
 		return nil, err
 	}
-	eb.LineStyle.Color, eb.LineStyle.Width = grey, vg.Points(1.2)
+	// Black intervals over the Okabe–Ito blue bars: full contrast.
+	eb.LineStyle.Color, eb.LineStyle.Width = color.Black, vg.Points(1.2)
 	p.Add(plotter.NewGrid(), bc, eb)
 	p.NominalX(names...)
 	// Sampler labels such as min_p(min_p=0.1,temperature=1) overlap when
