@@ -41,9 +41,6 @@ type Config struct {
 	// TrainDataset feeds the random shots of tasks that draw them (gsm8k).
 	TrainDataset string `yaml:"train_dataset" json:"train_dataset,omitempty"`
 	FewShot      string `yaml:"fewshot" json:"fewshot,omitempty"`
-	// PrimaryFilter is the filter whose comparisons form the report's Holm
-	// family and lead its page (default: the task's first filter).
-	PrimaryFilter string `yaml:"primary_filter" json:"primary_filter,omitempty"`
 	ChatTemplate bool   `yaml:"chat_template" json:"chat_template,omitempty"`
 	// FewshotAsMultiturn puts each shot in its own user/assistant turn pair, as
 	// lm-eval >= v0.4.10 does by default with --apply_chat_template; false puts
@@ -61,6 +58,10 @@ type Config struct {
 	Repeats  int           `yaml:"repeats" json:"repeats"`
 	Shard    string        `yaml:"shard" json:"shard,omitempty"`
 	Out      string        `yaml:"out" json:"out"`
+
+	// PrimaryFilter is the filter whose comparisons form the report's Holm
+	// family and lead its page (default: the task's first filter).
+	PrimaryFilter string `yaml:"primary_filter" json:"primary_filter,omitempty"`
 }
 
 // Defaults for fields a sweep may leave out.

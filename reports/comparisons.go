@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"os"
 	"slices"
 	"strings"
 
 	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/ipc"
 )
 
 // Column names of comparisons.arrow (besides sampler, filter, ci_low, ci_high
@@ -123,6 +125,28 @@ const (
 // (keys Meta*) joins the schema's metadata.
 func WriteComparisons(path string, rows []ComparisonRow, meta map[string]string) error {
 	return writeAll(path, withMetadata(ComparisonSchema, meta), comparisonColumns, checkComparisonRow, rows)
+}
+
+// ReadSchemaMetadata returns the schema metadata of the Arrow file at path
+// (entropix.schema, entropix.schema_version and, for comparisons.arrow, the
+// Meta* provenance keys).
+func ReadSchemaMetadata(path string) (map[string]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("reports: %w", err)
+	}
+	defer f.Close()
+	r, err := ipc.NewFileReader(f)
+	if err != nil {
+		return nil, fmt.Errorf("reports: %s: %w", path, err)
+	}
+	defer r.Close()
+	md := r.Schema().Metadata()
+	out := make(map[string]string, md.Len())
+	for i, k := range md.Keys() {
+		out[k] = md.Values()[i]
+	}
+	return out, nil
 }
 
 // withMetadata returns s with kv added to its metadata, keys sorted.

@@ -1,37 +1,19 @@
 package reports
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/apache/arrow/go/v17/arrow/ipc"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// SchemaMetadata returns an Arrow file's schema metadata as a map.
-func schemaMetadata(t *testing.T, path string) map[string]string {
-	t.Helper()
-	f, err := os.Open(path)
-	require.NoError(t, err)
-	defer f.Close()
-	r, err := ipc.NewFileReader(f)
-	require.NoError(t, err)
-	defer r.Close()
-	md := r.Schema().Metadata()
-	out := map[string]string{}
-	for i, k := range md.Keys() {
-		out[k] = md.Values()[i]
-	}
-	return out
-}
 
 func TestComparisonsCarryProvenance(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "comparisons.arrow")
 	meta := map[string]string{MetaRunKey: "abc@2026-11-22T06:00:00Z", MetaSweepFingerprint: "abc", MetaModelSHA256: "m", MetaDatasetSHA256: "d", MetaCodeRevision: "r"}
 	require.NoError(t, WriteComparisons(path, sampleComparisons(), meta))
-	got := schemaMetadata(t, path)
+	got, err := ReadSchemaMetadata(path)
+	require.NoError(t, err)
 	for k, v := range meta {
 		assert.Equal(t, v, got[k], k)
 	}

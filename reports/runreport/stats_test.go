@@ -4,11 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/apache/arrow/go/v17/arrow/ipc"
 	"github.com/entropix-eval/entropix-eval/reports"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -253,14 +251,9 @@ func TestComparisonsMetadata(t *testing.T) {
 	dir := writeRun(t, m, concat(scored("greedy", 0, 1, 0), scored("x", 0, 1, 1)), nil)
 	_, err := Build(dir, Options{Paired: reports.PairedOptions{Bootstrap: reportsBootstrap(100)}})
 	require.NoError(t, err)
-	f, err := os.Open(filepath.Join(dir, ComparisonsFile))
+	md, err := reports.ReadSchemaMetadata(filepath.Join(dir, ComparisonsFile))
 	require.NoError(t, err)
-	defer f.Close()
-	r, err := ipc.NewFileReader(f)
-	require.NoError(t, err)
-	defer r.Close()
-	md := r.Schema().Metadata()
-	get := func(k string) string { v, _ := md.GetValue(k); return v }
+	get := func(k string) string { return md[k] }
 	assert.Equal(t, "f00d@2026-11-22T06:00:00Z", get(reports.MetaRunKey))
 	assert.Equal(t, "f00d", get(reports.MetaSweepFingerprint))
 	assert.Equal(t, "abc123+modified", get(reports.MetaCodeRevision))
