@@ -65,7 +65,7 @@ func compareRuns(args []string, stdout, stderr io.Writer) error {
 			"with Holm-adjusted p < alpha, 2 error: a nightly gate.")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 2 {
