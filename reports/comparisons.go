@@ -227,8 +227,11 @@ func (r ComparisonRow) Headline() string {
 			fmt.Fprintf(&b, " × %d samples (baseline %d)", r.SamplesPerProblem, r.BaselineSamplesPerProblem)
 		}
 	}
-	if !math.IsNaN(r.MDE80) {
+	switch {
+	case r.MDE80 > 0:
 		fmt.Fprintf(&b, "; detectable: ±%.1f pp", 100*r.MDE80)
+	case r.MDE80 == 0: // no variance to size an effect by
+		b.WriteString("; no problem differs")
 	}
 	return b.String()
 }

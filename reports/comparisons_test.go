@@ -41,4 +41,6 @@ func TestHeadline(t *testing.T) {
 	assert.Equal(t, "entropix +2.1 pp [95% CI +0.1, +4.0], p = 0.04, Holm p = 0.08, n = 1319 problems × 3 samples; detectable: ±2.4 pp", r.Headline())
 	r.Delta, r.CILow, r.PHolm, r.SamplesPerProblem, r.BaselineSamplesPerProblem, r.P = -0.004, -0.0241, None[float64](), 1, 1, 0.0004
 	assert.Equal(t, "entropix −0.4 pp [95% CI −2.4, +4.0], p < 0.001, n = 1319 problems; detectable: ±2.4 pp", r.Headline())
+	r = ComparisonRow{Sampler: "twin", PHolm: Some(1.0), P: 1, NProblems: 12, SamplesPerProblem: 1, BaselineSamplesPerProblem: 1}
+	assert.Equal(t, "twin +0.0 pp [95% CI +0.0, +0.0], p = 1.00, Holm p = 1.00, n = 12 problems; no problem differs", r.Headline())
 }

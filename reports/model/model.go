@@ -104,7 +104,7 @@ type StrategyStats struct {
 	Sampler string
 	Tokens  int64
 	Shares  []StrategyShare // most frequent first
-	// ByFrequency is the strict accuracy of responses grouped by the share of
+	// ByFrequency is the primary filter's accuracy of responses grouped by the share of
 	// their tokens that came from one strategy.
 	ByFrequency []FrequencyBin
 }
@@ -151,7 +151,7 @@ type Density struct {
 }
 
 // EntropyCurve is the mean token entropy at each generation step, separately for
-// responses that ended correct and wrong (strict).
+// responses that ended correct and wrong on the primary filter.
 type EntropyCurve struct {
 	Sampler string
 	// YMax is the top of the y axis shared by all the report's curves (0: own).

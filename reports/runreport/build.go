@@ -113,11 +113,13 @@ func Compute(dir string, opt Options) (*model.Report, error) {
 		done <- comparisons{rows, notes, err}
 	}()
 	order := browserOrder(r.results, labels)
+	// Glue to the result rows' fixed filters: the primary filter's score.
 	primaryIndex := slices.Index(reports.Filters, reports.Filter(rep.PrimaryFilter))
-	detail, note := selectDetail(r.results, order, opt.tokenBudget(), func(res *reports.ResultRow) bool {
+	correct := func(res *reports.ResultRow) bool {
 		return primaryIndex >= 0 && res.Correct(reports.Filters[primaryIndex])
-	})
-	agg := newTraceAgg(r.results, labels, detail)
+	}
+	detail, note := selectDetail(r.results, order, opt.tokenBudget(), correct)
+	agg := newTraceAgg(r.results, labels, detail, correct)
 	found, traceErr := agg.readTraces(tracesPath(dir))
 	c := <-done
 	if c.err != nil {

@@ -56,7 +56,8 @@ type traceAgg struct {
 	orphans int64
 }
 
-func newTraceAgg(results []reports.ResultRow, samplers []string, detail map[int]*model.Tokens) *traceAgg {
+// correct scores a response under the report's primary filter.
+func newTraceAgg(results []reports.ResultRow, samplers []string, detail map[int]*model.Tokens, correct func(*reports.ResultRow) bool) *traceAgg {
 	idx := map[string]int{}
 	for i, s := range samplers {
 		idx[s] = i
@@ -78,7 +79,7 @@ func newTraceAgg(results []reports.ResultRow, samplers []string, detail map[int]
 		r := &results[i]
 		a.respIndex[respKey{r.RunID, r.ProblemID, r.Repeat}] = i
 		a.sampler[i] = idx[r.Sampler]
-		a.correct[i] = r.CorrectStrict
+		a.correct[i] = correct(r)
 	}
 	for s := range samplers {
 		a.density[s] = newHistogram()
