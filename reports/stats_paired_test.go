@@ -261,3 +261,40 @@ func BenchmarkComparePaired(b *testing.B) {
 		})
 	}
 }
+
+// FuzzSignFlip: for any differences, p is in (0, 1], the same for −d, at
+// least 2/2^m with m non-zero differences (the two all-same-sign patterns),
+// and 1 when the differences sum to zero.
+func FuzzSignFlip(f *testing.F) {
+	f.Add([]byte{1, 2, 3, 200}, uint8(3))
+	f.Add([]byte{0, 0, 0}, uint8(1))
+	f.Fuzz(func(t *testing.T, raw []byte, k uint8) {
+		if len(raw) == 0 || len(raw) > 40 {
+			return
+		}
+		scale := float64(k%7 + 1) // scores averaged over 1..7 samples
+		d := make([]float64, len(raw))
+		neg := make([]float64, len(raw))
+		m, sum := 0, 0
+		for i, b := range raw {
+			v := int(b%15) - 7 // −7..7 samples' worth of difference
+			d[i], neg[i] = float64(v)/scale, -float64(v)/scale
+			if v != 0 {
+				m++
+			}
+			sum += v
+		}
+		got, err := SignFlip(d, 2000, 1)
+		require.NoError(t, err)
+		assert.True(t, got.P > 0 && got.P <= 1, "p = %v", got.P)
+		back, err := SignFlip(neg, 2000, 1)
+		require.NoError(t, err)
+		assert.InDelta(t, got.P, back.P, 1e-12, "p(d) = p(−d)")
+		if got.Method == SignFlipExact && m > 0 {
+			assert.GreaterOrEqual(t, got.P, 2/math.Pow(2, float64(m))*(1-1e-12))
+		}
+		if sum == 0 {
+			assert.Equal(t, 1.0, got.P)
+		}
+	})
+}
