@@ -240,7 +240,7 @@ func TestCublasStridedBatchedGemm(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, e.dev.upload(dw, unsafe.Slice((*byte)(unsafe.Pointer(&w[0])), 2*len(w))))
 	require.NoError(t, e.dev.upload(dx, unsafe.Slice((*byte)(unsafe.Pointer(&x[0])), 2*len(x))))
-	require.NoError(t, e.blas.gemmStridedBatchedRowMajor(dw, dx, dy, rows, n, k, batch, n*k, rows*k, rows*n, 0))
+	require.NoError(t, e.blas.gemm(rowMajorGemmBatched(dw, dx, dy, rows, n, k, batch, n*k, rows*k, rows*n, 0)))
 	y := make([]float32, batch*rows*n)
 	require.NoError(t, e.dev.download(f32Bytes(y), dy))
 	require.NoError(t, e.dev.sync())

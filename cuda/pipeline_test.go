@@ -24,11 +24,15 @@ func (e emulated) Step(ctx context.Context, in []engine.Input, out *[]engine.Out
 	return e.step(ctx, in, out)
 }
 
+// newTestDevice is the device the pipeline tests run on: the Go emulator of the
+// kernels, or with the cudasim build tag the kernels themselves compiled for the host.
+var newTestDevice = func(t testing.TB) backend { return &emulator{} }
+
 func newEmulated(t testing.TB, m *engine.Model, o engine.Options) emulated {
 	t.Helper()
 	p, err := newPipeline(m, o)
 	require.NoError(t, err)
-	require.NoError(t, p.setup(m, &emulator{}))
+	require.NoError(t, p.setup(m, newTestDevice(t)))
 	return emulated{p}
 }
 
