@@ -72,7 +72,7 @@ type goldenPrompt struct {
 	PromptIDs []int32 `json:"prompt_ids"`
 }
 
-func loadShared(t *testing.T, sm sharedModel) (*engine.Model, []goldenPrompt) {
+func loadShared(t testing.TB, sm sharedModel) (*engine.Model, []goldenPrompt) {
 	t.Helper()
 	var g struct {
 		Cases []goldenPrompt `json:"cases"`
@@ -158,7 +158,7 @@ func (r report) log(t *testing.T, name string) {
 
 // compareOutput checks one GPU output against the CPU's at the test tolerances.
 // Both must come from engines with TopK 0.
-func compareOutput(t *testing.T, where string, got, want *engine.Output, tol tolerances, r report) {
+func compareOutput(t testing.TB, where string, got, want *engine.Output, tol tolerances, r report) {
 	t.Helper()
 	gl, wl := fullLogits(t, &got.Dist), fullLogits(t, &want.Dist)
 	e := relL2(gl, wl)
@@ -194,7 +194,7 @@ func compareOutput(t *testing.T, where string, got, want *engine.Output, tol tol
 
 // compareLogitsOnly checks the GPU against the CPU on the original (unrounded)
 // weights: logits within the relative L2 bound and the same top-1 outside the noise.
-func compareLogitsOnly(t *testing.T, where string, got, want *engine.Output, r report) {
+func compareLogitsOnly(t testing.TB, where string, got, want *engine.Output, r report) {
 	t.Helper()
 	e := relL2(fullLogits(t, &got.Dist), fullLogits(t, &want.Dist))
 	r.see("orig_logits_rel_l2", e)

@@ -21,7 +21,10 @@ import (
 
 // With the cudasim tag, every pipeline test runs on the kernels of this directory
 // compiled for the host (cuda/internal/cudasim) instead of the Go emulator.
-func init() { newTestDevice = func(t testing.TB) backend { return newSimDevice(t, hostKernels(t)) } }
+func init() {
+	hostKernels = true
+	newTestDevice = func(t testing.TB) backend { return newSimDevice(t, loadHostKernels(t)) }
+}
 
 // kernelSources are this package's .cu files and the headers they include, as the
 // GPU build compiles them.
@@ -60,7 +63,7 @@ func loadKernels(t testing.TB, sources map[string][]byte) *cudasim.Module {
 	return m
 }
 
-func hostKernels(t testing.TB) *cudasim.Module { return loadKernels(t, kernelSources(t)) }
+func loadHostKernels(t testing.TB) *cudasim.Module { return loadKernels(t, kernelSources(t)) }
 
 // simDevice is the pipeline's backend on host-compiled kernels: device memory from
 // the module (bounds known to its checks), launches through the module with the
@@ -137,7 +140,7 @@ func (d *simDevice) gemm(w, x, y dptr, rows, n, k int, beta float32) error {
 // Every kernel the engine launches is in the host build with the parameter count the
 // launch layer packs.
 func TestHostKernelsRegistered(t *testing.T) {
-	m := hostKernels(t)
+	m := loadHostKernels(t)
 	params := map[string]string{
 		"embed_rows": "pppi", "rmsnorm_bf16": "ppppif", "silu_mul": "ppil", "add_bias": "ppil",
 		"qkv_rope_cache": "ppppppppiiii", "attention_cached": "ppppppiiiiif",

@@ -24,8 +24,8 @@ var csrc embed.FS
 // loads whole (-fno-tree-sra) so alignment is checked as the GPU would, and carries
 // the ThreadSanitizer hooks; the runtime is plain C++.
 var (
-	kernelFlags  = []string{"-std=c++17", "-O2", "-g1", "-fPIC", "-fno-tree-sra", "-fsanitize=thread", "-fno-exceptions", "-w"}
-	runtimeFlags = []string{"-std=c++17", "-O2", "-g1", "-fPIC", "-Wall"}
+	kernelFlags  = []string{"-std=c++17", "-O2", "-g1", "-fPIC", "-fvisibility=hidden", "-fno-tree-sra", "-fsanitize=thread", "-fno-exceptions", "-w"}
+	runtimeFlags = []string{"-std=c++17", "-O2", "-g1", "-fPIC", "-fvisibility=hidden", "-Wall"}
 	linkFlags    = []string{"-shared", "-Wl,-Bsymbolic", "-Wl,-z,defs", "-lpthread", "-ldl", "-lm"}
 )
 

@@ -176,9 +176,11 @@ func (m *Module) symbolize(text string) string {
 		if err != nil {
 			return s
 		}
-		lines := strings.Fields(string(out))
 		var keep []string
-		for _, l := range lines {
+		for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			if i := strings.Index(l, " (discriminator"); i >= 0 {
+				l = l[:i]
+			}
 			if !strings.HasPrefix(l, "runtime.cc") && !strings.HasPrefix(l, "cudasim.h") && !strings.HasPrefix(l, "??") {
 				keep = append(keep, l)
 			}
