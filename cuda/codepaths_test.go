@@ -62,7 +62,7 @@ func buildModelTB(t testing.TB, c engine.Config, seed uint64) *engine.Model {
 	return m
 }
 
-func randomTokens(rng *rand.Rand, n, vocab int) []int32 {
+func randomPrompt(rng *rand.Rand, n, vocab int) []int32 {
 	ids := make([]int32, n)
 	for i := range ids {
 		ids[i] = int32(rng.IntN(vocab))
@@ -91,22 +91,22 @@ func TestHostKernelsGQAAndLongRows(t *testing.T) {
 					compareOutput(t, fmt.Sprintf("%s %s input %d", name, where, j), &got[j], &want[j], defaultTol, r)
 				}
 			}
-			long := randomTokens(rng, 560, c.VocabSize)
+			long := randomPrompt(rng, 560, c.VocabSize)
 			for s := 0; s < len(long); s += 140 {
 				both(fmt.Sprintf("chunk@%d", s), engine.Input{Slot: 0, Tokens: long[s : s+140]},
-					engine.Input{Slot: 1 + s/140%2, Tokens: randomTokens(rng, 3, c.VocabSize)})
+					engine.Input{Slot: 1 + s/140%2, Tokens: randomPrompt(rng, 3, c.VocabSize)})
 			}
 			withGroupedHeads(func() {
 				for s := 0; s < 2; s++ {
-					both(fmt.Sprintf("grouped decode %d", s), engine.Input{Slot: 0, Tokens: randomTokens(rng, 1, c.VocabSize)},
-						engine.Input{Slot: 2, Tokens: randomTokens(rng, 1, c.VocabSize)})
+					both(fmt.Sprintf("grouped decode %d", s), engine.Input{Slot: 0, Tokens: randomPrompt(rng, 1, c.VocabSize)},
+						engine.Input{Slot: 2, Tokens: randomPrompt(rng, 1, c.VocabSize)})
 				}
 			})
-			both("decode", engine.Input{Slot: 0, Tokens: randomTokens(rng, 1, c.VocabSize)},
-				engine.Input{Slot: 1, Tokens: randomTokens(rng, 1, c.VocabSize)})
+			both("decode", engine.Input{Slot: 0, Tokens: randomPrompt(rng, 1, c.VocabSize)},
+				engine.Input{Slot: 1, Tokens: randomPrompt(rng, 1, c.VocabSize)})
 			g.Free(1)
 			cpu.Free(1)
-			both("refilled", engine.Input{Slot: 1, Tokens: randomTokens(rng, 40, c.VocabSize)})
+			both("refilled", engine.Input{Slot: 1, Tokens: randomPrompt(rng, 40, c.VocabSize)})
 			r.log(t, name)
 		})
 	}
