@@ -3,13 +3,14 @@
 package cuda
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"sort"
+	"strconv"
 	"sync"
 	"testing"
 	"unsafe"
@@ -154,5 +155,39 @@ func TestHostKernelsRegistered(t *testing.T) {
 			require.Positive(t, maxThreads)
 		}
 	}
-	_ = bytes.MinRead
+}
+
+var ptxEntryParamsRE = regexp.MustCompile(`(?s)\.entry\s+(\w+)\s*\((.*?)\)\s*(?:\.maxntid\s+(\d+))?`)
+
+// The committed PTX declares every kernel with the parameter types and thread limit
+// of the source the host build compiled: evidence, short of nvcc, that the PTX (and
+// ptx/sources.sha256) belongs to these sources.
+func TestPTXSignaturesMatchSources(t *testing.T) {
+	m := loadHostKernels(t)
+	ptxType := map[rune]string{'p': ".u64", 'i': ".u32", 'f': ".f32", 'l': ".u64", 'd': ".f64"}
+	mods, err := loadPTX(ptxFiles)
+	require.NoError(t, err)
+	seen := 0
+	for _, mod := range mods {
+		for _, e := range ptxEntryParamsRE.FindAllStringSubmatch(mod.Text, -1) {
+			kinds, maxThreads, ok := m.KernelInfo(e[1])
+			require.True(t, ok, "%s in ptx/%s.ptx is not in the sources", e[1], mod.Name)
+			var got []string
+			for _, p := range regexp.MustCompile(`\.param\s+(\.\w+)`).FindAllStringSubmatch(e[2], -1) {
+				got = append(got, p[1])
+			}
+			var want []string
+			for _, k := range kinds {
+				want = append(want, ptxType[k])
+			}
+			require.Equal(t, want, got, "%s: PTX parameters", e[1])
+			if e[3] != "" {
+				require.Equal(t, e[3], strconv.Itoa(maxThreads), "%s: .maxntid", e[1])
+			} else {
+				require.Equal(t, 1024, maxThreads, "%s: no .maxntid in the PTX", e[1])
+			}
+			seen++
+		}
+	}
+	require.Equal(t, 9, seen)
 }
