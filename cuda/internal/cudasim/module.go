@@ -14,6 +14,7 @@ typedef void* (*alloc_fn)(uint64_t, const char*);
 typedef int (*free_fn)(void*);
 typedef int (*range_fn)(uint64_t, uint64_t);
 typedef int (*info_fn)(const char*, char*, int);
+typedef void (*add_var_fn)(uint64_t, uint64_t, const char*);
 typedef int (*launch_fn)(const char*, unsigned, unsigned, unsigned, uint64_t, const uint64_t*, int, char*, int);
 
 static int call_abi(void* f) { return ((abi_fn)f)(); }
@@ -22,6 +23,7 @@ static void* call_alloc(void* f, uint64_t n, const char* what) { return ((alloc_
 static int call_free(void* f, void* p) { return ((free_fn)f)(p); }
 static int call_range(void* f, uint64_t p, uint64_t n) { return ((range_fn)f)(p, n); }
 static int call_info(void* f, const char* name, char* out, int len) { return ((info_fn)f)(name, out, len); }
+static void call_add_var(void* f, uint64_t off, uint64_t size, const char* name) { ((add_var_fn)f)(off, size, name); }
 static int call_launch(void* f, const char* name, unsigned gx, unsigned gy, unsigned bx, uint64_t smem,
                        const uint64_t* args, int nargs, char* msg, int len) {
 	return ((launch_fn)f)(name, gx, gy, bx, smem, args, nargs, msg, len);
@@ -43,9 +45,9 @@ import (
 // Module is a loaded kernel library. Its device memory and launches are global to the
 // process; calls are serialised.
 type Module struct {
-	path                                                string
-	mu                                                  sync.Mutex
-	abi, setWorkers, alloc, free, inRange, info, launch unsafe.Pointer
+	path                                                        string
+	mu                                                          sync.Mutex
+	abi, setWorkers, alloc, free, inRange, info, launch, addVar unsafe.Pointer
 }
 
 // Load opens a library that Build made.
@@ -61,7 +63,8 @@ func Load(path string) (*Module, error) {
 		dst  *unsafe.Pointer
 		name string
 	}{{&m.abi, "cudasim_abi"}, {&m.setWorkers, "cudasim_set_workers"}, {&m.alloc, "cudasim_alloc"}, {&m.free, "cudasim_free"},
-		{&m.inRange, "cudasim_range"}, {&m.info, "cudasim_kernel_info"}, {&m.launch, "cudasim_launch"}} {
+		{&m.inRange, "cudasim_range"}, {&m.info, "cudasim_kernel_info"}, {&m.launch, "cudasim_launch"},
+		{&m.addVar, "cudasim_add_shared_var"}} {
 		cn := C.CString(s.name)
 		*s.dst = C.dlsym(h, cn)
 		C.free(unsafe.Pointer(cn))
@@ -71,6 +74,15 @@ func Load(path string) (*Module, error) {
 	}
 	if v := C.call_abi(m.abi); v != 1 {
 		return nil, fmt.Errorf("cudasim: %s: runtime ABI %d, want 1", path, int(v))
+	}
+	vars, err := sharedVariables(path)
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range vars {
+		cn := C.CString(v.Name)
+		C.call_add_var(m.addVar, C.uint64_t(v.Offset), C.uint64_t(v.Size), cn)
+		C.free(unsafe.Pointer(cn))
 	}
 	return m, nil
 }

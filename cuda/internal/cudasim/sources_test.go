@@ -76,3 +76,10 @@ func FuzzScan(f *testing.F) {
 		}
 	})
 }
+
+func TestDemangleStatic(t *testing.T) {
+	require.Equal(t, "block_sum_f::buf", demangleStatic("_ZZ11block_sum_ffE3buf"))
+	require.Equal(t, "reverse_block::s", demangleStatic("_ZZ13reverse_blockE1s"))
+	require.Equal(t, "smem", demangleStatic("smem"))
+	require.Equal(t, "_ZZ99xE1s", demangleStatic("_ZZ99xE1s"))
+}

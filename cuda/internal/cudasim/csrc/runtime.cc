@@ -395,15 +395,41 @@ void ensureWorkers(int n) {
 
 // ---- memory checks ---------------------------------------------------------------------
 
+// The module's __shared__ variables (its thread_locals but the runtime's own), by
+// offset in the TLS block; from the library's symbol table, via cudasim_add_shared_var.
+struct SharedVar {
+    uintptr_t off, size;
+    std::string name;
+};
+std::vector<SharedVar> sharedVars;
+
+const SharedVar* findSharedVar(Worker* w, uintptr_t a) {
+    uintptr_t off = a - w->tlsLo;
+    auto it = std::upper_bound(sharedVars.begin(), sharedVars.end(), off, [](uintptr_t x, const SharedVar& v) { return x < v.off; });
+    if (it == sharedVars.begin()) return nullptr;
+    --it;
+    return off < it->off + it->size ? &*it : nullptr;
+}
+
 // sharedName names a shared-memory word for reports.
 std::string sharedName(Worker* w, uintptr_t a) {
     for (size_t i = 0; i < w->dyn.size(); i++)
         if (a >= w->dyn[i].first && a < w->dyn[i].second)
             return fmt("dynamic shared %s+%zu", dynamicShared()[i].first.c_str(), (size_t)(a - w->dyn[i].first));
+    if (const SharedVar* v = findSharedVar(w, a)) return fmt("__shared__ %s+%zu", v->name.c_str(), (size_t)(a - w->tlsLo - v->off));
     return fmt("static shared memory (module offset %zu)", (size_t)(a - w->tlsLo));
 }
 
 void sharedAccess(Worker* w, uintptr_t a, size_t size, bool write) {
+    if (!sharedVars.empty()) {
+        const SharedVar* v = findSharedVar(w, a);
+        if (!v || a + size > w->tlsLo + v->off + v->size) {
+            std::string near;
+            for (auto& x : sharedVars)
+                if (w->tlsLo + x.off <= a) near = fmt(" (%zu bytes past the start of %s, %zu bytes long)", (size_t)(a - w->tlsLo - x.off), x.name.c_str(), (size_t)x.size);
+            fault(w, fmt("%s of %zu bytes in shared memory outside every __shared__ variable%s", write ? "write" : "read", size, near.c_str()));
+        }
+    }
     for (auto& d : w->dyn) {
         if (a >= d.first && a < d.second) {
             if (a + size > d.first + w->L->smem)
@@ -582,6 +608,13 @@ API void* cudasim_alloc(uint64_t bytes, const char* what) {
     allocs.insert(std::upper_bound(allocs.begin(), allocs.end(), a, [](const Alloc& x, const Alloc& y) { return x.lo < y.lo; }), a);
     for (Worker* w : pool.workers) w->lastAlloc = nullptr; // the vector moved
     return p;
+}
+
+// cudasim_add_shared_var declares a __shared__ variable: size bytes at offset off of
+// the module's TLS block. Accesses to shared memory outside all of them fault.
+API void cudasim_add_shared_var(uint64_t off, uint64_t size, const char* name) {
+    SharedVar v{off, size, name};
+    sharedVars.insert(std::upper_bound(sharedVars.begin(), sharedVars.end(), v, [](const SharedVar& x, const SharedVar& y) { return x.off < y.off; }), v);
 }
 
 API int cudasim_free(void* p) {
