@@ -173,3 +173,65 @@ func TestLogitKernelsOnCraftedRows(t *testing.T) {
 		})
 	}
 }
+
+// Every shared model: the golden prompts batched in one step, then again chunked by 4
+// with every sequence's chunk in the same steps (mixed lengths), batched greedy
+// decoding, and a freed slot refilled, each output against the CPU backend.
+func TestHostKernelsBatchedChunkedRefilled(t *testing.T) {
+	needHostKernels(t)
+	for i, sm := range sharedModels {
+		t.Run(sm.name, func(t *testing.T) {
+			m, cases := loadShared(t, sm)
+			o := attnModes[i%len(attnModes)]
+			o.Slots, o.MaxSeqLen, o.TopK = len(cases), 96, 0
+			g, cpu := newEmulated(t, m, o), newCPU(t, bf16Model(t, m), o)
+			r := report{}
+			both := func(where string, in []engine.Input) []engine.Output {
+				got, want := step(t, g, in...), step(t, cpu, in...)
+				for j := range in {
+					compareOutput(t, fmt.Sprintf("%s %s slot %d", sm.name, where, in[j].Slot), &got[j], &want[j], sm.tol, r)
+				}
+				return want
+			}
+			var in []engine.Input
+			for s, c := range cases {
+				in = append(in, engine.Input{Slot: s, Tokens: c.PromptIDs})
+			}
+			both("batched prefill", in)
+			for s := range cases {
+				g.Free(s)
+				cpu.Free(s)
+			}
+			var last []engine.Output
+			for k := 0; ; k += 4 {
+				var chunk []engine.Input
+				for s, c := range cases {
+					if k < len(c.PromptIDs) {
+						chunk = append(chunk, engine.Input{Slot: s, Tokens: c.PromptIDs[k:min(k+4, len(c.PromptIDs))]})
+					}
+				}
+				if len(chunk) == 0 {
+					break
+				}
+				out := both(fmt.Sprintf("chunk@%d", k), chunk)
+				for j, inp := range chunk {
+					if k+4 >= len(cases[inp.Slot].PromptIDs) {
+						last = append(last, out[j])
+						in[inp.Slot].Tokens = []int32{out[j].Dist.Candidates[0].ID}
+					}
+				}
+			}
+			require.Len(t, last, len(cases))
+			for s := 0; s < 3; s++ {
+				out := both(fmt.Sprintf("decode %d", s), in)
+				for j := range in {
+					in[j].Tokens = []int32{out[j].Dist.Candidates[0].ID}
+				}
+			}
+			g.Free(0)
+			cpu.Free(0)
+			both("refilled", []engine.Input{{Slot: 0, Tokens: cases[len(cases)-1].PromptIDs}})
+			r.log(t, sm.name)
+		})
+	}
+}
