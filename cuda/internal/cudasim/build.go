@@ -112,8 +112,14 @@ func Build(ctx context.Context, sources map[string][]byte, cacheDir string) (str
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(runtime.NumCPU())
-	objs := []string{"runtime.o"}
-	g.Go(func() error { return compile(gctx, dir, cxx, runtimeFlags, "runtime.cc", "runtime.o") })
+	var objs []string
+	for _, e := range entries {
+		if n := e.Name(); strings.HasSuffix(n, ".cc") {
+			obj := "rt_" + strings.TrimSuffix(n, ".cc") + ".o"
+			objs = append(objs, obj)
+			g.Go(func() error { return compile(gctx, dir, cxx, runtimeFlags, n, obj) })
+		}
+	}
 	for n := range wraps {
 		obj := strings.TrimSuffix(n, ".cc") + ".o"
 		objs = append(objs, obj)

@@ -4,7 +4,7 @@
 // Build compiles the unmodified .cu files with the system C++ compiler against
 // csrc/cudasim.h (the CUDA dialect the kernels use: threadIdx and friends, __shared__,
 // __syncthreads, the warp shuffles, the bf16 conversions) and links them with
-// csrc/runtime.cc into a shared library; Load (build tag cudasim, cgo) opens it. The
+// the runtime (csrc/api.cc, fibers.cc, memory.cc) into a shared library; Load (build tag cudasim, cgo) opens it. The
 // kernel code is compiled with GCC's ThreadSanitizer instrumentation, whose hooks are
 // ours: every load and store of a kernel is checked against the device allocations,
 // the launch's dynamic shared memory and a shadow of shared memory that finds races

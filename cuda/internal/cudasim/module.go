@@ -193,7 +193,7 @@ func (m *Module) symbolize(text string) string {
 			if i := strings.Index(l, " (discriminator"); i >= 0 {
 				l = l[:i]
 			}
-			if !strings.HasPrefix(l, "runtime.cc") && !strings.HasPrefix(l, "cudasim.h") && !strings.HasPrefix(l, "??") {
+			if !strings.HasPrefix(l, "fibers.cc") && !strings.HasPrefix(l, "memory.cc") && !strings.HasPrefix(l, "cudasim.h") && !strings.HasPrefix(l, "??") {
 				keep = append(keep, l)
 			}
 		}

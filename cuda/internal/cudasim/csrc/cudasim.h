@@ -1,6 +1,6 @@
 // The CUDA dialect the kernels in cuda/*.cu use, for a host C++ compiler. Every kernel
 // source is compiled unmodified after this header, instrumented with GCC's
-// -fsanitize=thread: the instrumentation calls the __tsan_* hooks in runtime.cc on every
+// -fsanitize=thread: the instrumentation calls the __tsan_* hooks in memory.cc on every
 // load and store, which is where bounds, alignment and shared-memory hazards are
 // checked. Thread-level state (threadIdx, barriers, shuffles) lives in the runtime; this
 // header only forwards to it.
@@ -36,7 +36,7 @@ struct __attribute__((aligned(8))) int2 { int x, y; };
 static const int warpSize = 32;
 
 namespace cudasim {
-// Defined in runtime.cc (not instrumented): the calling fiber's coordinates.
+// Defined in fibers.cc (not instrumented): the calling fiber's coordinates.
 uint3 thread_idx();
 uint3 block_idx();
 dim3 block_dim();
