@@ -23,8 +23,8 @@ func needHostKernels(t *testing.T) {
 	}
 }
 
-// gqaShapes cover GQA groups 1, 3, 4 and 8 and head dims 64 and 128: query heads per
-// block (hb) of 1, 3, 4 and 8, the 16-byte key loads, two and four dims per lane, and
+// gqaShapes cover GQA groups 1, 2, 3, 4 and 8 and head dims 12, 64, 128 and 256: query
+// heads per block (hb) of 1 to 8, both key-load paths, one to eight dims per lane, and
 // at head dim 128 with 8 grouped heads a shared-memory limit of 10 warps, so a 560-key
 // row takes two passes per warp (and 16 warps, at head dim 64, at 512 keys).
 var gqaShapes = []engine.Config{
@@ -33,6 +33,10 @@ var gqaShapes = []engine.Config{
 	{HiddenSize: 64, Intermediate: 96, Layers: 1, Heads: 4, KVHeads: 1, HeadDim: 128, VocabSize: 3000,
 		Architecture: "Qwen2ForCausalLM"},
 	{HiddenSize: 64, Intermediate: 96, Layers: 1, Heads: 8, KVHeads: 1, HeadDim: 128, VocabSize: 3000},
+	// Head dim 12 takes the kernels' 4-byte key loads (not a multiple of 8); head dim
+	// 256 all eight dims per lane.
+	{HiddenSize: 48, Intermediate: 96, Layers: 1, Heads: 4, KVHeads: 2, HeadDim: 12, VocabSize: 3000},
+	{HiddenSize: 64, Intermediate: 96, Layers: 1, Heads: 2, KVHeads: 1, HeadDim: 256, VocabSize: 3000},
 }
 
 // The shapes above do reach the multi-pass paths they are there for.

@@ -15,7 +15,8 @@ import (
 // where the kernel uses float and float64 where it uses double). Running the pipeline
 // on it checks, without a GPU, everything the host does: buffer carving, weight
 // fusion and packing, pointer arithmetic, the argument order of every launch, the
-// top-K stage buffers, sub-batching and output assembly.
+// top-K stage buffers, sub-batching and output assembly. With the cudasim build tag
+// the same tests run on the .cu kernels themselves instead (sim_cudasim_test.go).
 type emulator struct {
 	mem []byte
 }
