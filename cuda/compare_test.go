@@ -45,10 +45,14 @@ const (
 type tolerances struct{ Logits, Stats, Agreement float64 }
 
 var (
-	// Measured ≤ 5.5e-3 logits, ≤ 1.8e-4 statistics, ≤ 2.7e-2 agreement.
+	// Measured ≤ 5.5e-3 logits, ≤ 1.5e-4 statistics, ≤ 2.7e-2 agreement.
 	defaultTol = tolerances{Logits: 1e-2, Stats: 1e-3, Agreement: 4e-2}
 	// Measured ≤ 1.43e-2 logits, ≤ 6.0e-2 statistics, ≤ 5.3e-2 agreement.
 	sharpTol = tolerances{Logits: 2e-2, Stats: 1e-1, Agreement: 1e-1}
+	// The random GQA models with query and key projections scaled by 8
+	// (buildModelTB): attention of a few bits, where the BF16 key cache moves head
+	// entropies more. Measured ≤ 7.7e-3 logits, ≤ 5.2e-3 statistics, ≤ 2.9e-2 agreement.
+	scaledQKTol = tolerances{Logits: 1.5e-2, Stats: 1e-2, Agreement: 6e-2}
 )
 
 // sharedModel is one checkpoint in ../shared/models with the golden prompts for it.

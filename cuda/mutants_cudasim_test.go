@@ -105,7 +105,7 @@ func probe(tb testing.TB, dev func(testing.TB) backend) {
 		ids[i] = int32(i * 7 % gqaShapes[1].VocabSize)
 	}
 	o.MaxSeqLen = 160
-	withGroupedHeads(func() { run(gm, o, defaultTol, ids) })
+	withGroupedHeads(func() { run(gm, o, scaledQKTol, ids) })
 }
 
 // Each broken kernel copy fails the host tests; the unbroken sources pass the same
