@@ -31,6 +31,10 @@ var mutants = []struct{ name, file, from, to string }{
 		"float p = __shfl_sync(FULL_MASK, sc[hh], jj + 1);"},
 	// Subtler: the leading barrier of the block reduction only matters when a kernel
 	// reduces twice with the same scratch (logit_stats, attn_stats do).
+	// Only head dims that are not a multiple of 8 take this path (the probe's dim-12 model).
+	{"half of each score dropped in the 4-byte key path", "attention.cu",
+		"if (hh < hb) sc[hh] += qs[hh * headDim + d] * kv.x + qs[hh * headDim + d + 1] * kv.y;",
+		"if (hh < hb) sc[hh] += qs[hh * headDim + d] * kv.x;"},
 	{"leading barrier of block_sum_d removed", "common.cuh",
 		"    v = warp_sum_d(v);\n    __syncthreads();\n",
 		"    v = warp_sum_d(v);\n"},
@@ -70,8 +74,9 @@ func expectFailure(t *testing.T, body func(tb testing.TB)) (bool, string) {
 }
 
 // probe is the part of the host tests a mutant meets: stories260K (trained, sharp
-// attention) through prefill and greedy decoding of its golden prompts, then a GQA group of 3 at head dim 64
-// over 150 keys with grouped heads, each against the CPU backend.
+// attention) through prefill and greedy decoding of its golden prompts, longest first;
+// then a GQA group of 3 at head dim 64 over 150 keys with grouped heads, and head dim
+// 12 (the 4-byte key loads) over 40, each against the CPU backend.
 func probe(tb testing.TB, dev func(testing.TB) backend) {
 	sm := sharedModels[0]
 	m, cases := loadShared(tb, sm)
@@ -106,6 +111,7 @@ func probe(tb testing.TB, dev func(testing.TB) backend) {
 	}
 	o.MaxSeqLen = 160
 	withGroupedHeads(func() { run(gm, o, scaledQKTol, ids) })
+	run(buildModelTB(tb, gqaShapes[4], 12), o, scaledQKTol, ids[:40])
 }
 
 // Each broken kernel copy fails the host tests; the unbroken sources pass the same
