@@ -83,3 +83,13 @@ func TestDemangleStatic(t *testing.T) {
 	require.Equal(t, "smem", demangleStatic("smem"))
 	require.Equal(t, "_ZZ99xE1s", demangleStatic("_ZZ99xE1s"))
 }
+
+func FuzzDemangleStatic(f *testing.F) {
+	f.Add("_ZZ11block_sum_ffE3buf")
+	f.Add("_ZZ0E1s")
+	f.Fuzz(func(t *testing.T, name string) {
+		if d := demangleStatic(name); d != name {
+			require.Contains(t, d, "::")
+		}
+	})
+}
