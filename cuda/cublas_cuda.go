@@ -134,19 +134,20 @@ func (b *cublas) Version() int {
 // gemm runs one cublasGemmEx (Batch 1) or cublasGemmStridedBatchedEx call.
 func (b *cublas) gemm(g gemmEx) error {
 	var st C.int
+	call := "cublasGemmEx"
 	if g.Batch == 1 {
 		st = C.call_gemm_ex(b.gemmEx, b.handle, C.int(g.TransA), C.int(g.TransB), C.int(g.M), C.int(g.N), C.int(g.K),
 			C.float(g.Alpha), C.uintptr_t(g.A), C.int(g.AType), C.int(g.LDA), C.uintptr_t(g.B), C.int(g.BType), C.int(g.LDB),
 			C.float(g.Beta), C.uintptr_t(g.C), C.int(g.CType), C.int(g.LDC), C.int(g.Compute), C.int(g.Algo))
 	} else {
+		call = "cublasGemmStridedBatchedEx"
 		st = C.call_gemm_sb(b.gemmStridedBatchedEx, b.handle, C.int(g.TransA), C.int(g.TransB), C.int(g.M), C.int(g.N),
 			C.int(g.K), C.float(g.Alpha), C.uintptr_t(g.A), C.int(g.AType), C.int(g.LDA), C.longlong(g.StrideA),
 			C.uintptr_t(g.B), C.int(g.BType), C.int(g.LDB), C.longlong(g.StrideB), C.float(g.Beta), C.uintptr_t(g.C),
 			C.int(g.CType), C.int(g.LDC), C.longlong(g.StrideC), C.int(g.Batch), C.int(g.Compute), C.int(g.Algo))
 	}
 	if st != 0 {
-		return fmt.Errorf("cublasGemm%s m %d n %d k %d batch %d: %s", map[bool]string{true: "Ex", false: "StridedBatchedEx"}[g.Batch == 1],
-			g.M, g.N, g.K, g.Batch, cublasStatus(st))
+		return fmt.Errorf("%s m %d n %d k %d batch %d: %s", call, g.M, g.N, g.K, g.Batch, cublasStatus(st))
 	}
 	return nil
 }
