@@ -110,20 +110,54 @@ func Build(ctx context.Context, sources map[string][]byte, cacheDir string) (str
 			return "", nil, fmt.Errorf("cudasim: %w", err)
 		}
 	}
+	// Objects are cached on their own inputs: a broken copy of one kernel file
+	// recompiles that file only.
+	objDir := filepath.Join(cacheDir, "obj")
+	if err := os.MkdirAll(objDir, 0o755); err != nil {
+		return "", nil, fmt.Errorf("cudasim: %w", err)
+	}
+	var shared []string // what every kernel unit may include: headers, not other .cu files
+	for n := range files {
+		if !strings.HasSuffix(n, ".cu") && !strings.HasSuffix(n, ".cc") {
+			shared = append(shared, n)
+		}
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(runtime.NumCPU())
 	var objs []string
+	add := func(src string, flags []string, inputs []string) {
+		obj := filepath.Join(objDir, objectKey(files, inputs, cxx, ver, flags)+".o")
+		objs = append(objs, obj)
+		if _, err := os.Stat(obj); err == nil {
+			return
+		}
+		g.Go(func() error {
+			tmp := strings.TrimSuffix(src, ".cc") + ".o"
+			if err := compile(gctx, dir, cxx, flags, src, tmp); err != nil {
+				return err
+			}
+			if err := os.Rename(filepath.Join(dir, tmp), obj); err != nil {
+				return fmt.Errorf("cudasim: %w", err)
+			}
+			return nil
+		})
+	}
+	var runtimeInputs []string
+	for _, e := range entries {
+		n := e.Name()
+		if strings.HasSuffix(n, ".h") {
+			n = "inc/" + n
+		}
+		runtimeInputs = append(runtimeInputs, n)
+	}
 	for _, e := range entries {
 		if n := e.Name(); strings.HasSuffix(n, ".cc") {
-			obj := "rt_" + strings.TrimSuffix(n, ".cc") + ".o"
-			objs = append(objs, obj)
-			g.Go(func() error { return compile(gctx, dir, cxx, runtimeFlags, n, obj) })
+			add(n, runtimeFlags, append([]string{n}, runtimeInputs...))
 		}
 	}
-	for n := range wraps {
-		obj := strings.TrimSuffix(n, ".cc") + ".o"
-		objs = append(objs, obj)
-		g.Go(func() error { return compile(gctx, dir, cxx, kernelFlags, n, obj) })
+	for _, u := range units {
+		w := "sim_" + strings.TrimSuffix(u.File, ".cu") + ".cc"
+		add(w, kernelFlags, append([]string{w, u.File}, shared...))
 	}
 	if err := g.Wait(); err != nil {
 		return "", nil, err
@@ -155,6 +189,22 @@ func run(ctx context.Context, dir, name string, args ...string) error {
 		return fmt.Errorf("cudasim: %s %s: %w\n%s", name, strings.Join(args, " "), err, out.String())
 	}
 	return nil
+}
+
+// objectKey names the object compiled from inputs (the first is the translation unit)
+// with flags.
+func objectKey(files map[string][]byte, inputs []string, cxx string, version []byte, flags []string) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%v\x00%s\x00", cxx, version, flags, inputs[0])
+	rest := append([]string(nil), inputs[1:]...)
+	sort.Strings(rest)
+	for _, n := range rest {
+		fmt.Fprintf(h, "%s\x00%d\x00", n, len(files[n]))
+		h.Write(files[n])
+	}
+	fmt.Fprintf(h, "%d\x00", len(files[inputs[0]]))
+	h.Write(files[inputs[0]])
+	return hex.EncodeToString(h.Sum(nil))[:24]
 }
 
 func buildKey(files map[string][]byte, cxx string, version []byte) string {

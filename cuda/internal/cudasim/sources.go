@@ -26,9 +26,10 @@ type Unit struct {
 }
 
 var (
-	kernelRE  = regexp.MustCompile(`extern\s+"C"\s+__global__\s+void\s+(?:__launch_bounds__\s*\(\s*(\d+)[^)]*\)\s+)?([A-Za-z_]\w*)\s*\(`)
-	sharedRE  = regexp.MustCompile(`extern\s+__shared__\s+(?:__align__\s*\(\s*\d+\s*\)\s+)?([A-Za-z_][\w:]*(?:\s+[A-Za-z_][\w:]*)*?)\s+([A-Za-z_]\w*)\s*\[\s*\]`)
-	commentRE = regexp.MustCompile(`(?s)//[^\n]*|/\*.*?\*/`)
+	kernelRE    = regexp.MustCompile(`extern\s+"C"\s+__global__\s+void\s+(?:__launch_bounds__\s*\(\s*(\d+)[^)]*\)\s+)?([A-Za-z_]\w*)\s*\(`)
+	sharedRE    = regexp.MustCompile(`extern\s+__shared__\s+(?:__align__\s*\(\s*\d+\s*\)\s+)?([A-Za-z_][\w:]*(?:\s+[A-Za-z_][\w:]*)*?)\s+([A-Za-z_]\w*)\s*\[\s*\]`)
+	includeCuRE = regexp.MustCompile(`#\s*include\s*["<][^">]*\.cu[">]`)
+	commentRE   = regexp.MustCompile(`(?s)//[^\n]*|/\*.*?\*/`)
 )
 
 // Scan finds the kernels and dynamic shared arrays of a .cu source. Comments are
@@ -53,6 +54,9 @@ func Scan(file string, src []byte) (Unit, error) {
 	if strings.Count(text, "__global__") != len(u.Kernels) {
 		return u, fmt.Errorf(`%s: %d __global__ functions, %d of them recognised as extern "C" __global__ void name(...)`,
 			file, strings.Count(text, "__global__"), len(u.Kernels))
+	}
+	if includeCuRE.MatchString(text) {
+		return u, fmt.Errorf("%s: includes another .cu file; kernels share code through headers (.cuh)", file)
 	}
 	if strings.Count(text, "extern __shared__") != len(u.Dynamic) {
 		return u, fmt.Errorf("%s: an extern __shared__ declaration is not of the form `extern __shared__ T name[]`", file)

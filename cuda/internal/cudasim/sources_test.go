@@ -23,6 +23,7 @@ func TestScan(t *testing.T) {
 			Unit{File: "a.cu", Kernels: []Kernel{{"a", 1024}, {"b", 1024}}}, ""},
 		{"a kernel without extern C", `__global__ void k(int n) {}`, Unit{}, `1 __global__ functions, 0 of them recognised`},
 		{"bounds out of range", `extern "C" __global__ void __launch_bounds__(2048) k() {}`, Unit{}, `__launch_bounds__(2048) outside 1..1024`},
+		{"a .cu including another", "#include \"other.cu\"\n", Unit{}, "includes another .cu file"},
 		{"dynamic shared of another form", `extern "C" __global__ void k() { extern __shared__ float s[4]; }`, Unit{},
 			"not of the form `extern __shared__ T name[]`"},
 	} {
