@@ -25,12 +25,21 @@ fi
 dir=$(mktemp -d "${TMPDIR:-/tmp}/entropix-slurm.XXXXXX")
 chmod 711 "$dir"  # munged wants its socket directory searchable by all
 pids=()
+cmd=""
 stop() {
   local rc=$?
+  if [ -n "${cmd:-}" ] && kill -0 "$cmd" 2>/dev/null; then
+    kill -TERM -- "-$cmd" 2>/dev/null || true
+    wait "$cmd" 2>/dev/null || true
+  fi
   # Jobs first (their processes are slurmstepd's children), then the daemons, newest first.
   if [ -n "${SLURM_CONF:-}" ] && [ "${#pids[@]}" -gt 0 ]; then
-    scancel --full --quiet --user "$(id -un)" 2>/dev/null || true
-    sleep 1
+    timeout 10 scancel --full --quiet --user "$(id -un)" 2>/dev/null || true
+    for _ in $(seq 30); do
+      # squeue lists pending, running and completing jobs (and prints nothing on error).
+      [ -z "$(timeout 5 squeue --noheader 2>/dev/null)" ] && break
+      sleep 0.5
+    done
   fi
   for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
     kill -TERM "${pids[i]}" 2>/dev/null || true
@@ -41,7 +50,7 @@ stop() {
     wait "$pid" 2>/dev/null || true
   done
   if [ "$rc" -ne 0 ]; then
-    for log in "$dir"/*.log; do
+    for log in "$dir"/*.stderr.log; do
       [ -f "$log" ] || continue
       echo "== $log (last 40 lines)" >&2
       tail -n 40 "$log" >&2
@@ -89,6 +98,8 @@ SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
 CredType=cred/munge
+# A requeued job may start again only after cred_expire (default 120 s) plus ~15 s;
+# 10 s keeps the requeue test short.
 AuthInfo=socket=$dir/munge.socket,cred_expire=10
 StateSaveLocation=$dir/state
 SlurmdSpoolDir=$dir/spool
@@ -133,4 +144,9 @@ done
 echo "slurm cluster up: $(sinfo --version), node $host ($node), conf $SLURM_CONF" >&2
 
 export ENTROPIX_SLURM=1
-"$@"
+# In its own process group, waited for in the background: a TERM or INT to this script
+# then runs the traps at once, and stop() ends the whole command (go test and its test
+# binary) before the jobs and daemons.
+setsid "$@" &
+cmd=$!
+wait "$cmd"

@@ -48,17 +48,13 @@ func TestContainerImage(t *testing.T) {
 	assert.Equal(t, img.refName, version, "the version label is the tag make image gave")
 	assert.Equal(t, "linux", img.config.OS)
 
-	modes := map[string]os.FileMode{}
-	for name, f := range img.files {
-		modes[name] = f.mode
-	}
 	assert.Equal(t, map[string]os.FileMode{
 		"tmp":           os.ModeDir | os.ModeSticky | 0o777,
 		"usr":           os.ModeDir | 0o755,
 		"usr/local":     os.ModeDir | 0o755,
 		"usr/local/bin": os.ModeDir | 0o755,
 		imageBinary:     0o755,
-	}, modes, "the image holds the binary and /tmp, nothing else")
+	}, img.files, "the image holds the binary and /tmp, nothing else")
 
 	bin := filepath.Join(t.TempDir(), "rootfs")
 	extractRootfs(t, img, bin)
@@ -103,13 +99,8 @@ type ociImage struct {
 			Labels     map[string]string `json:"Labels"`
 		} `json:"config"`
 	}
-	files  map[string]imageFile
-	layers [][]byte // uncompressed layer tars, in order
-}
-
-type imageFile struct {
-	mode os.FileMode
-	size int64
+	files  map[string]os.FileMode // path in the image -> mode
+	layers [][]byte               // uncompressed layer tars, in order
 }
 
 type ociDescriptor struct {
@@ -125,19 +116,13 @@ func readOCIArchive(t *testing.T, archive string) *ociImage {
 	require.NoError(t, err)
 	defer f.Close()
 	entries := map[string][]byte{}
-	tr := tar.NewReader(f)
-	for {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		require.NoError(t, err)
+	eachTarEntry(t, f, func(h *tar.Header, body io.Reader) {
 		if h.Typeflag == tar.TypeReg {
-			b, err := io.ReadAll(tr)
+			b, err := io.ReadAll(body)
 			require.NoError(t, err)
 			entries[path.Clean(h.Name)] = b
 		}
-	}
+	})
 	blob := func(d ociDescriptor) []byte {
 		b, ok := entries["blobs/"+strings.Replace(d.Digest, ":", "/", 1)]
 		require.True(t, ok, "blob %s missing from %s", d.Digest, archive)
@@ -153,7 +138,7 @@ func readOCIArchive(t *testing.T, archive string) *ociImage {
 		Layers []ociDescriptor `json:"layers"`
 	}
 	require.NoError(t, json.Unmarshal(blob(index.Manifests[0]), &manifest))
-	img := &ociImage{refName: index.Manifests[0].Annotations["org.opencontainers.image.ref.name"], files: map[string]imageFile{}}
+	img := &ociImage{refName: index.Manifests[0].Annotations["org.opencontainers.image.ref.name"], files: map[string]os.FileMode{}}
 	require.NoError(t, json.Unmarshal(blob(manifest.Config), &img.config))
 	for _, l := range manifest.Layers {
 		var r io.Reader = bytes.NewReader(blob(l))
@@ -165,15 +150,9 @@ func readOCIArchive(t *testing.T, archive string) *ociImage {
 		layer, err := io.ReadAll(r)
 		require.NoError(t, err, "layer %s", l.Digest)
 		img.layers = append(img.layers, layer)
-		lr := tar.NewReader(bytes.NewReader(layer))
-		for {
-			h, err := lr.Next()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			require.NoError(t, err)
-			img.files[strings.TrimSuffix(path.Clean(h.Name), "/")] = imageFile{mode: h.FileInfo().Mode(), size: h.Size}
-		}
+		eachTarEntry(t, bytes.NewReader(layer), func(h *tar.Header, _ io.Reader) {
+			img.files[path.Clean(h.Name)] = h.FileInfo().Mode()
+		})
 	}
 	return img
 }
@@ -182,13 +161,7 @@ func readOCIArchive(t *testing.T, archive string) *ociImage {
 func extractRootfs(t *testing.T, img *ociImage, dir string) {
 	t.Helper()
 	for _, layer := range img.layers {
-		lr := tar.NewReader(bytes.NewReader(layer))
-		for {
-			h, err := lr.Next()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			require.NoError(t, err)
+		eachTarEntry(t, bytes.NewReader(layer), func(h *tar.Header, body io.Reader) {
 			dst := filepath.Join(dir, filepath.FromSlash(path.Clean(h.Name)))
 			mode := h.FileInfo().Mode()
 			switch h.Typeflag {
@@ -197,12 +170,26 @@ func extractRootfs(t *testing.T, img *ociImage, dir string) {
 				require.NoError(t, os.Chmod(dst, mode))
 			case tar.TypeReg:
 				require.NoError(t, os.MkdirAll(filepath.Dir(dst), 0o755))
-				b, err := io.ReadAll(lr)
+				b, err := io.ReadAll(body)
 				require.NoError(t, err)
 				require.NoError(t, os.WriteFile(dst, b, mode.Perm()))
 			default:
 				t.Fatalf("unexpected entry %s (type %c) in the image", h.Name, h.Typeflag)
 			}
+		})
+	}
+}
+
+// eachTarEntry calls fn with every entry of the tar stream r and its contents.
+func eachTarEntry(t *testing.T, r io.Reader, fn func(h *tar.Header, body io.Reader)) {
+	t.Helper()
+	tr := tar.NewReader(r)
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return
 		}
+		require.NoError(t, err)
+		fn(h, tr)
 	}
 }
