@@ -57,7 +57,8 @@ fuzz:
 # The container image (Containerfile): FROM scratch, the static pure-Go binary only.
 # Built with podman or buildah on vfs storage (works unprivileged and in VMs without
 # overlayfs; set CONTAINER_STORAGE= to use your tool's own), tagged VERSION and latest,
-# and saved as an OCI archive too; prints the image's files and entrypoint.
+# and saved as an OCI archive too; prints the image's files and entrypoint. (No -trimpath:
+# it would recompile every package instead of reusing `make test`'s build cache.)
 IMAGE             ?= ghcr.io/entropix-eval/entropix-eval
 VERSION           ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 REVISION          ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
@@ -67,7 +68,7 @@ IMAGE_ARCHIVE     := bin/entropix-eval-image.tar
 image:
 	@test -n "$(CONTAINER)" || { echo "make image needs podman or buildah (apt-get install buildah)" >&2; exit 1; }
 	rm -rf bin/image && mkdir -p bin/image/rootfs/usr/local/bin bin/image/rootfs/tmp && chmod 1777 bin/image/rootfs/tmp
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='-s -w' -o bin/image/rootfs/usr/local/bin/entropix-eval ./cmd/entropix-eval
+	CGO_ENABLED=0 $(GO) build -ldflags='-s -w' -o bin/image/rootfs/usr/local/bin/entropix-eval ./cmd/entropix-eval
 	$(CONTAINER) $(CONTAINER_STORAGE) build --quiet -f Containerfile --build-arg VERSION=$(VERSION) \
 	  --build-arg REVISION=$(REVISION) -t $(IMAGE):$(VERSION) -t $(IMAGE):latest bin/image
 	rm -f $(IMAGE_ARCHIVE)
