@@ -68,8 +68,22 @@ type CodeInfo struct {
 	GoVersion string `json:"go_version"`
 }
 
-// ReadCodeInfo reads the module version and VCS stamp Go embeds in binaries.
+// buildRevision and buildModified are set by `make build` (-ldflags -X) from git,
+// for builds where Go's own VCS stamp is missing (GOFLAGS=-buildvcs=false, go run,
+// a checkout Go cannot read).
+var buildRevision, buildModified string
+
+// ReadCodeInfo reads the module version and VCS stamp Go embeds in binaries, or the
+// revision the Makefile stamped.
 func ReadCodeInfo() CodeInfo {
+	ci := readBuildInfo()
+	if ci.Revision == "" && buildRevision != "" {
+		ci.Revision, ci.Modified = buildRevision, buildModified == "true"
+	}
+	return ci
+}
+
+func readBuildInfo() CodeInfo {
 	ci := CodeInfo{GoVersion: runtime.Version()}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
@@ -110,13 +124,16 @@ type Manifest struct {
 	// Fingerprint hashes everything that changes results (inputs, task, samplers,
 	// seeds, limits) but not how work was scheduled (devices, batch size, shard).
 	// Resume requires it to match; merge requires all shards to share it.
-	Fingerprint      string        `json:"fingerprint"`
-	Status           string        `json:"status"`
-	Config           Config        `json:"config"`
-	Code             CodeInfo      `json:"code"`
-	Provenance       Provenance    `json:"provenance"`
-	Backend          string        `json:"backend"`
-	Devices          []string      `json:"devices"`
+	Fingerprint string     `json:"fingerprint"`
+	Status      string     `json:"status"`
+	Config      Config     `json:"config"`
+	Code        CodeInfo   `json:"code"`
+	Provenance  Provenance `json:"provenance"`
+	Backend     string     `json:"backend"`
+	Devices     []string   `json:"devices"`
+	// DeviceNames are the devices' own names as the engines report them (the GPU's
+	// model name), one per worker; absent for the CPU backend.
+	DeviceNames      []string      `json:"device_names,omitempty"`
 	BatchSize        int           `json:"batch_size"`
 	Samplers         []SamplerInfo `json:"samplers"`
 	FirstTokenArgmax bool          `json:"first_token_argmax"`
@@ -155,12 +172,15 @@ func (m *Manifest) fingerprint() (string, error) {
 		Seeds                                     []uint64
 		Repeats, Problems                         int
 		DType, Order                              string
+		Backend                                   string
+		Multiturn                                 *bool
 	}{
 		Model: stripPaths(m.Provenance.Model), Datasets: stripPaths(m.Provenance.Datasets), Task: m.Task,
 		Train: c.TrainDataset, FewShot: c.FewShot, Chat: c.ChatTemplate, FirstArgmax: c.FirstTokenArgmax,
 		Limit: c.Limit, MaxNew: c.MaxNewTokens, MaxSeqLen: c.MaxSeqLen, Candidates: c.Candidates, Pad: c.PadLen,
 		AttnMode: c.AttnMode, Samplers: m.Samplers, Seeds: c.Seeds, Repeats: c.Repeats, Problems: m.Problems,
-		DType: m.Provenance.DType, Order: m.Provenance.SamplerOrder,
+		DType: m.Provenance.DType, Order: m.Provenance.SamplerOrder, Backend: m.Backend,
+		Multiturn: c.FewshotAsMultiturn,
 	}
 	b, err := json.Marshal(key)
 	if err != nil {

@@ -56,6 +56,13 @@ func (r *Runner) Run(ctx context.Context) (*Manifest, error) {
 	if len(r.Samplers) != len(cfg.Samplers) {
 		return nil, fmt.Errorf("%d samplers built for %d in the config", len(r.Samplers), len(cfg.Samplers))
 	}
+	for i, f := range r.Samplers {
+		if v := attnViewOf(f); v != nil {
+			if err := v.Fits(cfg.MaxSeqLen); err != nil {
+				return nil, fmt.Errorf("samplers[%d] (%s): %w", i, cfg.Samplers[i].DisplayLabel(), err)
+			}
+		}
+	}
 	shard, _ := ParseShard(cfg.Shard) // validated above
 	task, err := resolveTask(r.Task, cfg)
 	if err != nil {
@@ -96,6 +103,7 @@ func (r *Runner) Run(ctx context.Context) (*Manifest, error) {
 	stats, runErr := r.runWorkers(ctx, cfg.Devices, queue, lim, journal.Append)
 	m.Stats = &RunStats{ItemsResumed: len(done), PromptsCut: cut}
 	stats.addTo(m.Stats)
+	m.DeviceNames = stats.deviceNames()
 	log.Info("workers finished", "items", m.Stats.ItemsThisRun, "tokens", m.Stats.GeneratedTokens,
 		"wall_s", fmt.Sprintf("%.2f", m.Stats.WallSeconds), "outside_engine", fmt.Sprintf("%.1f%%", 100*m.Stats.OutsideShare))
 	if runErr != nil {
@@ -168,6 +176,11 @@ func (r *Runner) claimDir(dir string, m *Manifest, problems []ProblemEntry) erro
 	case err != nil:
 		return err
 	}
+	if old.Backend != m.Backend || old.Provenance.DType != m.Provenance.DType {
+		// Numbers differ by backend (BF16 on the GPU, F32 on the CPU): never mixed.
+		return fmt.Errorf("run directory %s was run on backend %s (%s compute), this run uses backend %s (%s): results are not comparable; use another --out",
+			dir, old.Backend, old.Provenance.DType, m.Backend, m.Provenance.DType)
+	}
 	if old.Fingerprint != m.Fingerprint {
 		return fmt.Errorf("run directory %s holds a different run (model, data, task or samplers changed); use another --out", dir)
 	}
@@ -212,6 +225,21 @@ func buildQueue(jobs []Job, problems []*preparedProblem, samplers []SamplerFacto
 }
 
 type workerStats []SchedulerStats
+
+// deviceNames lists each worker's device name, or nil when no engine names one.
+func (ws workerStats) deviceNames() []string {
+	var names []string
+	for _, s := range ws {
+		if s.Device != "" {
+			names = make([]string, len(ws))
+			break
+		}
+	}
+	for i := range names {
+		names[i] = ws[i].Device
+	}
+	return names
+}
 
 func (ws workerStats) addTo(rs *RunStats) {
 	var wall, inEngine time.Duration
@@ -276,6 +304,9 @@ func (r *Runner) runWorker(ctx context.Context, w int, dev string, q *workQueue,
 	s, err := newScheduler(w, eng, q, r.Tokenizer, lim, finished, p)
 	if err != nil {
 		return SchedulerStats{}, err
+	}
+	if n, ok := eng.(interface{ DeviceName() string }); ok {
+		s.stats.Device = n.DeviceName()
 	}
 	err = s.run(ctx)
 	if err != nil && ctx.Err() == nil {

@@ -57,13 +57,21 @@ func newRunFlags(cfg *eval.Config, stderr io.Writer) *runFlags {
 	fs.IntVar(&cfg.MaxSeqLen, "max-seq-len", cfg.MaxSeqLen, "KV-cache length of one sequence (default 2048)")
 	fs.IntVar(&cfg.PrefillChunk, "prefill-chunk", cfg.PrefillChunk, "prompt tokens per sequence per step (default 256)")
 	fs.IntVar(&cfg.Candidates, "candidates", cfg.Candidates, "top-K candidates the engine returns per step (0: whole vocabulary)")
-	fs.StringVar(&cfg.AttnMode, "attn-mode", cfg.AttnMode, "attention statistics: masked or padded")
+	fs.StringVar(&cfg.AttnMode, "attn-mode", cfg.AttnMode, "attention statistics of samplers without their own view (baselines' trace columns): masked or padded; each Entropix variant uses its own (attn_mode/pad_len in its spec)")
 	fs.IntVar(&cfg.PadLen, "pad-len", cfg.PadLen, "padded cache length for --attn-mode padded")
 	fs.StringVar(&cfg.Task, "task", cfg.Task, "task name, e.g. gsm8k_cot")
 	fs.StringVar(&cfg.Dataset, "dataset", cfg.Dataset, "dataset file or glob (.jsonl or .parquet)")
 	fs.StringVar(&cfg.TrainDataset, "train-dataset", cfg.TrainDataset, "train split file or glob (tasks with random shots)")
 	fs.StringVar(&cfg.FewShot, "fewshot", cfg.FewShot, "directory with the fixed few-shot exemplar files")
 	fs.BoolVar(&cfg.ChatTemplate, "chat-template", cfg.ChatTemplate, "render prompts with the tokenizer's chat template")
+	fs.BoolFunc("fewshot-as-multiturn", "with --chat-template: one user/assistant turn pair per shot (default true, as lm-eval >= 0.4.10); =false puts the shots in the first user turn", func(s string) error {
+		v, err := strconv.ParseBool(s)
+		if err != nil {
+			return fmt.Errorf("want true or false, got %q", s)
+		}
+		cfg.FewshotAsMultiturn = &v
+		return nil
+	})
 	fs.IntVar(&cfg.Limit, "limit", cfg.Limit, "evaluate only the first N problems")
 	fs.IntVar(&cfg.MaxNewTokens, "max-new-tokens", cfg.MaxNewTokens, "generation budget (default: the task's)")
 	fs.BoolVar(&cfg.FirstTokenArgmax, "first-token-argmax", cfg.FirstTokenArgmax, "take the argmax as the first token (original Entropix loop)")
@@ -220,7 +228,7 @@ func wireRunner(cfg eval.Config) (*eval.Runner, func(), error) {
 	if err != nil {
 		return fail(err)
 	}
-	resolve := eval.NewSamplerResolver(tokenTextLookup(tok))
+	resolve := eval.NewSamplerResolver(tokenTextLookup(tok), tokenIDText(tok))
 	samplers := make([]eval.SamplerFactory, len(cfg.Samplers))
 	for i, s := range cfg.Samplers {
 		if samplers[i], err = resolve(s); err != nil {
@@ -279,6 +287,15 @@ func tokenTextLookup(tok *tokenizer.Tokenizer) func(string) (int32, bool) {
 	}
 }
 
+// tokenIDText names a token id as the tokenizer decodes it alone (special tokens
+// kept), for manifests.
+func tokenIDText(tok *tokenizer.Tokenizer) func(int32) (string, bool) {
+	return func(id int32) (string, bool) {
+		s, err := tok.Decode([]int32{id}, false)
+		return s, err == nil
+	}
+}
+
 func defaultOutputs() eval.Outputs {
 	return eval.Outputs{Grader: eval.NewLMEvalGrader(), Arrow: eval.ReportsArrow{}}
 }
@@ -297,7 +314,7 @@ func provenance(cfg eval.Config, model *engine.Model, dataFiles []string, sample
 		return eval.Provenance{}, err
 	}
 	return eval.Provenance{
-		Model: msum, Datasets: dsum, DType: "F32", WeightDType: string(model.Config.DType),
+		Model: msum, Datasets: dsum, DType: computeDType(cfg.Backend), WeightDType: string(model.Config.DType),
 		SamplerOrder: samplerOrders(cfg, samplers),
 	}, nil
 }

@@ -99,7 +99,7 @@ func TestShippedConfigsAreValid(t *testing.T) {
 			cfg, err := eval.LoadConfig(f)
 			require.NoError(t, err)
 			require.NoError(t, cfg.WithDefaults().Validate())
-			resolve := eval.NewSamplerResolver(func(string) (int32, bool) { return 1, true })
+			resolve := eval.NewSamplerResolver(func(string) (int32, bool) { return 1, true }, nil)
 			for i, s := range cfg.Samplers {
 				_, err := resolve(s)
 				assert.NoError(t, err, "samplers[%d]", i)
