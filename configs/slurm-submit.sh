@@ -14,7 +14,7 @@
 # shards from their journals.
 #
 # The sbatch options (partition, account, QoS, time, CPUs, memory, GPUs...) apply to both
-# jobs. Jobs run in the current directory, so relative paths in the sweep file are taken
+# jobs, so pass no --array (throttle with `scontrol update JobId=ID ArrayTaskThrottle=K`). Jobs run in the current directory, so relative paths in the sweep file are taken
 # from here. The binary is $ENTROPIX_EVAL, else entropix-eval on PATH, else bin/ of this
 # checkout (`make build`); it, the sweep, the model, the data and OUT must be on storage
 # every node sees.
@@ -35,6 +35,11 @@ shift 3
 [[ "$shards" =~ ^[1-9][0-9]*$ ]] || die "N must be a positive integer, got '$shards'"
 [ -f "$sweep" ] || die "sweep file $sweep not found"
 command -v sbatch >/dev/null || die "sbatch not found: run this on a Slurm login node"
+for opt in "$@"; do
+  case "$opt" in
+    --array | --array=* | -a*) die "the array is N tasks; pass no $opt (throttle with scontrol update JobId=ID ArrayTaskThrottle=K)" ;;
+  esac
+done
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 bin=${ENTROPIX_EVAL:-}
