@@ -216,6 +216,8 @@ func (c Config) Validate() error {
 	}
 	if c.Repeats < 1 {
 		bad("repeats", "%d: want at least 1", c.Repeats)
+	} else if err := jobsBeyondBound(c); err != nil {
+		bad("repeats", "%v", err)
 	}
 	if c.Shard != "" {
 		if _, err := ParseShard(c.Shard); err != nil {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -68,8 +69,8 @@ func (r *Runner) Run(ctx context.Context) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
-		return nil, fmt.Errorf("create run directory: %w", err)
+	if err := checkWorkBounds(cfg, len(r.Problems)); err != nil {
+		return nil, err
 	}
 	prepared, cut, err := prepareProblems(r.Problems, shard, r.Tokenizer, cfg.MaxSeqLen, task.MaxNewTokens)
 	if err != nil {
@@ -77,6 +78,18 @@ func (r *Runner) Run(ctx context.Context) (*Manifest, error) {
 	}
 	if cut > 0 {
 		log.Warn("prompts cut on the left to fit max_seq_len", "prompts", cut, "max_seq_len", cfg.MaxSeqLen, "max_new_tokens", task.MaxNewTokens)
+	}
+	// Everything checkable is checked before the run directory exists.
+	if err := PreflightDir(cfg.Out, journalBudget(cfg, task)); err != nil {
+		return nil, err
+	}
+	lock, err := LockDir(cfg.Out)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Unlock()
+	if len(lock.Removed) > 0 {
+		log.Info("removed temporary files an interrupted attempt left", "dir", cfg.Out, "files", lock.Removed)
 	}
 	m, err := r.startManifest(cfg, task, shard)
 	if err != nil {
@@ -90,6 +103,9 @@ func (r *Runner) Run(ctx context.Context) (*Manifest, error) {
 		return nil, err
 	}
 	defer journal.Close()
+	for _, d := range journal.Repaired {
+		log.Warn("journal repaired: dropped a torn write; its item runs again", "journal", filepath.Join(cfg.Out, JournalFile), "dropped", d)
+	}
 
 	queue := buildQueue(m.Jobs, prepared, r.Samplers, done)
 	log.Info("run", "dir", cfg.Out, "shard", shard.String(), "problems", len(prepared), "jobs", len(m.Jobs),
@@ -121,7 +137,13 @@ func (r *Runner) Run(ctx context.Context) (*Manifest, error) {
 	if err := Finalize(cfg.Out, r.Outputs); err != nil {
 		return m, err
 	}
-	return ReadManifest(cfg.Out)
+	if m, err = ReadManifest(cfg.Out); err != nil {
+		return nil, err
+	}
+	if err := r.Outputs.report(cfg.Out); err != nil {
+		return m, err
+	}
+	return m, nil
 }
 
 // resolveTask applies the config's generation budget to the task and checks it.
@@ -181,8 +203,11 @@ func (r *Runner) claimDir(dir string, m *Manifest, problems []ProblemEntry) erro
 		return fmt.Errorf("run directory %s was run on backend %s (%s compute), this run uses backend %s (%s): results are not comparable; use another --out",
 			dir, old.Backend, old.Provenance.DType, m.Backend, m.Provenance.DType)
 	}
-	if old.Fingerprint != m.Fingerprint {
-		return fmt.Errorf("run directory %s holds a different run (model, data, task or samplers changed); use another --out", dir)
+	// The fields decide, not the hash: a run started by older code hashes
+	// differently, and a moved model or few-shot directory is the same run.
+	if diffs := fingerprintDiff(old, m); len(diffs) > 0 {
+		return fmt.Errorf("run directory %s holds a different run; use another --out, or the inputs it was started with. Changed:\n  %s",
+			dir, strings.Join(diffs, "\n  "))
 	}
 	if old.Shard != m.Shard {
 		return fmt.Errorf("run directory %s holds shard %s, not %s", dir, old.Shard, m.Shard)

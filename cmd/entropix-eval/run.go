@@ -109,7 +109,7 @@ func parseRunArgs(args []string, stderr io.Writer) (eval.Config, string, error) 
 	}
 	var probe eval.Config
 	rf := newRunFlags(&probe, stderr)
-	if err := rf.fs.Parse(args); err != nil {
+	if err := parseFlags(rf.fs, args); err != nil {
 		return eval.Config{}, "", err
 	}
 	switch {
@@ -123,11 +123,11 @@ func parseRunArgs(args []string, stderr io.Writer) (eval.Config, string, error) 
 	if file != "" {
 		var err error
 		if cfg, err = eval.LoadConfig(file); err != nil {
-			return eval.Config{}, "", err
+			return eval.Config{}, "", fmt.Errorf("%w: %w", errUsage, err)
 		}
 	}
 	rf = newRunFlags(&cfg, io.Discard)
-	if err := rf.fs.Parse(args); err != nil {
+	if err := parseFlags(rf.fs, args); err != nil {
 		return eval.Config{}, "", err
 	}
 	cfg = cfg.WithDefaults()
@@ -142,7 +142,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	runner, cleanup, err := wireRunner(cfg)
+	runner, cleanup, err := wireRunner(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -150,23 +150,18 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := useProgress(runner, progress); err != nil {
 		return err
 	}
+	runner.Outputs.Report = reportTo(stdout)
 	m, err := runner.Run(ctx)
 	if err != nil {
 		return err
 	}
-	return finishRun(stdout, cfg.Out, m)
+	return printSummary(stdout, cfg.Out, m)
 }
 
-// finishRun prints the accuracy summary and, once every item is done, builds the
-// report, so a finished run directory always carries report.html beside its data.
-func finishRun(stdout io.Writer, dir string, m *eval.Manifest) error {
-	if err := printSummary(stdout, dir, m); err != nil {
-		return err
-	}
-	if m.Status != eval.StatusComplete {
-		return nil
-	}
-	return writeReport(dir, runreport.Options{}, stdout)
+// reportTo builds a finished run directory's report (run and merge call it
+// under the directory's lock), so it always carries report.html beside its data.
+func reportTo(stdout io.Writer) func(dir string) error {
+	return func(dir string) error { return writeReport(dir, runreport.Options{}, stdout) }
 }
 
 // useProgress sets the runner's progress display; with live bars, log lines are
@@ -200,8 +195,10 @@ func pickProgress(mode string) (eval.Progress, error) {
 	return nil, fmt.Errorf("%w: --progress %q: want auto, bars, log or none", errUsage, mode)
 }
 
-// wireRunner loads the model, tokenizer, data and samplers a sweep names.
-func wireRunner(cfg eval.Config) (*eval.Runner, func(), error) {
+// wireRunner loads the model, tokenizer, data and samplers a sweep names, and
+// checks all that can be checked before the run directory is created: token ids
+// against the vocabulary, the engine's memory budget, one finite forward pass.
+func wireRunner(ctx context.Context, cfg eval.Config) (*eval.Runner, func(), error) {
 	model, err := engine.Load(cfg.Model)
 	if err != nil {
 		return nil, nil, err
@@ -235,6 +232,9 @@ func wireRunner(cfg eval.Config) (*eval.Runner, func(), error) {
 			return fail(fmt.Errorf("samplers[%d]: %w", i, err))
 		}
 	}
+	if err := checkVocab(cfg, model, tok, samplers); err != nil {
+		return fail(err)
+	}
 	prov, err := provenance(cfg, model, inputs.Files, samplers)
 	if err != nil {
 		return fail(err)
@@ -251,6 +251,10 @@ func wireRunner(cfg eval.Config) (*eval.Runner, func(), error) {
 	if threads == 0 {
 		threads = max(1, runtime.GOMAXPROCS(0)/len(cfg.Devices))
 	}
+	// More slots than items would only reserve memory no sequence uses.
+	if items := eval.ItemCount(cfg, len(inputs.Problems)); cfg.BatchSize > items {
+		cfg.BatchSize = max(items, 1)
+	}
 	opts := engine.Options{
 		Slots: cfg.BatchSize, MaxSeqLen: cfg.MaxSeqLen, TopK: cfg.Candidates, AttnMode: attnMode,
 		PadLen: cfg.PadLen, MetricLayer: -1, PrefillChunk: cfg.PrefillChunk, Threads: threads,
@@ -259,6 +263,16 @@ func wireRunner(cfg eval.Config) (*eval.Runner, func(), error) {
 	if err != nil {
 		return fail(err)
 	}
+	first := int32(0)
+	if _, id, ok := tok.BOS(); ok {
+		first = id
+	}
+	open, release, err := preflightEngine(ctx, open, cfg.Devices[0], first)
+	if err != nil {
+		return fail(err)
+	}
+	closeModel := cleanup
+	cleanup = func() { release(); closeModel() }
 	return &eval.Runner{
 		Config: cfg, Task: inputs.Task, Problems: inputs.Problems,
 		Tokenizer:  eval.TokenizerAdapter{T: tok, AddSpecial: !cfg.ChatTemplate},

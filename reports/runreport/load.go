@@ -108,7 +108,8 @@ func loadRun(dir string) (*run, error) {
 		return nil, fmt.Errorf("run directory %s: %w", dir, err)
 	}
 	if len(r.results) == 0 {
-		return nil, fmt.Errorf("run directory %s: %s has no rows", dir, ResultsFile)
+		// An empty shard is a finished run: its report says so instead of failing.
+		r.notes = append(r.notes, ResultsFile+" has no rows (an empty shard, or no problems): there is nothing to summarise.")
 	}
 	if r.questions, err = readQuestions(filepath.Join(dir, ProblemsFile)); err != nil {
 		return nil, fmt.Errorf("run directory %s: %w", dir, err)
