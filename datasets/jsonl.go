@@ -39,7 +39,7 @@ func ParseFewshotJSONL(name string, data []byte) ([]Problem, error) {
 	out := make([]Problem, len(rows))
 	for i, r := range rows {
 		out[i] = Problem{ID: fmt.Sprint(i), Index: i, Row: i, Source: name,
-			Question: r[0], Target: r[1], TargetValid: true}
+			Question: r[0], Target: r[1], TargetValid: true, Doc: Doc{"question": r[0], "target": r[1]}}
 	}
 	return out, nil
 }

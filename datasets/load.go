@@ -124,30 +124,3 @@ func formatOf(path string) string {
 	}
 	return ""
 }
-
-// LoadTaskFewshot loads the few-shot docs a task draws from: the exemplar file
-// task.FewshotFile in fewshotDir for first_n tasks, or the split at
-// trainPattern for random shots. A zero-shot task given no trainPattern gets
-// nil (a --num_fewshot override then needs the split).
-func LoadTaskFewshot(task Task, trainPattern, fewshotDir string) ([]Problem, error) {
-	switch task.Sampler {
-	case SamplerFirstN:
-		if task.FewshotFile == "" {
-			return nil, nil
-		}
-		return LoadFewshotFile(filepath.Join(fewshotDir, task.FewshotFile))
-	case SamplerRandom:
-		if trainPattern == "" {
-			if task.NumFewshot == 0 {
-				return nil, nil
-			}
-			return nil, fmt.Errorf("task %s: %d-shot needs the %s split, and no path was given", task.Name, task.NumFewshot, task.FewshotSplit)
-		}
-		ds, err := Load(trainPattern)
-		if err != nil {
-			return nil, fmt.Errorf("task %s: few-shot split %s: %w", task.Name, task.FewshotSplit, err)
-		}
-		return ds.Problems, nil
-	}
-	return nil, fmt.Errorf("task %s: unknown few-shot sampler %q", task.Name, task.Sampler)
-}

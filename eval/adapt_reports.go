@@ -10,23 +10,8 @@ import (
 // ReportsArrow writes results.arrow and traces.arrow with package reports' schemas.
 type ReportsArrow struct{}
 
-func (ReportsArrow) WriteResults(path string, rows []ResultRow) error {
-	out := make([]reports.ResultRow, len(rows))
-	for i, r := range rows {
-		id, err := int32Of("problem index", r.ProblemIndex)
-		if err != nil {
-			return err
-		}
-		out[i] = reports.ResultRow{
-			RunID: r.RunID, Sampler: r.Sampler, Seed: int64(r.Seed), ProblemID: id, Repeat: int32(r.Repeat),
-			PromptHash: r.PromptHash, Target: r.Target, Response: r.Response,
-			ExtractedStrict: r.ExtractedStrict, ExtractedFlexible: r.ExtractedFlexible,
-			CorrectStrict: r.CorrectStrict, CorrectFlexible: r.CorrectFlexible, CorrectNumeric: r.CorrectNumeric,
-			PromptTokens: int32(r.PromptTokens), GenTokens: int32(r.GenTokens),
-			FinishReason: reports.FinishReason(r.FinishReason), LatencyMS: r.LatencyMS,
-		}
-	}
-	return reports.WriteResults(path, out)
+func (ReportsArrow) WriteResults(path string, rows []reports.ResultRow) error {
+	return reports.WriteResults(path, rows)
 }
 
 func (ReportsArrow) WriteTraces(path string, rows []TraceRow) error {

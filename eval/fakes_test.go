@@ -10,7 +10,9 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/entropix-eval/entropix-eval/datasets"
 	"github.com/entropix-eval/entropix-eval/engine"
+	"github.com/entropix-eval/entropix-eval/reports"
 	"github.com/entropix-eval/entropix-eval/sampler/metrics"
 )
 
@@ -154,16 +156,32 @@ func (c *fakeChooser) Choose(d *engine.Dist, _ *engine.AttnStats, history []int3
 // fakeGrader calls a response correct when it contains the target.
 type fakeGrader struct{}
 
-func (fakeGrader) Grade(_, response, target string) (Grade, error) {
-	ok := strings.Contains(response, target)
-	return Grade{ExtractedStrict: target, ExtractedFlexible: response, CorrectStrict: ok, CorrectFlexible: ok, CorrectNumeric: ok}, nil
+func (fakeGrader) Grade(_ TaskSpec, _ datasets.Doc, responses []string, target string) ([]Grade, error) {
+	out := make([]Grade, len(responses))
+	for i, r := range responses {
+		out[i] = scoredAll(strings.Contains(r, target), target, r)
+	}
+	return out, nil
+}
+
+// scoredAll is a grade with the GSM8K tasks' answers and scores, all equal to ok.
+func scoredAll(ok bool, strict, flexible string) Grade {
+	v := 0.0
+	if ok {
+		v = 1
+	}
+	return Grade{
+		Answers: []reports.Answer{{Filter: "strict-match", Answer: strict}, {Filter: "flexible-extract", Answer: flexible}},
+		Scores: []reports.Score{{Metric: "exact_match", Filter: "strict-match", Value: v}, {Metric: "numeric_match", Filter: "strict-match", Value: v},
+			{Metric: "exact_match", Filter: "flexible-extract", Value: v}},
+	}
 }
 
 // jsonArrow stands in for the Arrow writer: rows as JSON lines, latency dropped
 // because it is the one wall-clock column.
 type jsonArrow struct{}
 
-func (jsonArrow) WriteResults(path string, rows []ResultRow) error {
+func (jsonArrow) WriteResults(path string, rows []reports.ResultRow) error {
 	return WriteFileAtomic(path, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		for _, r := range rows {

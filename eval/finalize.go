@@ -48,7 +48,11 @@ func Finalize(dir string, out Outputs) error {
 	if err != nil {
 		return fmt.Errorf("run directory %s: %w", dir, err)
 	}
-	if err := out.Arrow.WriteResults(filepath.Join(dir, ResultsArrow), resultRows(grs)); err != nil {
+	rows, err := resultRows(m.Task.Name, grs)
+	if err != nil {
+		return err
+	}
+	if err := out.Arrow.WriteResults(filepath.Join(dir, ResultsArrow), rows); err != nil {
 		return fmt.Errorf("write %s: %w", ResultsArrow, err)
 	}
 	if err := out.Arrow.WriteTraces(filepath.Join(dir, TracesArrow), traceRows(m.Task.Name, grs)); err != nil {

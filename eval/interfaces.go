@@ -3,7 +3,9 @@ package eval
 import (
 	"context"
 
+	"github.com/entropix-eval/entropix-eval/datasets"
 	"github.com/entropix-eval/entropix-eval/engine"
+	"github.com/entropix-eval/entropix-eval/reports"
 )
 
 // The runner's view of its collaborators. They are deliberately narrow: the CLI wires
@@ -80,31 +82,44 @@ type Problem struct {
 	Answer string
 	Prompt string
 	Target string
+	// Doc is the dataset row (every column), for filters that read it
+	// (multi_choice_regex reads "choices").
+	Doc datasets.Doc
 }
 
-// TaskSpec is what the runner needs of a task besides its prompts.
+// TaskSpec is what the runner and the grader need of a task besides its
+// prompts. It is stored in the manifest, so a run directory is rescored with
+// the filters and metrics it was run with, wherever its task file came from.
 type TaskSpec struct {
 	Name         string   `json:"name"`
 	Stops        []string `json:"stops"`
 	MaxNewTokens int      `json:"max_new_tokens"`
+	// Filters and Metrics are the task's filter_list and metric_list.
+	Filters []datasets.FilterPipeline `json:"filters,omitempty"`
+	Metrics []datasets.MetricSpec     `json:"metrics,omitempty"`
+	// Repeats > 1 (lm-eval's repeats, e.g. self-consistency) feeds a doc's
+	// responses to the filters together; the sweep runs that many repeats.
+	Repeats int `json:"repeats,omitempty"`
+	// Config is the task's result-defining configuration (datasets.Task.Describe).
+	Config map[string]any `json:"config,omitempty"`
 }
 
-// Grade is the extraction and scoring of one response.
+// Grade is one response's answer per filter and score per (metric, filter).
 type Grade struct {
-	ExtractedStrict   string
-	ExtractedFlexible string
-	CorrectStrict     bool
-	CorrectFlexible   bool
-	CorrectNumeric    bool
+	Answers []reports.Answer
+	Scores  []reports.Score
 }
 
-// Grader extracts the answer from a response and scores it against the target.
+// Grader filters and scores the responses of one doc against its target:
+// responses are the doc's repeats in order when the task's filters see them
+// together (TaskSpec.Repeats > 1), else one response. It returns one Grade
+// per response.
 type Grader interface {
-	Grade(task, response, target string) (Grade, error)
+	Grade(task TaskSpec, doc datasets.Doc, responses []string, target string) ([]Grade, error)
 }
 
 // ArrowWriter writes the Arrow files of a run directory atomically.
 type ArrowWriter interface {
-	WriteResults(path string, rows []ResultRow) error
+	WriteResults(path string, rows []reports.ResultRow) error
 	WriteTraces(path string, rows []TraceRow) error
 }

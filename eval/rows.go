@@ -4,30 +4,9 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-)
 
-// ResultRow is one row of results.arrow: one problem × run × repeat. Column names
-// are DESIGN.md's.
-type ResultRow struct {
-	RunID             string
-	Sampler           string
-	Seed              uint64
-	ProblemID         string
-	ProblemIndex      int
-	Repeat            int
-	PromptHash        string
-	Target            string
-	Response          string
-	ExtractedStrict   string
-	ExtractedFlexible string
-	CorrectStrict     bool
-	CorrectFlexible   bool
-	CorrectNumeric    bool
-	PromptTokens      int
-	GenTokens         int
-	FinishReason      string
-	LatencyMS         float64
-}
+	"github.com/entropix-eval/entropix-eval/reports"
+)
 
 // TraceRow is one row of traces.arrow: one generated token.
 type TraceRow struct {
@@ -79,19 +58,69 @@ func gradeRecords(m *Manifest, problems []ProblemEntry, recs []Record, g Grader)
 			continue
 		}
 		seen[r.ItemKey] = true
-		gr, err := g.Grade(m.Task.Name, r.Response, p.Target)
-		if err != nil {
-			return nil, fmt.Errorf("grade %+v: %w", r.ItemKey, err)
-		}
-		out = append(out, gradedRecord{Record: r, Job: m.Jobs[ji], Problem: p, Grade: gr})
+		out = append(out, gradedRecord{Record: r, Job: m.Jobs[ji], Problem: p})
 	}
 	if want := len(m.Jobs) * len(problems); len(out) != want {
 		return nil, fmt.Errorf("%d of %d items are finished", len(out), want)
+	}
+	if err := gradeGroups(m.Task, out, g); err != nil {
+		return nil, err
 	}
 	slices.SortFunc(out, func(a, b gradedRecord) int {
 		return cmp.Or(cmp.Compare(jobOrder[keyOf(a.Job)], jobOrder[keyOf(b.Job)]), cmp.Compare(a.ProblemIndex, b.ProblemIndex))
 	})
 	return out, nil
+}
+
+// gradeGroups grades the records. With task repeats (self-consistency) the
+// responses of one (sampler, seed, problem) go to the filters together, in
+// repeat order, as lm-eval hands a doc's repeats to its filters; otherwise
+// every response is graded on its own.
+func gradeGroups(task TaskSpec, grs []gradedRecord, g Grader) error {
+	type docKey struct {
+		sampler string
+		seed    uint64
+		problem int
+	}
+	var groups [][]int
+	if task.Repeats > 1 {
+		at := map[docKey]int{}
+		for i, r := range grs {
+			k := docKey{r.Sampler, r.Seed, r.ProblemIndex}
+			j, ok := at[k]
+			if !ok {
+				j = len(groups)
+				at[k] = j
+				groups = append(groups, nil)
+			}
+			groups[j] = append(groups[j], i)
+		}
+		for _, gr := range groups {
+			slices.SortFunc(gr, func(a, b int) int { return cmp.Compare(grs[a].Repeat, grs[b].Repeat) })
+		}
+	} else {
+		for i := range grs {
+			groups = append(groups, []int{i})
+		}
+	}
+	for _, idx := range groups {
+		first := &grs[idx[0]]
+		resps := make([]string, len(idx))
+		for k, i := range idx {
+			resps[k] = grs[i].Response
+		}
+		grades, err := g.Grade(task, first.Problem.Doc, resps, first.Problem.Target)
+		if err != nil {
+			return fmt.Errorf("grade %+v: %w", first.ItemKey, err)
+		}
+		if len(grades) != len(idx) {
+			return fmt.Errorf("grade %+v: %d grades for %d responses", first.ItemKey, len(grades), len(idx))
+		}
+		for k, i := range idx {
+			grs[i].Grade = grades[k]
+		}
+	}
+	return nil
 }
 
 type jobKey struct {
@@ -102,19 +131,23 @@ type jobKey struct {
 
 func keyOf(j Job) jobKey { return jobKey{j.Sampler, j.Seed, j.Repeat} }
 
-func resultRows(grs []gradedRecord) []ResultRow {
-	rows := make([]ResultRow, len(grs))
+// resultRows are the results.arrow rows of graded records, in their order.
+func resultRows(task string, grs []gradedRecord) ([]reports.ResultRow, error) {
+	rows := make([]reports.ResultRow, len(grs))
 	for i, g := range grs {
-		rows[i] = ResultRow{
-			RunID: g.Job.RunID(), Sampler: g.Job.Sampler, Seed: g.Job.Seed, ProblemID: g.ProblemID,
-			ProblemIndex: g.ProblemIndex, Repeat: g.Repeat, PromptHash: g.PromptHash, Target: g.Problem.Target, Response: g.Response,
-			ExtractedStrict: g.Grade.ExtractedStrict, ExtractedFlexible: g.Grade.ExtractedFlexible,
-			CorrectStrict: g.Grade.CorrectStrict, CorrectFlexible: g.Grade.CorrectFlexible,
-			CorrectNumeric: g.Grade.CorrectNumeric, PromptTokens: g.PromptTokens, GenTokens: g.GenTokens,
-			FinishReason: g.FinishReason, LatencyMS: g.LatencyMS,
+		id, err := int32Of("problem index", g.ProblemIndex)
+		if err != nil {
+			return nil, err
+		}
+		rows[i] = reports.ResultRow{
+			RunID: g.Job.RunID(), Task: task, Sampler: g.Job.Sampler, Seed: int64(g.Job.Seed), ProblemID: id,
+			Repeat: int32(g.Repeat), PromptHash: g.PromptHash, Target: g.Problem.Target, Response: g.Response,
+			Answers: g.Grade.Answers, Scores: g.Grade.Scores,
+			PromptTokens: int32(g.PromptTokens), GenTokens: int32(g.GenTokens),
+			FinishReason: reports.FinishReason(g.FinishReason), LatencyMS: g.LatencyMS,
 		}
 	}
-	return rows
+	return rows, nil
 }
 
 func traceRows(task string, grs []gradedRecord) []TraceRow {

@@ -212,7 +212,11 @@ const (
 	metaKind    = "entropix.schema"
 	metaVersion = "entropix.schema_version"
 	// SchemaVersion changes whenever a column is added, removed or retyped.
-	SchemaVersion = "1"
+	// 2: results.arrow is generic over the task's filters and metrics (task,
+	// answer,<filter> and <metric>,<filter> columns replace extracted_* and
+	// correct_*); traces.arrow carries every field of the sampler's decision;
+	// summary and comparisons name a score key in "score" instead of "filter".
+	SchemaVersion = "2"
 )
 
 // validUTF8 replaces each run of invalid bytes by U+FFFD, as written to utf8 columns.

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"github.com/apache/arrow/go/v17/arrow"
 	"math"
 )
 
@@ -46,22 +47,20 @@ func sampleResults() []ResultRow {
 		{
 			RunID: "r1", Sampler: "min_p=0.1,T=1.5", Seed: 1, ProblemID: 0, Repeat: 0,
 			Target: "18", Response: "She sells 16 - 3 - 4 = 9 eggs.\nThe answer is 18.",
-			ExtractedStrict: "18", ExtractedFlexible: "18",
+			Task: "gsm8k_cot", Answers: gsm8kAnswers("18", "18"), Scores: gsm8kScores(true, true, true),
 			PromptHash: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", LatencyMS: 1234.5,
-			CorrectStrict: true, CorrectFlexible: true, CorrectNumeric: true,
 			PromptTokens: 812, GenTokens: 41, FinishReason: FinishStop,
 		},
 		{
 			RunID: "r1", Sampler: "min_p=0.1,T=1.5", Seed: -9223372036854775808, ProblemID: 1, Repeat: 0,
 			PromptHash: "00", Target: "29", Response: "… 29.00 and then\x80",
-			ExtractedStrict: "[invalid]", ExtractedFlexible: "29.00",
-			CorrectStrict: false, CorrectFlexible: false, CorrectNumeric: true,
+			Task: "gsm8k_cot", Answers: gsm8kAnswers("[invalid]", "29.00"), Scores: gsm8kScores(false, false, true),
 			PromptTokens: 790, GenTokens: 256, FinishReason: FinishLength, LatencyMS: 0.25,
 		},
 		{
 			RunID: "r1", Sampler: "min_p=0.1,T=1.5", Seed: 9007199254740993, ProblemID: 2, Repeat: 3,
 			Target: "-2,125", Response: "",
-			ExtractedStrict: "[invalid]", ExtractedFlexible: "[invalid]",
+			Task: "gsm8k_cot", Answers: gsm8kAnswers("[invalid]", "[invalid]")[:1], // no flexible answer, no scores: null cells
 			FinishReason: FinishEOS,
 		},
 	}
@@ -69,19 +68,55 @@ func sampleResults() []ResultRow {
 
 func sampleSummary() []SummaryRow {
 	return []SummaryRow{
-		{RunID: "r1", Sampler: "greedy", Seed: 0, Filter: FilterStrict, N: 1319, Repeats: 1,
+		{RunID: "r1", Sampler: "greedy", Seed: 0, Score: keyStrict, N: 1319, Repeats: 1,
 			Accuracy: 0.389, SE: 0.0134, CILow: 0.363, CIHigh: 0.416, TruncationRate: 0.02, MeanGenTokens: 131.5},
-		{RunID: "r1", Sampler: "greedy", Seed: 0, Filter: FilterNumeric, N: 1, Repeats: 10,
+		{RunID: "r1", Sampler: "greedy", Seed: 0, Score: keyNumeric, N: 1, Repeats: 10,
 			Accuracy: 1, SE: math.NaN(), CILow: 0.2065, CIHigh: 1, TruncationRate: 0, MeanGenTokens: 0},
 	}
 }
 
 func sampleComparisons() []ComparisonRow {
 	return []ComparisonRow{
-		{SamplerA: "entropix", SamplerB: "greedy", Filter: FilterStrict, N: 1319,
+		{SamplerA: "entropix", SamplerB: "greedy", Score: keyStrict, N: 1319,
 			AccuracyA: 0.41, AccuracyB: 0.389, Difference: 0.021, CILow: -0.004, CIHigh: 0.046,
 			Resamples: 10000, McNemarB: 90, McNemarC: 62, Method: McNemarChi2CC, PValue: 0.0285, PHolm: 0.057},
-		{SamplerA: "min_p", SamplerB: "greedy", Filter: FilterFlexible, N: 5,
+		{SamplerA: "min_p", SamplerB: "greedy", Score: keyFlexible, N: 5,
 			Difference: -0.2, Resamples: 1, McNemarB: 1, McNemarC: 6, Method: McNemarExact, PValue: 0.125, PHolm: 0.125},
 	}
 }
+
+// The GSM8K tasks' score keys and results layout, as the built-in tasks make them.
+const (
+	keyStrict   ScoreKey = "exact_match,strict-match"
+	keyNumeric  ScoreKey = "numeric_match,strict-match"
+	keyFlexible ScoreKey = "exact_match,flexible-extract"
+)
+
+var gsm8kLayout = ResultLayout{Filters: []string{"strict-match", "flexible-extract"}, Scores: []ScoreKey{keyStrict, keyNumeric, keyFlexible}}
+
+func gsm8kAnswers(strict, flexible string) []Answer {
+	return []Answer{{Filter: "strict-match", Answer: strict}, {Filter: "flexible-extract", Answer: flexible}}
+}
+
+func gsm8kScores(strict, flexible, numeric bool) []Score {
+	v := func(b bool) float64 {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	return []Score{{Metric: "exact_match", Filter: "strict-match", Value: v(strict)},
+		{Metric: "numeric_match", Filter: "strict-match", Value: v(numeric)},
+		{Metric: "exact_match", Filter: "flexible-extract", Value: v(flexible)}}
+}
+
+// testResultColumns and testResultSchema are results.arrow's with the GSM8K layout.
+func testResultColumns() []column[ResultRow] {
+	cols, err := resultColumns(gsm8kLayout)
+	if err != nil {
+		panic(err)
+	}
+	return cols
+}
+
+func testResultSchema() *arrow.Schema { return schemaOf(KindResults, testResultColumns()) }

@@ -1,6 +1,9 @@
 package reports
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Column names of traces.arrow. Shared names (run_id, problem_id, repeat) have one
 // constant used by every schema that carries them.
@@ -29,25 +32,21 @@ const (
 
 // Column names of results.arrow (besides the shared ones above).
 const (
-	ColSampler           = "sampler"
-	ColSeed              = "seed"
-	ColPromptHash        = "prompt_hash"
-	ColTarget            = "target"
-	ColResponse          = "response"
-	ColExtractedStrict   = "extracted_strict"
-	ColExtractedFlexible = "extracted_flexible"
-	ColCorrectStrict     = "correct_strict"
-	ColCorrectFlexible   = "correct_flexible"
-	ColCorrectNumeric    = "correct_numeric"
-	ColPromptTokens      = "prompt_tokens"
-	ColGenTokens         = "gen_tokens"
-	ColFinishReason      = "finish_reason"
-	ColLatencyMS         = "latency_ms"
+	ColSampler      = "sampler"
+	ColSeed         = "seed"
+	ColPromptHash   = "prompt_hash"
+	ColTarget       = "target"
+	ColResponse     = "response"
+	ColPromptTokens = "prompt_tokens"
+	ColGenTokens    = "gen_tokens"
+	ColFinishReason = "finish_reason"
+	ColLatencyMS    = "latency_ms"
 )
 
 // Column names of summary.arrow and comparisons.arrow.
 const (
-	ColFilter         = "filter"
+	// ColScore holds a score key, lm-eval's "metric,filter".
+	ColScore          = "score"
 	ColN              = "n"
 	ColRepeats        = "repeats"
 	ColAccuracy       = "accuracy"
@@ -117,66 +116,137 @@ func (f FinishReason) check() error {
 	return fmt.Errorf("finish_reason %q: want stop, eos or length", string(f))
 }
 
-// ResultRow is one scored response: one per run × problem × repeat (results.arrow).
+// ResultRow is one scored response: one per run × problem × repeat
+// (results.arrow). It is generic over the task's filters and metrics: Answers
+// holds each filter pipeline's answer, Scores each (metric, filter) score, as
+// lm-eval's samples carry filtered_resps and "metric,filter" values.
 type ResultRow struct {
-	RunID             string
-	Sampler           string
-	Seed              int64
-	ProblemID         int32
-	Repeat            int32
-	PromptHash        string // hex digest of the exact prompt text (eval defines the hash)
-	Target            string
-	Response          string
-	ExtractedStrict   string // "[invalid]" when nothing matched, as lm-eval
-	ExtractedFlexible string
-	CorrectStrict     bool
-	CorrectFlexible   bool
-	CorrectNumeric    bool
-	PromptTokens      int32
-	GenTokens         int32
-	FinishReason      FinishReason
-	LatencyMS         float64
+	RunID      string
+	Task       string
+	Sampler    string
+	Seed       int64
+	ProblemID  int32
+	Repeat     int32
+	PromptHash string // hex digest of the exact prompt text (eval defines the hash)
+	Target     string
+	Response   string
+	// Answers are the filter pipelines' outputs in the task's filter_list
+	// order ("[invalid]" when a regex matched nothing, as lm-eval).
+	Answers []Answer
+	// Scores are every metric under every filter, metric_list order within
+	// filter_list order.
+	Scores       []Score
+	PromptTokens int32
+	GenTokens    int32
+	FinishReason FinishReason
+	LatencyMS    float64
 }
 
-// Filter names one of the three scores of a response.
-type Filter string
+// Answer is one filter pipeline's answer for a response.
+type Answer struct {
+	Filter string
+	Answer string
+}
 
-const (
-	FilterStrict   Filter = "strict"
-	FilterFlexible Filter = "flexible"
-	FilterNumeric  Filter = "numeric"
-)
+// Score is one metric of a response under one filter: 1 or 0 for
+// exact_match and numeric_match.
+type Score struct {
+	Metric string
+	Filter string
+	Value  float64
+}
 
-// Filters lists every filter in report order.
-var Filters = []Filter{FilterStrict, FilterFlexible, FilterNumeric}
+// Key is the score's lm-eval key.
+func (s Score) Key() ScoreKey { return KeyOf(s.Metric, s.Filter) }
 
-func (f Filter) check() error {
-	switch f {
-	case FilterStrict, FilterFlexible, FilterNumeric:
-		return nil
+// ScoreKey names a score the way lm-eval's results do: "metric,filter", e.g.
+// "exact_match,strict-match". Metric names contain no comma.
+type ScoreKey string
+
+// KeyOf builds a score key.
+func KeyOf(metric, filter string) ScoreKey { return ScoreKey(metric + "," + filter) }
+
+// Metric and Filter split a key.
+func (k ScoreKey) Metric() string {
+	m, _, _ := strings.Cut(string(k), ",")
+	return m
+}
+
+func (k ScoreKey) Filter() string {
+	_, f, _ := strings.Cut(string(k), ",")
+	return f
+}
+
+func (k ScoreKey) check() error {
+	if m, f, ok := strings.Cut(string(k), ","); !ok || m == "" || f == "" {
+		return fmt.Errorf("score %q: want metric,filter", string(k))
 	}
-	return fmt.Errorf("filter %q: want strict, flexible or numeric", string(f))
+	return nil
 }
 
-// Correct returns the row's score under filter f (false for an unknown filter).
-func (r *ResultRow) Correct(f Filter) bool {
-	switch f {
-	case FilterStrict:
-		return r.CorrectStrict
-	case FilterFlexible:
-		return r.CorrectFlexible
-	case FilterNumeric:
-		return r.CorrectNumeric
+// Score returns the row's value under key k.
+func (r *ResultRow) Score(k ScoreKey) (float64, bool) {
+	for _, s := range r.Scores {
+		if s.Key() == k {
+			return s.Value, true
+		}
 	}
-	return false
+	return 0, false
 }
 
-// SummaryRow is one run's accuracy under one filter (summary.arrow).
+// Correct reports whether the row scored 1 under k (false when absent).
+func (r *ResultRow) Correct(k ScoreKey) bool {
+	v, ok := r.Score(k)
+	return ok && v == 1
+}
+
+// Answer returns the answer of filter f.
+func (r *ResultRow) Answer(f string) (string, bool) {
+	for _, a := range r.Answers {
+		if a.Filter == f {
+			return a.Answer, true
+		}
+	}
+	return "", false
+}
+
+// ScoreKeys lists every score key of rows in first-seen order: the task's
+// filter_list × metric_list order for the rows of one task.
+func ScoreKeys(rows []ResultRow) []ScoreKey {
+	var out []ScoreKey
+	seen := map[ScoreKey]bool{}
+	for i := range rows {
+		for _, s := range rows[i].Scores {
+			if k := s.Key(); !seen[k] {
+				seen[k] = true
+				out = append(out, k)
+			}
+		}
+	}
+	return out
+}
+
+// AnswerFilters lists every filter with an answer in rows, first-seen order.
+func AnswerFilters(rows []ResultRow) []string {
+	var out []string
+	seen := map[string]bool{}
+	for i := range rows {
+		for _, a := range rows[i].Answers {
+			if !seen[a.Filter] {
+				seen[a.Filter] = true
+				out = append(out, a.Filter)
+			}
+		}
+	}
+	return out
+}
+
+// SummaryRow is one run's mean under one score key (summary.arrow).
 type SummaryRow struct {
 	RunID    string
 	Sampler  string
 	Seed     int64
-	Filter   Filter
+	Score    ScoreKey
 	N        int32 // problems
 	Repeats  int32 // responses per problem (the largest count seen)
 	Accuracy float64
@@ -189,11 +259,11 @@ type SummaryRow struct {
 }
 
 // ComparisonRow is sampler A against baseline B on the same problems under one
-// filter (comparisons.arrow).
+// score key (comparisons.arrow).
 type ComparisonRow struct {
 	SamplerA   string
 	SamplerB   string
-	Filter     Filter
+	Score      ScoreKey
 	N          int32 // problems scored by both
 	AccuracyA  float64
 	AccuracyB  float64

@@ -1,6 +1,12 @@
 package reports
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+)
 
 // File kinds, as recorded in each file's schema metadata (entropix.schema).
 const (
@@ -46,8 +52,12 @@ var (
 		float64Column(ColTailMass, func(r *TraceRow) *float64 { return &r.TailMass }),
 	}
 
-	resultColumns = []column[ResultRow]{
+	// resultHead and resultTail frame the per-task columns of results.arrow:
+	// one "answer,<filter>" utf8 column per filter pipeline, then one
+	// "<metric>,<filter>" float64 column per score (see ResultLayout).
+	resultHead = []column[ResultRow]{
 		stringColumn(ColRunID, func(r *ResultRow) *string { return &r.RunID }),
+		stringColumn(ColTask, func(r *ResultRow) *string { return &r.Task }),
 		stringColumn(ColSampler, func(r *ResultRow) *string { return &r.Sampler }),
 		int64Column(ColSeed, func(r *ResultRow) *int64 { return &r.Seed }),
 		int32Column(ColProblemID, func(r *ResultRow) *int32 { return &r.ProblemID }),
@@ -55,11 +65,8 @@ var (
 		stringColumn(ColPromptHash, func(r *ResultRow) *string { return &r.PromptHash }),
 		stringColumn(ColTarget, func(r *ResultRow) *string { return &r.Target }),
 		stringColumn(ColResponse, func(r *ResultRow) *string { return &r.Response }),
-		stringColumn(ColExtractedStrict, func(r *ResultRow) *string { return &r.ExtractedStrict }),
-		stringColumn(ColExtractedFlexible, func(r *ResultRow) *string { return &r.ExtractedFlexible }),
-		boolColumn(ColCorrectStrict, func(r *ResultRow) *bool { return &r.CorrectStrict }),
-		boolColumn(ColCorrectFlexible, func(r *ResultRow) *bool { return &r.CorrectFlexible }),
-		boolColumn(ColCorrectNumeric, func(r *ResultRow) *bool { return &r.CorrectNumeric }),
+	}
+	resultTail = []column[ResultRow]{
 		int32Column(ColPromptTokens, func(r *ResultRow) *int32 { return &r.PromptTokens }),
 		int32Column(ColGenTokens, func(r *ResultRow) *int32 { return &r.GenTokens }),
 		stringColumn(ColFinishReason, func(r *ResultRow) *FinishReason { return &r.FinishReason }),
@@ -70,7 +77,7 @@ var (
 		stringColumn(ColRunID, func(r *SummaryRow) *string { return &r.RunID }),
 		stringColumn(ColSampler, func(r *SummaryRow) *string { return &r.Sampler }),
 		int64Column(ColSeed, func(r *SummaryRow) *int64 { return &r.Seed }),
-		stringColumn(ColFilter, func(r *SummaryRow) *Filter { return &r.Filter }),
+		stringColumn(ColScore, func(r *SummaryRow) *ScoreKey { return &r.Score }),
 		int32Column(ColN, func(r *SummaryRow) *int32 { return &r.N }),
 		int32Column(ColRepeats, func(r *SummaryRow) *int32 { return &r.Repeats }),
 		float64Column(ColAccuracy, func(r *SummaryRow) *float64 { return &r.Accuracy }),
@@ -84,7 +91,7 @@ var (
 	comparisonColumns = []column[ComparisonRow]{
 		stringColumn(ColSamplerA, func(r *ComparisonRow) *string { return &r.SamplerA }),
 		stringColumn(ColSamplerB, func(r *ComparisonRow) *string { return &r.SamplerB }),
-		stringColumn(ColFilter, func(r *ComparisonRow) *Filter { return &r.Filter }),
+		stringColumn(ColScore, func(r *ComparisonRow) *ScoreKey { return &r.Score }),
 		int32Column(ColN, func(r *ComparisonRow) *int32 { return &r.N }),
 		float64Column(ColAccuracyA, func(r *ComparisonRow) *float64 { return &r.AccuracyA }),
 		float64Column(ColAccuracyB, func(r *ComparisonRow) *float64 { return &r.AccuracyB }),
@@ -103,7 +110,6 @@ var (
 // The published schemas. Treat them as read-only.
 var (
 	TraceSchema      = schemaOf(KindTraces, traceColumns)
-	ResultSchema     = schemaOf(KindResults, resultColumns)
 	SummarySchema    = schemaOf(KindSummary, summaryColumns)
 	ComparisonSchema = schemaOf(KindComparisons, comparisonColumns)
 )
@@ -112,10 +118,10 @@ var (
 // vocabulary are rejected on both sides.
 func checkResultRow(r *ResultRow) error { return r.FinishReason.check() }
 
-func checkSummaryRow(r *SummaryRow) error { return r.Filter.check() }
+func checkSummaryRow(r *SummaryRow) error { return r.Score.check() }
 
 func checkComparisonRow(r *ComparisonRow) error {
-	if err := r.Filter.check(); err != nil {
+	if err := r.Score.check(); err != nil {
 		return err
 	}
 	switch r.Method {
@@ -123,4 +129,148 @@ func checkComparisonRow(r *ComparisonRow) error {
 		return nil
 	}
 	return fmt.Errorf("mcnemar_method %q: want %s or %s", r.Method, McNemarExact, McNemarChi2CC)
+}
+
+// AnswerColumnPrefix starts the name of each filter's answer column in
+// results.arrow ("answer,strict-match"); score columns are named by their key
+// ("exact_match,strict-match"), as lm-eval names results.
+const AnswerColumnPrefix = "answer,"
+
+// ResultLayout is the task-dependent part of results.arrow: which filters
+// have answer columns and which score keys have score columns, in order.
+type ResultLayout struct {
+	Filters []string
+	Scores  []ScoreKey
+}
+
+// LayoutOf is the layout that holds every answer and score of rows.
+func LayoutOf(rows []ResultRow) ResultLayout {
+	return ResultLayout{Filters: AnswerFilters(rows), Scores: ScoreKeys(rows)}
+}
+
+// ResultSchema is the schema of a results.arrow file with layout l.
+func ResultSchema(l ResultLayout) (*arrow.Schema, error) {
+	cols, err := resultColumns(l)
+	if err != nil {
+		return nil, err
+	}
+	return schemaOf(KindResults, cols), nil
+}
+
+// resultColumns builds the column list of layout l. Answer and score columns
+// are nullable: a row of another task, or a response a filter did not score,
+// leaves them null.
+func resultColumns(l ResultLayout) ([]column[ResultRow], error) {
+	cols := append([]column[ResultRow](nil), resultHead...)
+	seen := map[string]bool{}
+	for _, c := range resultHead {
+		seen[c.field.Name] = true
+	}
+	for _, c := range resultTail {
+		seen[c.field.Name] = true
+	}
+	add := func(c column[ResultRow]) error {
+		if seen[c.field.Name] {
+			return fmt.Errorf("results column %q appears twice", c.field.Name)
+		}
+		seen[c.field.Name] = true
+		cols = append(cols, c)
+		return nil
+	}
+	for _, f := range l.Filters {
+		if err := add(answerColumn(f)); err != nil {
+			return nil, err
+		}
+	}
+	for _, k := range l.Scores {
+		if err := k.check(); err != nil {
+			return nil, err
+		}
+		if k.Metric()+"," == AnswerColumnPrefix {
+			return nil, fmt.Errorf("score %q: metric name %q is reserved", k, k.Metric())
+		}
+		if err := add(scoreColumn(k)); err != nil {
+			return nil, err
+		}
+	}
+	return append(cols, resultTail...), nil
+}
+
+// layoutOfSchema reads the layout back from a results file's columns.
+func layoutOfSchema(s *arrow.Schema) ResultLayout {
+	var l ResultLayout
+	for _, f := range s.Fields() {
+		switch {
+		case strings.HasPrefix(f.Name, AnswerColumnPrefix):
+			l.Filters = append(l.Filters, strings.TrimPrefix(f.Name, AnswerColumnPrefix))
+		case strings.Contains(f.Name, ","):
+			l.Scores = append(l.Scores, ScoreKey(f.Name))
+		}
+	}
+	return l
+}
+
+func answerColumn(filter string) column[ResultRow] {
+	find := func(r *ResultRow) (string, bool) { return r.Answer(filter) }
+	return column[ResultRow]{
+		field: arrow.Field{Name: AnswerColumnPrefix + filter, Type: arrow.BinaryTypes.String, Nullable: true},
+		value: func(r *ResultRow) any {
+			if v, ok := find(r); ok {
+				return validUTF8(v)
+			}
+			return nil
+		},
+		appender: func(b array.Builder) func(*ResultRow) {
+			sb := b.(*array.StringBuilder)
+			return func(r *ResultRow) {
+				if v, ok := find(r); ok {
+					sb.Append(validUTF8(v))
+				} else {
+					sb.AppendNull()
+				}
+			}
+		},
+		scanner: func(a arrow.Array) (func(int, *ResultRow), error) {
+			sa := a.(*array.String)
+			if err := checkOffsets(sa); err != nil {
+				return nil, err
+			}
+			return func(i int, r *ResultRow) {
+				if !sa.IsNull(i) {
+					r.Answers = append(r.Answers, Answer{Filter: filter, Answer: strings.Clone(sa.Value(i))})
+				}
+			}, nil
+		},
+	}
+}
+
+func scoreColumn(k ScoreKey) column[ResultRow] {
+	metric, filter := k.Metric(), k.Filter()
+	return column[ResultRow]{
+		field: arrow.Field{Name: string(k), Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+		value: func(r *ResultRow) any {
+			if v, ok := r.Score(k); ok {
+				return v
+			}
+			return nil
+		},
+		appender: func(b array.Builder) func(*ResultRow) {
+			fb := b.(*array.Float64Builder)
+			return func(r *ResultRow) {
+				if v, ok := r.Score(k); ok {
+					fb.Append(v)
+				} else {
+					fb.AppendNull()
+				}
+			}
+		},
+		scanner: func(a arrow.Array) (func(int, *ResultRow), error) {
+			fa := a.(*array.Float64)
+			return func(i int, r *ResultRow) {
+				if !fa.IsNull(i) {
+					r.Scores = append(r.Scores, Score{Metric: metric, Filter: filter, Value: fa.Value(i)})
+				}
+			}, nil
+		},
+	}
 }

@@ -6,10 +6,10 @@ import (
 	"slices"
 )
 
-// ProblemScore is one problem's score under a filter, averaged over its repeats.
+// ProblemScore is one problem's score under a score key, averaged over its repeats.
 type ProblemScore struct {
 	ProblemID int32
-	Score     float64 // fraction of the problem's responses that are correct
+	Score     float64 // mean of the problem's responses' scores (for 0/1 metrics: the fraction correct)
 	Responses int
 }
 
@@ -18,13 +18,17 @@ type ProblemScore struct {
 // accuracy and the bootstrap whatever its number of completed repeats.
 // A (problem, repeat) pair present twice is an error: resume must not count a
 // response twice.
-func ProblemScores(rows []ResultRow, f Filter) ([]ProblemScore, error) {
+func ProblemScores(rows []ResultRow, f ScoreKey) ([]ProblemScore, error) {
 	if err := f.check(); err != nil {
 		return nil, err
 	}
 	type key struct{ problem, repeat int32 }
+	type sum struct {
+		total float64
+		n     int
+	}
 	seen := make(map[key]bool, len(rows))
-	byProblem := make(map[int32]*[2]int) // correct, total
+	byProblem := make(map[int32]*sum)
 	for i := range rows {
 		r := &rows[i]
 		k := key{r.ProblemID, r.Repeat}
@@ -32,27 +36,29 @@ func ProblemScores(rows []ResultRow, f Filter) ([]ProblemScore, error) {
 			return nil, fmt.Errorf("run %q: problem %d repeat %d appears twice", r.RunID, r.ProblemID, r.Repeat)
 		}
 		seen[k] = true
+		v, ok := r.Score(f)
+		if !ok {
+			return nil, fmt.Errorf("run %q: problem %d repeat %d has no %s score", r.RunID, r.ProblemID, r.Repeat, f)
+		}
 		c := byProblem[r.ProblemID]
 		if c == nil {
-			c = new([2]int)
+			c = new(sum)
 			byProblem[r.ProblemID] = c
 		}
-		if r.Correct(f) {
-			c[0]++
-		}
-		c[1]++
+		c.total += v
+		c.n++
 	}
 	out := make([]ProblemScore, 0, len(byProblem))
 	for id, c := range byProblem {
-		out = append(out, ProblemScore{ProblemID: id, Score: float64(c[0]) / float64(c[1]), Responses: c[1]})
+		out = append(out, ProblemScore{ProblemID: id, Score: c.total / float64(c.n), Responses: c.n})
 	}
 	slices.SortFunc(out, func(a, b ProblemScore) int { return int(a.ProblemID) - int(b.ProblemID) })
 	return out, nil
 }
 
-// Summarize computes one run's summary row under filter f. The rows must come
+// Summarize computes one run's summary row under score key f. The rows must come
 // from one run (one run_id).
-func Summarize(rows []ResultRow, f Filter) (SummaryRow, error) {
+func Summarize(rows []ResultRow, f ScoreKey) (SummaryRow, error) {
 	if len(rows) == 0 {
 		return SummaryRow{}, errors.New("summarize: no result rows")
 	}
@@ -82,7 +88,7 @@ func Summarize(rows []ResultRow, f Filter) (SummaryRow, error) {
 		return SummaryRow{}, fmt.Errorf("summarize run %q: %w", first.RunID, err)
 	}
 	return SummaryRow{
-		RunID: first.RunID, Sampler: first.Sampler, Seed: first.Seed, Filter: f,
+		RunID: first.RunID, Sampler: first.Sampler, Seed: first.Seed, Score: f,
 		N: int32(acc.N), Repeats: int32(repeats),
 		Accuracy: acc.Mean, SE: acc.SE, CILow: acc.Wilson[0], CIHigh: acc.Wilson[1],
 		TruncationRate: float64(truncated) / float64(len(rows)),
@@ -99,7 +105,7 @@ func Summarize(rows []ResultRow, f Filter) (SummaryRow, error) {
 // responses with the same problem and repeat index; with one repeat that is the
 // textbook test, with several the pairs of one problem are not independent and
 // its p-value is optimistic — read the bootstrap interval then.
-func Compare(a, b []ResultRow, f Filter, opt BootstrapOptions) (ComparisonRow, error) {
+func Compare(a, b []ResultRow, f ScoreKey, opt BootstrapOptions) (ComparisonRow, error) {
 	if len(a) == 0 || len(b) == 0 {
 		return ComparisonRow{}, errors.New("compare: no result rows")
 	}
@@ -152,7 +158,7 @@ func Compare(a, b []ResultRow, f Filter, opt BootstrapOptions) (ComparisonRow, e
 		return ComparisonRow{}, err
 	}
 	return ComparisonRow{
-		SamplerA: a[0].Sampler, SamplerB: b[0].Sampler, Filter: f,
+		SamplerA: a[0].Sampler, SamplerB: b[0].Sampler, Score: f,
 		N:         int32(boot.N),
 		AccuracyA: meanOf(xa), AccuracyB: meanOf(xb), Difference: boot.Difference,
 		CILow: boot.CILow, CIHigh: boot.CIHigh, Resamples: int32(boot.Resamples),

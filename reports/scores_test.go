@@ -15,9 +15,10 @@ func run(id, sampler string, outcomes ...string) []ResultRow {
 		for k, o := range reps {
 			r := ResultRow{RunID: id, Sampler: sampler, Seed: 1, ProblemID: int32(p), Repeat: int32(k),
 				FinishReason: FinishStop, GenTokens: 10}
+			r.Scores = []Score{{Metric: "exact_match", Filter: "strict-match", Value: 0}}
 			switch o {
 			case '1':
-				r.CorrectStrict = true
+				r.Scores = []Score{{Metric: "exact_match", Filter: "strict-match", Value: 1}}
 			case 'L':
 				r.FinishReason, r.GenTokens = FinishLength, 256
 			}
@@ -32,7 +33,7 @@ func TestSummarize(t *testing.T) {
 	// 0.288675 (see TestAccuracyOf); truncation 1 of 6 responses; tokens
 	// (5·10 + 256)/6 = 51.
 	rows := run("r1", "entropix", "11", "10", "0L")
-	s, err := Summarize(rows, FilterStrict)
+	s, err := Summarize(rows, keyStrict)
 	require.NoError(t, err)
 	assert.Equal(t, int32(3), s.N)
 	assert.Equal(t, int32(2), s.Repeats)
@@ -44,9 +45,9 @@ func TestSummarize(t *testing.T) {
 	assert.Equal(t, "entropix", s.Sampler)
 
 	dup := append(rows, rows[0])
-	_, err = Summarize(dup, FilterStrict)
+	_, err = Summarize(dup, keyStrict)
 	assert.ErrorContains(t, err, "problem 0 repeat 0 appears twice")
-	_, err = Summarize(append(rows, run("r2", "x", "1")...), FilterStrict)
+	_, err = Summarize(append(rows, run("r2", "x", "1")...), keyStrict)
 	assert.ErrorContains(t, err, "mixed")
 	_, err = Summarize(rows, "loose")
 	assert.Error(t, err)
@@ -58,7 +59,7 @@ func TestCompareAndAdjustHolm(t *testing.T) {
 	// exact p = 2·(C(6,0) + C(6,1))/2^6 = 14/64 = 0.21875.
 	a := run("ra", "entropix", "0", "1", "1", "1", "1", "1", "1", "1")
 	b := run("rb", "greedy", "1", "1", "1", "0", "0", "0", "0", "0")
-	c, err := Compare(a, b, FilterStrict, BootstrapOptions{Resamples: 1000, Seed: 1})
+	c, err := Compare(a, b, keyStrict, BootstrapOptions{Resamples: 1000, Seed: 1})
 	require.NoError(t, err)
 	assert.Equal(t, int32(8), c.N)
 	assert.InDelta(t, 7.0/8, c.AccuracyA, 1e-15)
@@ -71,7 +72,7 @@ func TestCompareAndAdjustHolm(t *testing.T) {
 	assert.GreaterOrEqual(t, c.CIHigh, c.Difference)
 
 	// Problems only one side scored are left out: B lacks problem 7.
-	c2, err := Compare(a, b[:7], FilterStrict, BootstrapOptions{Resamples: 100})
+	c2, err := Compare(a, b[:7], keyStrict, BootstrapOptions{Resamples: 100})
 	require.NoError(t, err)
 	assert.Equal(t, int32(7), c2.N)
 	assert.Equal(t, int32(4), c2.McNemarB)
@@ -82,6 +83,6 @@ func TestCompareAndAdjustHolm(t *testing.T) {
 	assert.InDelta(t, 0.21875, rows[0].PHolm, 1e-12)
 	assert.InDelta(t, 0.02, rows[1].PHolm, 1e-12)
 
-	_, err = Compare(a, run("rc", "x"), FilterStrict, BootstrapOptions{})
+	_, err = Compare(a, run("rc", "x"), keyStrict, BootstrapOptions{})
 	assert.Error(t, err)
 }

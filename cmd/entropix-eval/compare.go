@@ -25,7 +25,7 @@ func runCompare(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var opt runreport.CompareOptions
-	gate := fs.String("gate", string(reports.FilterStrict), "filter whose significant drops fail: strict, flexible or numeric")
+	gate := fs.String("gate", "", `score whose significant drops fail, "metric,filter" (default: the task's first, e.g. exact_match,strict-match)`)
 	fs.Float64Var(&opt.Alpha, "alpha", 0.05, "family-wise significance level (Holm over samplers)")
 	fs.IntVar(&opt.Bootstrap.Resamples, "resamples", 0, "paired bootstrap resamples (default 10000)")
 	fs.Uint64Var(&opt.Bootstrap.Seed, "bootstrap-seed", 0, "seed of the bootstrap's resampling stream")
@@ -42,7 +42,7 @@ func runCompare(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	if fs.NArg() != 2 {
 		return fmt.Errorf("%w: compare takes two run directories", errUsage)
 	}
-	opt.Gate = reports.Filter(*gate)
+	opt.Gate = reports.ScoreKey(*gate)
 	c, err := runreport.Compare(fs.Arg(0), fs.Arg(1), opt)
 	if err != nil {
 		return err

@@ -29,7 +29,7 @@ func TestCompareCommand(t *testing.T) {
 		usage     bool
 	}{
 		{name: "same runs pass", args: []string{lastNight, lastNight}, says: "0 significant drop(s)"},
-		{name: "drop fails the gate", args: []string{lastNight, tonight}, err: "entropix strict", says: "DROP"},
+		{name: "drop fails the gate", args: []string{lastNight, tonight}, err: "entropix exact_match,strict-match", says: "DROP"},
 		{name: "improvement passes", args: []string{tonight, lastNight}, says: "0 significant drop(s)"},
 		{name: "one directory", args: []string{lastNight}, err: "two run directories", usage: true},
 		{name: "bad alpha", args: []string{"--alpha", "2", lastNight, tonight}, err: "alpha"},

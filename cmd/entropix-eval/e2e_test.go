@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/entropix-eval/entropix-eval/engine/tokenizer"
+	"github.com/entropix-eval/entropix-eval/datasets"
 	"github.com/entropix-eval/entropix-eval/eval"
 	"github.com/entropix-eval/entropix-eval/internal/sharedtest"
 	"github.com/entropix-eval/entropix-eval/reports"
@@ -206,7 +207,13 @@ func gradedCopy(t *testing.T, good string) string {
 	require.NoError(t, err)
 	targets := map[int]string{}
 	for _, p := range problems {
-		targets[p.Index] = p.Target
+		// gsm8k_cot_zeroshot's target is the whole worked answer, as lm-eval's
+		// doc_to_target gives it; the crafted responses state its final number.
+		x, ok := datasets.FinalAnswer(p.Target)
+		if !ok {
+			x = p.Target
+		}
+		targets[p.Index] = x
 	}
 	craft := map[uint64][]func(target string) string{
 		0: {
@@ -250,7 +257,8 @@ func gradedCopy(t *testing.T, good string) string {
 	type score struct{ strict, flexible, numeric bool }
 	got := map[string]score{}
 	for _, r := range res {
-		got[fmt.Sprintf("%s/%d", r.RunID, r.ProblemID)] = score{r.CorrectStrict, r.CorrectFlexible, r.CorrectNumeric}
+		got[fmt.Sprintf("%s/%d", r.RunID, r.ProblemID)] = score{r.Correct("exact_match,strict-match"),
+			r.Correct("exact_match,flexible-extract"), r.Correct("numeric_match,strict-match")}
 	}
 	assert.Equal(t, score{true, true, true}, got["greedy/seed=0/0"])
 	assert.Equal(t, score{false, false, true}, got["greedy/seed=0/1"])

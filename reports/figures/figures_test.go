@@ -21,7 +21,7 @@ func density() model.Density {
 
 func TestFiguresRender(t *testing.T) {
 	acc := func(a float64) []model.FilterAccuracy {
-		return []model.FilterAccuracy{{Filter: reports.FilterStrict, Accuracy: a, CILow: a - 0.1, CIHigh: a + 0.05}}
+		return []model.FilterAccuracy{{Filter: reports.ScoreKey("exact_match,strict-match"), Accuracy: a, CILow: a - 0.1, CIHigh: a + 0.05}}
 	}
 	curve := model.EntropyCurve{Sampler: "greedy", Correct: []model.CurvePoint{{Step: 0, Mean: 0.5, N: 9}, {Step: 1, Mean: 0.7, N: 9}}, Wrong: []model.CurvePoint{{Step: 0, Mean: 2, N: 9}}}
 	dir := t.TempDir()

@@ -47,7 +47,7 @@ var tmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"pvalue":   pvalue,
 	"num":      num,
 	"svgURL":   svgURL,
-	"filter":   func(f reports.Filter) string { return string(f) },
+	"filter":   func(f reports.ScoreKey) string { return string(f) },
 	"sig":      func(p float64) bool { return p < 0.05 },
 	"seedList": seedList,
 	"pctWidth": func(share float64) float64 { return 120 * max(0, min(1, share)) },

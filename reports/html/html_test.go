@@ -19,7 +19,7 @@ const hostile = `<script>alert(1)</script></textarea><img src=x onerror=alert(2)
 
 func hostileReport() *model.Report {
 	var filters []model.FilterAccuracy
-	for _, f := range reports.Filters {
+	for _, f := range []reports.ScoreKey{"exact_match,strict-match", "exact_match,flexible-extract", "numeric_match,strict-match"} {
 		filters = append(filters, model.FilterAccuracy{Filter: f, N: 2, Accuracy: 0.5, SE: 0.5, CILow: 0.1, CIHigh: 0.9, SeedSD: math.NaN()})
 	}
 	label := `evil<b>"sampler"</b>`
@@ -28,12 +28,12 @@ func hostileReport() *model.Report {
 		Baseline: "greedy",
 		Manifest: model.Manifest{Highlights: []model.KeyValue{{Key: "model", Value: hostile}}, Pretty: `{"model": "` + hostile + `"}`},
 		Samplers: []model.Sampler{{Label: "greedy", Seeds: []int64{0}, Filters: filters}, {Label: label, Seeds: []int64{0}, Filters: filters}},
-		Comparisons: []reports.ComparisonRow{{SamplerA: label, SamplerB: "greedy", Filter: reports.FilterStrict, N: 2,
+		Comparisons: []reports.ComparisonRow{{SamplerA: label, SamplerB: "greedy", Score: reports.ScoreKey("exact_match,strict-match"), N: 2,
 			Difference: -0.5, CILow: -1, CIHigh: 0, McNemarC: 1, Method: reports.McNemarExact, PValue: 1, PHolm: 1}},
 		Notes: []string{hostile},
 		Problems: []model.Problem{{ID: 0, Question: hostile, Target: "18", Responses: []model.Response{
-			{Sampler: "greedy", Text: "The answer is 18.", Correct: [3]bool{true, true, true}, Finish: "stop", GenTokens: 5},
-			{Sampler: label, Text: hostile, ExtractedStrict: hostile, Finish: "length", GenTokens: 3,
+			{Sampler: "greedy", Text: "The answer is 18.", Correct: []bool{true, true, true}, Finish: "stop", GenTokens: 5},
+			{Sampler: label, Text: hostile, Answers: []string{hostile}, Finish: "length", GenTokens: 3,
 				Tokens: &model.Tokens{Text: []string{"<script>", "alert(1)", "</script></textarea>"}, Entropy: []float64{0.12345, math.NaN(), 2},
 					Varentropy: []float64{1, 2, math.Inf(1)}, Strategy: []string{"argmax", hostile, "argmax"}}},
 		}}},

@@ -39,7 +39,7 @@ func TestPValue(t *testing.T) {
 func report() *model.Report {
 	acc := func(a, se float64) []model.FilterAccuracy {
 		var out []model.FilterAccuracy
-		for _, f := range reports.Filters {
+		for _, f := range []reports.ScoreKey{"exact_match,strict-match", "exact_match,flexible-extract", "numeric_match,strict-match"} {
 			out = append(out, model.FilterAccuracy{Filter: f, N: 1319, Accuracy: a, SE: se, SeedMean: a, SeedSD: 0.01})
 		}
 		return out
@@ -50,7 +50,7 @@ func report() *model.Report {
 			{Label: "greedy", Seeds: []int64{0}, Filters: acc(0.312, 0.0128), TruncationRate: 0.02, MeanGenTokens: 141.25},
 			{Label: "min_p(min_p=0.1,T=1.5)", Seeds: []int64{0, 1, 2}, Filters: acc(0.2875, 0.0125), MeanGenTokens: 150},
 		},
-		Comparisons: []reports.ComparisonRow{{SamplerA: "min_p(min_p=0.1,T=1.5)", SamplerB: "greedy", Filter: reports.FilterStrict,
+		Comparisons: []reports.ComparisonRow{{SamplerA: "min_p(min_p=0.1,T=1.5)", SamplerB: "greedy", Score: reports.ScoreKey("exact_match,strict-match"),
 			Difference: -0.0245, CILow: -0.041, CIHigh: -0.008, McNemarB: 40, McNemarC: 72, PValue: 0.0033, PHolm: 0.0099}},
 	}
 }
@@ -71,7 +71,7 @@ func TestComparisonTable(t *testing.T) {
 	var b bytes.Buffer
 	require.NoError(t, ComparisonTable(&b, report()))
 	s := b.String()
-	assert.Contains(t, s, `min\_p(min\_p=0.1,T=1.5) & strict & -2.5 & [-4.1, -0.8] & 40/72 & 0.003 & 0.010 \\`)
+	assert.Contains(t, s, `min\_p(min\_p=0.1,T=1.5) & exact\_match,strict-match & -2.5 & [-4.1, -0.8] & 40/72 & 0.003 & 0.010 \\`)
 	assert.Contains(t, s, `with greedy on the same problems`)
 
 	r := report()

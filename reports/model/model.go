@@ -49,7 +49,7 @@ type Sampler struct {
 	Label    string
 	Entropix bool
 	Seeds    []int64
-	// Filters follow reports.Filters' order.
+	// Filters follow the task's score keys' order (filter_list × metric_list).
 	Filters        []FilterAccuracy
 	Responses      int
 	TruncationRate float64
@@ -60,9 +60,9 @@ type Sampler struct {
 	Thresholds      *Thresholds
 }
 
-// FilterAccuracy is a sampler's accuracy under one filter.
+// FilterAccuracy is a sampler's accuracy under one score key.
 type FilterAccuracy struct {
-	Filter   reports.Filter
+	Filter   reports.ScoreKey
 	N        int // problems
 	Accuracy float64
 	SE       float64 // lm-eval SE over problems (repeats and seeds averaged first)
@@ -151,16 +151,17 @@ type Problem struct {
 
 // Response is one sampler's answer to a problem.
 type Response struct {
-	Sampler           string
-	Seed              int64
-	Repeat            int32
-	Text              string
-	ExtractedStrict   string
-	ExtractedFlexible string
-	Correct           [3]bool // strict, flexible, numeric
-	Finish            string
-	GenTokens         int32
-	Tokens            *Tokens // nil when the token budget left it out
+	Sampler string
+	Seed    int64
+	Repeat  int32
+	Text    string
+	// Answers are the filters' answers in filter_list order, Correct the
+	// scores (1 = correct) in score-key order.
+	Answers   []string
+	Correct   []bool
+	Finish    string
+	GenTokens int32
+	Tokens    *Tokens // nil when the token budget left it out
 }
 
 // Tokens is a response's per-token trace, for colouring.

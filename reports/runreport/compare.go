@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -12,8 +13,9 @@ import (
 
 // CompareOptions configure Compare.
 type CompareOptions struct {
-	// Gate is the filter whose drops fail the gate (default strict).
-	Gate reports.Filter
+	// Gate is the score key whose drops fail the gate (default: the task's
+	// first, e.g. exact_match,strict-match).
+	Gate reports.ScoreKey
 	// Alpha is the family-wise significance level of the gate (default 0.05).
 	Alpha     float64
 	Bootstrap reports.BootstrapOptions
@@ -23,7 +25,7 @@ type CompareOptions struct {
 type Comparison struct {
 	RunA, RunB string
 	Task       string
-	Gate       reports.Filter
+	Gate       reports.ScoreKey
 	Alpha      float64
 	// Rows compare each sampler present in both runs (SamplerA = SamplerB = the
 	// label; AccuracyA is the new run, AccuracyB the old one), per filter. PHolm
@@ -41,17 +43,11 @@ type Comparison struct {
 // (problem ids), sampler by sampler, seeds pooled as in a report: dirB is the
 // new run (tonight), dirA the reference (last night).
 func Compare(dirA, dirB string, opt CompareOptions) (*Comparison, error) {
-	if opt.Gate == "" {
-		opt.Gate = reports.FilterStrict
-	}
 	if opt.Alpha == 0 {
 		opt.Alpha = 0.05
 	}
 	if !(opt.Alpha > 0 && opt.Alpha < 1) {
 		return nil, fmt.Errorf("compare: alpha %v, want (0, 1)", opt.Alpha)
-	}
-	if !isFilter(opt.Gate) {
-		return nil, fmt.Errorf("compare: gate filter %q: want strict, flexible or numeric", opt.Gate)
 	}
 	a, err := loadRun(dirA)
 	if err != nil {
@@ -60,6 +56,16 @@ func Compare(dirA, dirB string, opt CompareOptions) (*Comparison, error) {
 	b, err := loadRun(dirB)
 	if err != nil {
 		return nil, err
+	}
+	keys := reports.ScoreKeys(b.results)
+	if len(keys) == 0 {
+		return nil, fmt.Errorf("compare: %s has no scores", dirB)
+	}
+	if opt.Gate == "" {
+		opt.Gate = keys[0]
+	}
+	if !slices.Contains(keys, opt.Gate) {
+		return nil, fmt.Errorf("compare: gate %q is not a score of %s (scores: %q)", opt.Gate, dirB, keys)
 	}
 	ta, tb := a.task(), b.task()
 	if ta != tb && ta != "" && tb != "" {
@@ -76,7 +82,7 @@ func Compare(dirA, dirB string, opt CompareOptions) (*Comparison, error) {
 		inA[g.label] = g
 	}
 	inB := map[string]bool{}
-	for _, f := range reports.Filters {
+	for _, f := range keys {
 		var family []reports.ComparisonRow
 		for _, g := range gb {
 			inB[g.label] = true
@@ -109,20 +115,11 @@ func Compare(dirA, dirB string, opt CompareOptions) (*Comparison, error) {
 		return nil, fmt.Errorf("compare: %s and %s share no sampler (A: %q, B: %q)", dirA, dirB, c.OnlyA, c.OnlyB)
 	}
 	for _, r := range c.Rows {
-		if r.Filter == opt.Gate && r.Difference < 0 && r.PHolm < opt.Alpha {
+		if r.Score == opt.Gate && r.Difference < 0 && r.PHolm < opt.Alpha {
 			c.Regressions = append(c.Regressions, r)
 		}
 	}
 	return c, nil
-}
-
-func isFilter(f reports.Filter) bool {
-	for _, g := range reports.Filters {
-		if f == g {
-			return true
-		}
-	}
-	return false
 }
 
 // promptMismatches counts problems whose prompt hash differs between the runs.
@@ -150,7 +147,7 @@ func (c *Comparison) Err() error {
 	}
 	parts := make([]string, len(c.Regressions))
 	for i, r := range c.Regressions {
-		parts[i] = fmt.Sprintf("%s %s %.1f%% → %.1f%% (Δ %+.1f pp, Holm p %s)", r.SamplerA, r.Filter,
+		parts[i] = fmt.Sprintf("%s %s %.1f%% → %.1f%% (Δ %+.1f pp, Holm p %s)", r.SamplerA, r.Score,
 			100*r.AccuracyB, 100*r.AccuracyA, 100*r.Difference, formatP(r.PHolm))
 	}
 	return fmt.Errorf("accuracy dropped significantly (α = %g): %s", c.Alpha, strings.Join(parts, "; "))
@@ -163,11 +160,11 @@ func (c *Comparison) WriteTable(w io.Writer) error {
 	fmt.Fprintln(tw, "sampler\tfilter\tn\tA %\tB %\tΔ pp\t95% CI\tB+/A+\tp\tHolm p\t\t")
 	for _, r := range c.Rows {
 		mark := ""
-		if r.Filter == c.Gate && r.Difference < 0 && r.PHolm < c.Alpha {
+		if r.Score == c.Gate && r.Difference < 0 && r.PHolm < c.Alpha {
 			mark = "DROP"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f\t%.1f\t%+.1f\t[%+.1f, %+.1f]\t%d/%d\t%s\t%s\t%s\t\n",
-			r.SamplerA, r.Filter, r.N, 100*r.AccuracyB, 100*r.AccuracyA, 100*r.Difference,
+			r.SamplerA, r.Score, r.N, 100*r.AccuracyB, 100*r.AccuracyA, 100*r.Difference,
 			100*r.CILow, 100*r.CIHigh, r.McNemarB, r.McNemarC, formatP(r.PValue), formatP(r.PHolm), mark)
 	}
 	if err := tw.Flush(); err != nil {

@@ -29,17 +29,17 @@ func TestCompareGate(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
 		a, b       string
-		gate       reports.Filter
+		gate       reports.ScoreKey
 		drops      []string
 		err, table string
 	}{
 		{name: "same run passes", a: lastNight, b: lastNight},
 		{name: "x dropped", a: lastNight, b: tonight, drops: []string{"x"}, table: "DROP"},
 		{name: "improvement is not a drop", a: tonight, b: lastNight},
-		{name: "flexible gate unaffected", a: lastNight, b: tonight, gate: reports.FilterFlexible},
+		{name: "flexible gate unaffected", a: lastNight, b: tonight, gate: reports.ScoreKey("exact_match,flexible-extract")},
 		{name: "different tasks", a: lastNight, b: otherTask, err: `task "gsm8k" but`},
 		{name: "nothing shared", a: lastNight, b: noShared, err: "share no sampler"},
-		{name: "bad gate", a: lastNight, b: tonight, gate: "fuzzy", err: "gate filter"},
+		{name: "bad gate", a: lastNight, b: tonight, gate: "fuzzy", err: `gate "fuzzy" is not a score`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := Compare(tc.a, tc.b, CompareOptions{Gate: tc.gate})
@@ -76,7 +76,7 @@ func TestCompareNumbers(t *testing.T) {
 	require.Len(t, c.Rows, 6)
 	x := c.Rows[1]
 	require.Equal(t, "x", x.SamplerA)
-	assert.Equal(t, reports.FilterStrict, x.Filter)
+	assert.Equal(t, reports.ScoreKey("exact_match,strict-match"), x.Score)
 	assert.InDelta(t, -20.0/30, x.Difference, 1e-12)
 	assert.Equal(t, int32(0), x.McNemarB)
 	assert.Equal(t, int32(20), x.McNemarC)

@@ -75,7 +75,7 @@ func summaryRows(groups []*samplerRows) ([]reports.SummaryRow, error) {
 	var out []reports.SummaryRow
 	for _, g := range groups {
 		for _, seed := range g.seeds {
-			for _, f := range reports.Filters {
+			for _, f := range reports.ScoreKeys(g.pooled) {
 				row, err := reports.Summarize(g.perSeed[seed], f)
 				if err != nil {
 					return nil, fmt.Errorf("sampler %q seed %d: %w", g.label, seed, err)
@@ -99,7 +99,7 @@ func samplerSummary(g *samplerRows, summary []reports.SummaryRow) (model.Sampler
 	if latency > 0 {
 		s.TokensPerSecond = float64(tokens) / (latency / 1000)
 	}
-	for _, f := range reports.Filters {
+	for _, f := range reports.ScoreKeys(g.pooled) {
 		row, err := reports.Summarize(g.pooled, f)
 		if err != nil {
 			return s, fmt.Errorf("sampler %q: %w", g.label, err)
@@ -107,7 +107,7 @@ func samplerSummary(g *samplerRows, summary []reports.SummaryRow) (model.Sampler
 		s.TruncationRate, s.MeanGenTokens = row.TruncationRate, row.MeanGenTokens
 		var perSeed []float64
 		for _, r := range summary {
-			if r.Sampler == g.label && r.Filter == f {
+			if r.Sampler == g.label && r.Score == f {
 				perSeed = append(perSeed, r.Accuracy)
 			}
 		}
@@ -166,7 +166,7 @@ func comparisonRows(groups []*samplerRows, baseline string, opt reports.Bootstra
 			notes = append(notes, fmt.Sprintf("%s answered none of the problems %s answered: not compared.", g.label, baseline))
 			continue
 		}
-		for _, f := range reports.Filters {
+		for _, f := range reports.ScoreKeys(base.pooled) {
 			row, err := reports.Compare(g.pooled, base.pooled, f, opt)
 			if err != nil {
 				return nil, nil, fmt.Errorf("compare %q with %q: %w", g.label, baseline, err)

@@ -24,7 +24,7 @@ func TestComputeHandCase(t *testing.T) {
 	assert.Equal(t, "x", rep.Samplers[0].Label, "manifest order")
 
 	g := rep.Samplers[1].Filters[0]
-	assert.Equal(t, reports.FilterStrict, g.Filter)
+	assert.Equal(t, reports.ScoreKey("exact_match,strict-match"), g.Filter)
 	assert.InDelta(t, 0.5, g.Accuracy, 1e-12)
 	assert.InDelta(t, math.Sqrt(0.25/9), g.SE, 1e-12, "lm-eval SE sqrt(p(1-p)/(n-1))")
 	assert.InDelta(t, 0.2366, g.CILow, 1e-4, "Wilson 5/10")

@@ -73,7 +73,7 @@ func newTraceAgg(results []reports.ResultRow, samplers []string, detail map[int]
 		r := &results[i]
 		a.respIndex[respKey{r.RunID, r.ProblemID, r.Repeat}] = i
 		a.sampler[i] = idx[r.Sampler]
-		a.correct[i] = r.CorrectStrict
+		a.correct[i] = len(r.Scores) > 0 && r.Scores[0].Value == 1 // the task's first score
 	}
 	for s := range samplers {
 		a.density[s] = newHistogram()
