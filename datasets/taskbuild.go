@@ -61,7 +61,11 @@ func buildTask(rc *rawConfig) (*Task, error) {
 	k := rc.Keys
 	for _, key := range sortedKeys(k) {
 		if path, f, ok := findFunction(key, k[key]); ok {
-			return nil, taskError(rc, key, "%s at %s is Python code, which entropix-eval cannot run", f, path)
+			at := ""
+			if path != key {
+				at = " at " + path
+			}
+			return nil, taskError(rc, key, "%s%s is Python code, which entropix-eval cannot run", f, at)
 		}
 		if why, ok := refusedKeys[key]; ok {
 			return nil, taskError(rc, key, "%s is not supported", why)

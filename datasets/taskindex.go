@@ -41,6 +41,7 @@ type Entry struct {
 
 	fsys fs.FS
 	path string
+	root string // how paths in fsys are shown: the include directory, "builtin:", "/"
 }
 
 // Index finds tasks by name across the built-in tasks and include paths, as
@@ -58,7 +59,7 @@ func NewIndex(includePaths ...string) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := ix.addTree(sub, "builtin", "tasks"); err != nil {
+	if err := ix.addTree(sub, "builtin", "builtin:"); err != nil {
 		return nil, err
 	}
 	for _, dir := range includePaths {
@@ -84,7 +85,7 @@ func (ix *Index) addTree(fsys fs.FS, source, display string) error {
 		if d.IsDir() || !strings.HasSuffix(p, ".yaml") {
 			return nil
 		}
-		ix.addFile(fsys, p, source, filepath.Join(display, filepath.FromSlash(p)))
+		ix.addFile(fsys, p, source, display)
 		return nil
 	})
 }
@@ -101,7 +102,7 @@ func (ix *Index) AddFile(path string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	names := ix.addFile(os.DirFS(root), filepath.ToSlash(rel), "file", path)
+	names := ix.addFile(os.DirFS(root), filepath.ToSlash(rel), "file", root)
 	if len(names) == 0 {
 		return nil, fmt.Errorf("%s: defines no task or group", path)
 	}
@@ -111,8 +112,17 @@ func (ix *Index) AddFile(path string) ([]string, error) {
 	return names, nil
 }
 
+// showPath is how a path inside a source's file system is printed.
+func showPath(root, p string) string {
+	if strings.HasSuffix(root, ":") {
+		return root + p
+	}
+	return filepath.Join(root, filepath.FromSlash(p))
+}
+
 // addFile indexes one file and returns the names it defined.
-func (ix *Index) addFile(fsys fs.FS, p, source, display string) []string {
+func (ix *Index) addFile(fsys fs.FS, p, source, root string) []string {
+	display := showPath(root, p)
 	rc, err := loadRawConfig(fsys, p)
 	if err != nil {
 		name := strings.TrimSuffix(filepath.Base(p), ".yaml")
@@ -122,7 +132,7 @@ func (ix *Index) addFile(fsys fs.FS, p, source, display string) []string {
 	rc.File = display
 	switch t := rc.Keys["task"].(type) {
 	case string:
-		e := &Entry{Name: t, Kind: KindTask, File: display, Source: source, fsys: fsys, path: p}
+		e := &Entry{Name: t, Kind: KindTask, File: display, Source: source, fsys: fsys, path: p, root: root}
 		ix.entries[t] = e
 		tags := tagNames(rc.Keys["tag"])
 		if g, ok := rc.Keys["group"]; ok { // lm-eval < 0.4.3 spelled tags "group"
@@ -223,9 +233,7 @@ func (ix *Index) Task(name string) (*Task, error) {
 	}
 	rc.File = e.File
 	for k, o := range rc.Origin {
-		if o == e.path {
-			rc.Origin[k] = e.File
-		}
+		rc.Origin[k] = showPath(e.root, o)
 	}
 	t, err := buildTask(rc)
 	if err != nil {

@@ -218,3 +218,13 @@ func readBytes[R any](b []byte, kind string, cols []column[R], check func(*R) er
 	}
 	return collect(r)
 }
+
+func TestOldSchemaVersionIsRefusedWithTheWayOut(t *testing.T) {
+	md := arrow.NewMetadata([]string{metaKind, metaVersion}, []string{KindResults, "1"})
+	path := filepath.Join(t.TempDir(), "results.arrow")
+	writeForeign(t, path, testResultSchema().Fields(), &md, func(b *array.RecordBuilder) { fillResults(b, "stop", false) })
+	_, err := ReadResults(path)
+	require.ErrorIs(t, err, ErrSchemaVersion)
+	require.ErrorContains(t, err, "schema version 1, this build reads version 2")
+	require.ErrorContains(t, err, "entropix-eval rescore RUN_DIR")
+}
