@@ -13,6 +13,7 @@ import (
 	"github.com/entropix-eval/entropix-eval/datasets"
 	"github.com/entropix-eval/entropix-eval/engine"
 	"github.com/entropix-eval/entropix-eval/reports"
+	"github.com/entropix-eval/entropix-eval/sampler"
 	"github.com/entropix-eval/entropix-eval/sampler/metrics"
 )
 
@@ -141,16 +142,16 @@ type fakeChooser struct {
 	r      *rand.Rand
 }
 
-func (c *fakeChooser) Choose(d *engine.Dist, _ *engine.AttnStats, history []int32, promptLen int) (Decision, error) {
+func (c *fakeChooser) Choose(d *engine.Dist, _ *engine.AttnStats, history []int32, promptLen int) (sampler.Decision, error) {
 	if promptLen <= 0 || len(history) < promptLen {
-		return Decision{}, fmt.Errorf("history %d shorter than prompt %d", len(history), promptLen)
+		return sampler.Decision{}, fmt.Errorf("history %d shorter than prompt %d", len(history), promptLen)
 	}
 	i := 0
 	if !c.greedy {
 		i = c.r.IntN(3)
 	}
 	cand := d.Candidates[i]
-	return Decision{Token: cand.ID, Strategy: "fake", Temperature: 1, LogProb: d.LogProb(cand.Logit)}, nil
+	return sampler.Decision{Token: cand.ID, Strategy: "fake", Temperature: 1, LogProb: d.LogProb(cand.Logit)}, nil
 }
 
 // fakeGrader calls a response correct when it contains the target.
@@ -194,11 +195,19 @@ func (jsonArrow) WriteResults(path string, rows []reports.ResultRow) error {
 	})
 }
 
-func (jsonArrow) WriteTraces(path string, rows []TraceRow) error {
+func (jsonArrow) WriteTraces(path string, rows []reports.TraceRow) error {
 	return WriteFileAtomic(path, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		for _, r := range rows {
-			if err := enc.Encode(r); err != nil {
+			// Spelled out: TraceRow embeds TokenRecord, whose positional
+			// MarshalJSON would otherwise drop the row's keys.
+			row := struct {
+				RunID                   string
+				Task                    string
+				ProblemID, Repeat, Step int32
+				Token                   reports.TokenRecord
+			}{r.RunID, r.Task, r.ProblemID, r.Repeat, r.Step, r.TokenRecord}
+			if err := enc.Encode(row); err != nil {
 				return err
 			}
 		}

@@ -85,11 +85,11 @@ func TestMultiChoiceRegex(t *testing.T) {
 	p := pipeline(t, step("multi_choice_regex", "group_select", int64(-1), "ignore_case", true, "ignore_punctuation", true,
 		"regex_pattern", `(\([A-Z]\))`), step("take_first"))
 	tests := []struct{ resp, want string }{
-		{"It is (A), no wait, (B).", "(B)"},                             // last match of the regex
-		{"The first branch is the brachiocephalic trunk.", "(B)"},       // choice text, case and punctuation ignored
-		{"Left subclavian artery! That one.", "(C)"},                    // another choice text
-		{"The answer: D", "(D)"},                                        // bare letter after a colon
-		{"I cannot tell.", "[invalid]"},                                 // nothing
+		{"It is (A), no wait, (B).", "(B)"},                            // last match of the regex
+		{"The first branch is the brachiocephalic trunk.", "(B)"},      // choice text, case and punctuation ignored
+		{"Left subclavian artery! That one.", "(C)"},                   // another choice text
+		{"The answer: D", "(D)"},                                       // bare letter after a colon
+		{"I cannot tell.", "[invalid]"},                                // nothing
 		{"Right coronary artery or left common carotid artery", "(A)"}, // last text match wins (group_select -1)
 	}
 	for _, tt := range tests {

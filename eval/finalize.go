@@ -55,7 +55,11 @@ func Finalize(dir string, out Outputs) error {
 	if err := out.Arrow.WriteResults(filepath.Join(dir, ResultsArrow), rows); err != nil {
 		return fmt.Errorf("write %s: %w", ResultsArrow, err)
 	}
-	if err := out.Arrow.WriteTraces(filepath.Join(dir, TracesArrow), traceRows(m.Task.Name, grs)); err != nil {
+	traces, err := traceRows(m.Task.Name, grs)
+	if err != nil {
+		return err
+	}
+	if err := out.Arrow.WriteTraces(filepath.Join(dir, TracesArrow), traces); err != nil {
 		return fmt.Errorf("write %s: %w", TracesArrow, err)
 	}
 	if err := writeJSONAtomic(filepath.Join(dir, ResultsJSONFile), summarize(m, grs)); err != nil {

@@ -6,6 +6,7 @@ import (
 	"github.com/entropix-eval/entropix-eval/datasets"
 	"github.com/entropix-eval/entropix-eval/engine"
 	"github.com/entropix-eval/entropix-eval/reports"
+	"github.com/entropix-eval/entropix-eval/sampler"
 )
 
 // The runner's view of its collaborators. They are deliberately narrow: the CLI wires
@@ -39,25 +40,12 @@ type TextStream interface {
 	Flush() (string, error)
 }
 
-// Decision is what a sampler chose at one step and the parameters it used, which
-// the trace records.
-type Decision struct {
-	Token       int32
-	Strategy    string
-	Temperature float64
-	TopK        int
-	TopP        float64
-	MinP        float64
-	// LogProb is the chosen token's natural-log probability at temperature 1.
-	LogProb float64
-}
-
 // TokenChooser picks the tokens of one sequence. It owns that sequence's sampler
 // state and RNG stream, so its choices do not depend on what else is batched with it.
 type TokenChooser interface {
 	// Choose picks the next token. history is the sequence so far: the prompt ids
 	// followed by the generated ones; promptLen says where generation began.
-	Choose(dist *engine.Dist, attn *engine.AttnStats, history []int32, promptLen int) (Decision, error)
+	Choose(dist *engine.Dist, attn *engine.AttnStats, history []int32, promptLen int) (sampler.Decision, error)
 }
 
 // SamplerFactory is one configured sampler of a sweep.
@@ -121,5 +109,5 @@ type Grader interface {
 // ArrowWriter writes the Arrow files of a run directory atomically.
 type ArrowWriter interface {
 	WriteResults(path string, rows []reports.ResultRow) error
-	WriteTraces(path string, rows []TraceRow) error
+	WriteTraces(path string, rows []reports.TraceRow) error
 }

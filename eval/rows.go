@@ -3,23 +3,11 @@ package eval
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/entropix-eval/entropix-eval/reports"
 )
-
-// TraceRow is one row of traces.arrow: one generated token.
-type TraceRow struct {
-	RunID        string
-	Task         string
-	ProblemID    string
-	ProblemIndex int
-	Repeat       int
-	Step         int
-	// Token is a named field, not embedded: embedding would promote TraceStep's
-	// positional MarshalJSON to the whole row.
-	Token TraceStep
-}
 
 // gradedRecord is a record with its problem and grade, the input of every output file.
 type gradedRecord struct {
@@ -150,16 +138,29 @@ func resultRows(task string, grs []gradedRecord) ([]reports.ResultRow, error) {
 	return rows, nil
 }
 
-func traceRows(task string, grs []gradedRecord) []TraceRow {
+// traceRows are the traces.arrow rows of graded records: each token's record
+// under its run, problem, repeat and step.
+func traceRows(task string, grs []gradedRecord) ([]reports.TraceRow, error) {
 	n := 0
 	for _, g := range grs {
 		n += len(g.Trace)
 	}
-	rows := make([]TraceRow, 0, n)
+	rows := make([]reports.TraceRow, 0, n)
 	for _, g := range grs {
+		id, err := int32Of("problem index", g.ProblemIndex)
+		if err != nil {
+			return nil, err
+		}
 		for step, t := range g.Trace {
-			rows = append(rows, TraceRow{RunID: g.Job.RunID(), Task: task, ProblemID: g.ProblemID, ProblemIndex: g.ProblemIndex, Repeat: g.Repeat, Step: step, Token: t})
+			rows = append(rows, reports.TraceRow{RunID: g.Job.RunID(), Task: task, ProblemID: id, Repeat: int32(g.Repeat), Step: int32(step), TokenRecord: t})
 		}
 	}
-	return rows
+	return rows, nil
+}
+
+func int32Of(what string, v int) (int32, error) {
+	if v < math.MinInt32 || v > math.MaxInt32 {
+		return 0, fmt.Errorf("%s %d does not fit the int32 column", what, v)
+	}
+	return int32(v), nil
 }

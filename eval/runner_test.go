@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/entropix-eval/entropix-eval/datasets"
+	"github.com/entropix-eval/entropix-eval/sampler"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -321,9 +322,9 @@ func TestFirstTokenArgmaxIsRecorded(t *testing.T) {
 	require.NoError(t, err)
 	for _, rec := range recs {
 		require.NotEmpty(t, rec.Trace)
-		assert.Equal(t, "first_token_argmax", rec.Trace[0].Strategy)
+		assert.Equal(t, sampler.StrategyFirstTokenArgmax, rec.Trace[0].Strategy)
 		for _, step := range rec.Trace[1:] {
-			assert.Equal(t, "fake", step.Strategy)
+			assert.Equal(t, sampler.Strategy("fake"), step.Strategy)
 		}
 	}
 }

@@ -53,7 +53,7 @@ func TestTracesRoundTripAcrossBatches(t *testing.T) {
 		require.NoError(t, r.Err())
 		require.NoError(t, r.Close())
 		assert.Equal(t, cells(traceColumns, rows), cells(traceColumns, got), "batch %d", batch)
-		assert.Equal(t, "\uFFFD", got[3].TokenText, "half a UTF-8 character is stored as U+FFFD")
+		assert.Equal(t, "\uFFFD", got[3].Text, "half a UTF-8 character is stored as U+FFFD")
 	}
 }
 

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"unicode/utf8"
 
@@ -50,39 +51,6 @@ func plainColumn[R, T any, B valueBuilder[T], A valueArray[T]](name string, dt a
 	}
 }
 
-// optColumn is a nullable fixed-width column backed by an Opt field.
-func optColumn[R, T any, B valueBuilder[T], A valueArray[T]](name string, dt arrow.DataType, p func(*R) *Opt[T]) column[R] {
-	return column[R]{
-		field: arrow.Field{Name: name, Type: dt, Nullable: true},
-		value: func(r *R) any {
-			if o := p(r); o.Valid {
-				return o.V
-			}
-			return nil
-		},
-		appender: func(b array.Builder) func(*R) {
-			tb := b.(B)
-			return func(r *R) {
-				if o := p(r); o.Valid {
-					tb.Append(o.V)
-				} else {
-					tb.AppendNull()
-				}
-			}
-		},
-		scanner: func(a arrow.Array) (func(int, *R), error) {
-			ta := a.(A)
-			return func(i int, r *R) {
-				if ta.IsNull(i) {
-					*p(r) = Opt[T]{}
-					return
-				}
-				*p(r) = Opt[T]{V: ta.Value(i), Valid: true}
-			}, nil
-		},
-	}
-}
-
 func int32Column[R any](name string, p func(*R) *int32) column[R] {
 	return plainColumn[R, int32, *array.Int32Builder, *array.Int32](name, arrow.PrimitiveTypes.Int32, p)
 }
@@ -99,12 +67,97 @@ func boolColumn[R any](name string, p func(*R) *bool) column[R] {
 	return plainColumn[R, bool, *array.BooleanBuilder, *array.Boolean](name, arrow.FixedWidthTypes.Boolean, p)
 }
 
-func optInt32Column[R any](name string, p func(*R) *Opt[int32]) column[R] {
-	return optColumn[R, int32, *array.Int32Builder, *array.Int32](name, arrow.PrimitiveTypes.Int32, p)
+// intColumn is a non-nullable int32 column over an int field (counts the
+// sampler keeps as int); values outside int32 are clamped, which no count
+// of a real run reaches.
+func intColumn[R any](name string, p func(*R) *int) column[R] {
+	return column[R]{
+		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int32, Nullable: false},
+		value: func(r *R) any { return clampInt32(*p(r)) },
+		appender: func(b array.Builder) func(*R) {
+			ib := b.(*array.Int32Builder)
+			return func(r *R) { ib.Append(clampInt32(*p(r))) }
+		},
+		scanner: func(a arrow.Array) (func(int, *R), error) {
+			ia := a.(*array.Int32)
+			return func(i int, r *R) { *p(r) = int(ia.Value(i)) }, nil
+		},
+	}
 }
 
-func optFloat64Column[R any](name string, p func(*R) *Opt[float64]) column[R] {
-	return optColumn[R, float64, *array.Float64Builder, *array.Float64](name, arrow.PrimitiveTypes.Float64, p)
+func clampInt32(v int) int32 { return int32(max(math.MinInt32, min(math.MaxInt32, v))) }
+
+// offNullColumn is a nullable float64 column over a plain field: null where
+// on(v) is false (a parameter the decision did not use, or NaN for a
+// statistic not computed), read back as off.
+func offNullColumn[R any](name string, p func(*R) *float64, on func(float64) bool, off float64) column[R] {
+	return column[R]{
+		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+		value: func(r *R) any {
+			if v := *p(r); on(v) {
+				return v
+			}
+			return nil
+		},
+		appender: func(b array.Builder) func(*R) {
+			fb := b.(*array.Float64Builder)
+			return func(r *R) {
+				if v := *p(r); on(v) {
+					fb.Append(v)
+				} else {
+					fb.AppendNull()
+				}
+			}
+		},
+		scanner: func(a arrow.Array) (func(int, *R), error) {
+			fa := a.(*array.Float64)
+			return func(i int, r *R) {
+				if fa.IsNull(i) {
+					*p(r) = off
+				} else {
+					*p(r) = fa.Value(i)
+				}
+			}, nil
+		},
+	}
+}
+
+// nanNullColumn stores NaN (not computed) as null.
+func nanNullColumn[R any](name string, p func(*R) *float64) column[R] {
+	return offNullColumn(name, p, func(v float64) bool { return !math.IsNaN(v) }, math.NaN())
+}
+
+// offNullIntColumn is offNullColumn for an int field stored as int32.
+func offNullIntColumn[R any](name string, p func(*R) *int, on func(int) bool, off int) column[R] {
+	return column[R]{
+		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+		value: func(r *R) any {
+			if v := *p(r); on(v) {
+				return clampInt32(v)
+			}
+			return nil
+		},
+		appender: func(b array.Builder) func(*R) {
+			ib := b.(*array.Int32Builder)
+			return func(r *R) {
+				if v := *p(r); on(v) {
+					ib.Append(clampInt32(v))
+				} else {
+					ib.AppendNull()
+				}
+			}
+		},
+		scanner: func(a arrow.Array) (func(int, *R), error) {
+			ia := a.(*array.Int32)
+			return func(i int, r *R) {
+				if ia.IsNull(i) {
+					*p(r) = off
+				} else {
+					*p(r) = int(ia.Value(i))
+				}
+			}, nil
+		},
+	}
 }
 
 // stringColumn is a non-nullable utf8 column over a string-kinded field.

@@ -1,45 +1,36 @@
 package reports
 
 import (
-	"github.com/apache/arrow/go/v17/arrow"
 	"math"
+
+	"github.com/apache/arrow/go/v17/arrow"
+
+	"github.com/entropix-eval/entropix-eval/sampler"
 )
 
 // sampleTraces covers every column shape: nulls and values in each nullable
 // column, empty and non-ASCII text, a byte-level token that is half of a UTF-8
-// character (stored as U+FFFD), and non-finite floats.
+// character (stored as U+FFFD), non-finite floats, and every decision field.
 func sampleTraces() []TraceRow {
-	rows := []TraceRow{
-		{
-			RunID: "gsm8k_cot/entropix-s1", Task: "gsm8k_cot", ProblemID: 0, Repeat: 0, Step: 0,
-			TokenID: 791, TokenText: " The", Strategy: "argmax",
-			Entropy: 0.0123456789012345, Varentropy: 0.5,
-			AttnEntropy: Some(3.25), AttnVarentropy: Some(0.125), Agreement: Some(0.01), InteractionStrength: Some(4.5),
-			Temperature: 0, LogProb: -0.001, TailMass: 1e-9,
-		},
-		{
-			RunID: "gsm8k_cot/entropix-s1", Task: "gsm8k_cot", ProblemID: 0, Repeat: 0, Step: 1,
-			TokenID: 128009, TokenText: "", Strategy: "branch",
-			Entropy: 2.5, Varentropy: 14.75,
-			Temperature: 0.7, TopK: Some[int32](27), TopP: Some(0.9), MinP: Some(0.03),
-			LogProb: -2.302585092994046, TailMass: 0.25,
-		},
-		{
-			RunID: "gsm8k_cot/entropix-s1", Task: "gsm8k_cot", ProblemID: 1318, Repeat: 9, Step: 255,
-			TokenID: 50256, TokenText: "日本語 ✓ 🙂", Strategy: "resample",
-			Entropy: math.NaN(), Varentropy: math.Inf(1),
-			Temperature: 1.5, MinP: Some(0.1),
-			LogProb: math.Inf(-1), TailMass: 0,
-		},
-		{
-			RunID: "gsm8k_cot/entropix-s1", Task: "gsm8k_cot", ProblemID: 7, Repeat: 1, Step: 2,
-			TokenID: 2, TokenText: "\xe6\x97", Strategy: "adaptive", // half of 日
-			Entropy: 17.0, Varentropy: 0,
-			AttnEntropy: Some(math.Copysign(0, -1)), TopK: Some[int32](0),
-			Temperature: 2, LogProb: -30, TailMass: 1,
-		},
+	nan := math.NaN()
+	tok := func(run string, p, rep, step int32, text string, d sampler.Decision, h, v float64, attn [4]float64, tail float64) TraceRow {
+		return TraceRow{RunID: run, Task: "gsm8k_cot", ProblemID: p, Repeat: rep, Step: step, TokenRecord: TokenRecord{
+			Text: text, Decision: d, Entropy: h, Varentropy: v,
+			AttnEntropy: attn[0], AttnVarentropy: attn[1], Agreement: attn[2], InteractionStrength: attn[3], VocabTailMass: tail}}
 	}
-	return rows
+	const run = "gsm8k_cot/entropix-s1"
+	return []TraceRow{
+		tok(run, 0, 0, 0, " The", sampler.Decision{Token: 791, Strategy: "argmax", LogProb: -0.001, Survivors: 1},
+			0.0123456789012345, 0.5, [4]float64{3.25, 0.125, 0.01, 4.5}, 1e-9),
+		tok(run, 0, 0, 1, "", sampler.Decision{Token: 128009, Strategy: "branch", Temperature: 0.7, TopK: 27, TopP: 0.9, MinP: 0.03,
+			LogProb: -2.302585092994046, SampleLogProb: -1.5, Survivors: 27, NSamples: 1, TailMass: 0.3, TailCut: true},
+			2.5, 14.75, [4]float64{nan, nan, nan, nan}, 0.25),
+		tok(run, 1318, 9, 255, "日本語 ✓ 🙂", sampler.Decision{Token: 50256, Strategy: "resample", Temperature: 1.5, TopP: 1, MinP: 0.1,
+			LogProb: math.Inf(-1), Confidence: -0.75, NSamples: 5, Faithful: true},
+			nan, math.Inf(1), [4]float64{nan, nan, nan, nan}, 0),
+		tok(run, 7, 1, 2, "\xe6\x97", sampler.Decision{Token: 2, Strategy: "adaptive", Temperature: 2, LogProb: -30}, // half of 日
+			17.0, 0, [4]float64{math.Copysign(0, -1), nan, nan, nan}, 1),
+	}
 }
 
 func sampleResults() []ResultRow {

@@ -3,6 +3,8 @@ package reports
 import (
 	"fmt"
 	"strings"
+
+	"github.com/entropix-eval/entropix-eval/sampler"
 )
 
 // Column names of traces.arrow. Shared names (run_id, problem_id, repeat) have one
@@ -28,6 +30,13 @@ const (
 	ColMinP                = "min_p"
 	ColLogProb             = "logprob"
 	ColTailMass            = "tail_mass"
+	ColSampleLogProb       = "sample_logprob"
+	ColSurvivors           = "survivors"
+	ColNSamples            = "n_samples"
+	ColConfidence          = "confidence"
+	ColDrawTailMass        = "draw_tail_mass"
+	ColTailCut             = "tail_cut"
+	ColFaithful            = "faithful"
 )
 
 // Column names of results.arrow (besides the shared ones above).
@@ -69,34 +78,40 @@ const (
 	ColPHolm         = "p_holm"
 )
 
-// TraceRow is one generated token (traces.arrow).
+// TraceRow is one generated token (traces.arrow): where it belongs, and the
+// token's record as the run made it.
 type TraceRow struct {
 	RunID     string
 	Task      string
 	ProblemID int32 // dataset doc id (row index)
 	Repeat    int32 // 0-based repeat index of the problem within the run
 	Step      int32 // 0-based index of the token within the response
-	TokenID   int32
-	TokenText string // decoded piece, for display; invalid UTF-8 is stored as U+FFFD
-	Strategy  string // the sampler's decision label, e.g. "argmax", "branch"
+	TokenRecord
+}
 
-	// Full-vocabulary logit statistics at temperature 1 (bits, bits²).
+// TokenRecord is one generated token: the sampler's decision and the engine's
+// statistics it was made from. It is the one type a token lives in from the
+// sampler to the Arrow row: the run builds it once per token, the journal
+// stores it, and traces.arrow writes its fields as columns.
+type TokenRecord struct {
+	// Text is the decoded piece, for display; invalid UTF-8 (half a
+	// character) is stored as U+FFFD in traces.arrow, and the token id keeps
+	// the exact identity.
+	Text string
+	// Decision is what the sampler chose and every parameter it used.
+	sampler.Decision
+	// Entropy and Varentropy are the full-vocabulary logit statistics at
+	// temperature 1 (bits, bits²).
 	Entropy    float64
 	Varentropy float64
-	// Metric-layer attention statistics; absent when the run did not compute them.
-	AttnEntropy         Opt[float64]
-	AttnVarentropy      Opt[float64]
-	Agreement           Opt[float64]
-	InteractionStrength Opt[float64]
-
-	// Sampling parameters the decision used; absent when its strategy has none.
-	Temperature float64 // 0 means greedy
-	TopK        Opt[int32]
-	TopP        Opt[float64]
-	MinP        Opt[float64]
-
-	LogProb  float64 // natural log probability of the token at temperature 1
-	TailMass float64 // probability mass outside the engine's top-K candidates
+	// Metric-layer attention statistics; NaN when the run did not compute them.
+	AttnEntropy         float64
+	AttnVarentropy      float64
+	Agreement           float64
+	InteractionStrength float64
+	// VocabTailMass is the probability mass outside the engine's top-K
+	// candidates at temperature 1 (the decision's TailMass is the tempered one).
+	VocabTailMass float64
 }
 
 // FinishReason says why generation of a response stopped.

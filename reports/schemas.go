@@ -6,6 +6,8 @@ import (
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
+
+	"github.com/entropix-eval/entropix-eval/sampler"
 )
 
 // File kinds, as recorded in each file's schema metadata (entropix.schema).
@@ -35,21 +37,31 @@ var (
 		int32Column(ColProblemID, func(r *TraceRow) *int32 { return &r.ProblemID }),
 		int32Column(ColRepeat, func(r *TraceRow) *int32 { return &r.Repeat }),
 		int32Column(ColStep, func(r *TraceRow) *int32 { return &r.Step }),
-		int32Column(ColTokenID, func(r *TraceRow) *int32 { return &r.TokenID }),
-		stringColumn(ColTokenText, func(r *TraceRow) *string { return &r.TokenText }),
-		stringColumn(ColStrategy, func(r *TraceRow) *string { return &r.Strategy }),
+		int32Column(ColTokenID, func(r *TraceRow) *int32 { return &r.Token }),
+		stringColumn(ColTokenText, func(r *TraceRow) *string { return &r.Text }),
+		stringColumn(ColStrategy, func(r *TraceRow) *sampler.Strategy { return &r.Strategy }),
 		float64Column(ColEntropy, func(r *TraceRow) *float64 { return &r.Entropy }),
 		float64Column(ColVarentropy, func(r *TraceRow) *float64 { return &r.Varentropy }),
-		optFloat64Column(ColAttnEntropy, func(r *TraceRow) *Opt[float64] { return &r.AttnEntropy }),
-		optFloat64Column(ColAttnVarentropy, func(r *TraceRow) *Opt[float64] { return &r.AttnVarentropy }),
-		optFloat64Column(ColAgreement, func(r *TraceRow) *Opt[float64] { return &r.Agreement }),
-		optFloat64Column(ColInteractionStrength, func(r *TraceRow) *Opt[float64] { return &r.InteractionStrength }),
+		nanNullColumn(ColAttnEntropy, func(r *TraceRow) *float64 { return &r.AttnEntropy }),
+		nanNullColumn(ColAttnVarentropy, func(r *TraceRow) *float64 { return &r.AttnVarentropy }),
+		nanNullColumn(ColAgreement, func(r *TraceRow) *float64 { return &r.Agreement }),
+		nanNullColumn(ColInteractionStrength, func(r *TraceRow) *float64 { return &r.InteractionStrength }),
 		float64Column(ColTemperature, func(r *TraceRow) *float64 { return &r.Temperature }),
-		optInt32Column(ColTopK, func(r *TraceRow) *Opt[int32] { return &r.TopK }),
-		optFloat64Column(ColTopP, func(r *TraceRow) *Opt[float64] { return &r.TopP }),
-		optFloat64Column(ColMinP, func(r *TraceRow) *Opt[float64] { return &r.MinP }),
+		// The sampler reports "off" as TopK 0, TopP 1 (0 for deterministic
+		// strategies) and MinP 0; the columns are null then, and read back as
+		// TopK 0, TopP 1, MinP 0.
+		offNullIntColumn(ColTopK, func(r *TraceRow) *int { return &r.TopK }, func(v int) bool { return v > 0 }, 0),
+		offNullColumn(ColTopP, func(r *TraceRow) *float64 { return &r.TopP }, func(v float64) bool { return v > 0 && v < 1 }, 1),
+		offNullColumn(ColMinP, func(r *TraceRow) *float64 { return &r.MinP }, func(v float64) bool { return v > 0 }, 0),
 		float64Column(ColLogProb, func(r *TraceRow) *float64 { return &r.LogProb }),
-		float64Column(ColTailMass, func(r *TraceRow) *float64 { return &r.TailMass }),
+		float64Column(ColTailMass, func(r *TraceRow) *float64 { return &r.VocabTailMass }),
+		float64Column(ColSampleLogProb, func(r *TraceRow) *float64 { return &r.SampleLogProb }),
+		intColumn(ColSurvivors, func(r *TraceRow) *int { return &r.Survivors }),
+		intColumn(ColNSamples, func(r *TraceRow) *int { return &r.NSamples }),
+		float64Column(ColConfidence, func(r *TraceRow) *float64 { return &r.Confidence }),
+		float64Column(ColDrawTailMass, func(r *TraceRow) *float64 { return &r.Decision.TailMass }),
+		boolColumn(ColTailCut, func(r *TraceRow) *bool { return &r.TailCut }),
+		boolColumn(ColFaithful, func(r *TraceRow) *bool { return &r.Faithful }),
 	}
 
 	// resultHead and resultTail frame the per-task columns of results.arrow:

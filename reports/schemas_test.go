@@ -29,6 +29,9 @@ func TestSchemasArePublishedInterface(t *testing.T) {
 			{"agreement", "float64", true}, {"interaction_strength", "float64", true},
 			{"temperature", "float64", false}, {"top_k", "int32", true}, {"top_p", "float64", true},
 			{"min_p", "float64", true}, {"logprob", "float64", false}, {"tail_mass", "float64", false},
+			{"sample_logprob", "float64", false}, {"survivors", "int32", false}, {"n_samples", "int32", false},
+			{"confidence", "float64", false}, {"draw_tail_mass", "float64", false}, {"tail_cut", "bool", false},
+			{"faithful", "bool", false},
 		}},
 		{KindResults, testResultSchema(), []col{
 			{"run_id", "utf8", false}, {"task", "utf8", false}, {"sampler", "utf8", false}, {"seed", "int64", false},

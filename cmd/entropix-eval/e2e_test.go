@@ -86,7 +86,7 @@ func TestE2ERunCheckedByApacheArrow(t *testing.T) {
 			for _, r := range tr {
 				if r.Strategy == "insert_clarifying" {
 					inserted++
-					require.Equal(t, m.clarifyingID, r.TokenID, "%s inserted another token than the clarifying one (%s problem %d step %d)", entropix, r.RunID, r.ProblemID, r.Step)
+					require.Equal(t, m.clarifyingID, r.Token, "%s inserted another token than the clarifying one (%s problem %d step %d)", entropix, r.RunID, r.ProblemID, r.Step)
 				}
 			}
 			if m.mustClarify {
@@ -314,7 +314,7 @@ func sequences(res []reports.ResultRow, tr []reports.TraceRow, sampler string, s
 	runID := fmt.Sprintf("%s/seed=%d", sampler, seed)
 	for _, r := range tr {
 		if r.RunID == runID {
-			out[r.ProblemID] += fmt.Sprintf("|%d", r.TokenID)
+			out[r.ProblemID] += fmt.Sprintf("|%d", r.Token)
 		}
 	}
 	return out

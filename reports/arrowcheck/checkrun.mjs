@@ -72,7 +72,8 @@ const TRACE_FIELDS = [
   col('attn_varentropy', 'float64', true), col('agreement', 'float64', true),
   col('interaction_strength', 'float64', true), col('temperature', 'float64'), col('top_k', 'int32', true),
   col('top_p', 'float64', true), col('min_p', 'float64', true), col('logprob', 'float64'),
-  col('tail_mass', 'float64'),
+  col('tail_mass', 'float64'), col('sample_logprob', 'float64'), col('survivors', 'int32'), col('n_samples', 'int32'),
+  col('confidence', 'float64'), col('draw_tail_mass', 'float64'), col('tail_cut', 'bool'), col('faithful', 'bool'),
 ];
 
 // readArrow opens an IPC *file* (not stream), checks its schema and returns its
@@ -393,6 +394,10 @@ function main() {
       check(Number.isFinite(T.entropy[t]) && T.entropy[t] >= 0, `${where}: entropy ${T.entropy[t]}, want finite and >= 0`);
       check(Number.isFinite(T.varentropy[t]) && T.varentropy[t] >= 0, `${where}: varentropy ${T.varentropy[t]}, want finite and >= 0`);
       check(T.tail_mass[t] >= 0 && T.tail_mass[t] <= 1, `${where}: tail_mass ${T.tail_mass[t]} outside [0,1]`);
+      check(T.draw_tail_mass[t] >= 0 && T.draw_tail_mass[t] <= 1, `${where}: draw_tail_mass ${T.draw_tail_mass[t]} outside [0,1]`);
+      check(T.sample_logprob[t] <= 1e-9, `${where}: sample_logprob ${T.sample_logprob[t]} > 0`);
+      if (DETERMINISTIC.has(strat)) check(T.sample_logprob[t] === 0, `${where}: deterministic strategy ${strat} with sample_logprob ${T.sample_logprob[t]}`);
+      check(T.survivors[t] >= 0, `${where}: survivors ${T.survivors[t]}`);
       if (wholeVocab) check(T.tail_mass[t] === 0, `${where}: tail_mass ${T.tail_mass[t]} with the whole vocabulary as candidates, want 0`);
       // ln p ≤ 0 (a rounding hair above is tolerated); NaN only for a token the engine
       // did not return as a candidate, i.e. an inserted clarifying token.

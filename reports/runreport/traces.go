@@ -129,15 +129,15 @@ func (a *traceAgg) add(t *reports.TraceRow) {
 		a.curveSum[s][c][step] += t.Entropy
 		a.curveN[s][c][step]++
 	}
-	id := a.strategy(t.Strategy)
+	id := a.strategy(string(t.Strategy))
 	a.perSampler[s][id]++
 	a.perResponse[i][id]++
 	a.tokens[i]++
 	if d := a.detail[i]; d != nil {
-		d.Text = append(d.Text, t.TokenText)
+		d.Text = append(d.Text, t.Text)
 		d.Entropy = append(d.Entropy, t.Entropy)
 		d.Varentropy = append(d.Varentropy, t.Varentropy)
-		d.Strategy = append(d.Strategy, t.Strategy)
+		d.Strategy = append(d.Strategy, string(t.Strategy))
 	}
 }
 

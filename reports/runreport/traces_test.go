@@ -16,8 +16,8 @@ func entropixCase() ([]reports.ResultRow, []reports.TraceRow) {
 	var traces []reports.TraceRow
 	for p := range 10 {
 		for step := range 4 {
-			tr := reports.TraceRow{RunID: results[p].RunID, Task: "gsm8k", ProblemID: int32(p), Step: int32(step),
-				TokenText: "t", Strategy: "adaptive"}
+			tr := reports.TraceRow{RunID: results[p].RunID, Task: "gsm8k", ProblemID: int32(p), Step: int32(step)}
+			tr.Text, tr.Strategy = "t", "adaptive"
 			if p < 5 {
 				tr.Entropy, tr.Varentropy = 0.5, 0.5
 				if step < 3 {
