@@ -41,9 +41,23 @@ func ResolveTask(cfg Config) (*datasets.Task, error) {
 		if err != nil {
 			return nil, err
 		}
-		return nil, fmt.Errorf("task: %s is a %s of %d tasks (%s); a run evaluates one task: pass each with --task", name, e.Kind, len(members), strings.Join(members, ", "))
+		return nil, fmt.Errorf("task: %s is a %s of %d tasks (%s); a run directory holds one task", name, e.Kind, len(members), strings.Join(members, ", "))
 	}
 	return ix.Task(name)
+}
+
+// ExpandTask lists the tasks the config's task names: itself for a task or a
+// task file, a group's or tag's members otherwise (every member must be
+// indexed, or the error names the missing ones).
+func ExpandTask(cfg Config) ([]string, error) {
+	if IsTaskFile(cfg.Task) {
+		return []string{cfg.Task}, nil
+	}
+	ix, err := datasets.NewIndex(cfg.IncludePaths...)
+	if err != nil {
+		return nil, err
+	}
+	return ix.Expand(cfg.Task)
 }
 
 // IsTaskFile says whether a --task value names a YAML file rather than a task.

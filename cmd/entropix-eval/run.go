@@ -150,6 +150,30 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
+	tasks, err := eval.ExpandTask(cfg)
+	if err != nil {
+		return err
+	}
+	if len(tasks) == 1 && tasks[0] == cfg.Task {
+		return runOne(ctx, cfg, progress, stdout)
+	}
+	// A group or tag runs its tasks one after another, each into its own run
+	// directory under --out (lm-eval evaluates a group's members as separate
+	// tasks too; group-level aggregates are not computed).
+	fmt.Fprintf(stdout, "%s: %d tasks: %s\n", cfg.Task, len(tasks), strings.Join(tasks, ", "))
+	out := cfg.Out
+	for _, t := range tasks {
+		c := cfg
+		c.Task, c.Out = t, filepath.Join(out, t)
+		if err := runOne(ctx, c, progress, stdout); err != nil {
+			return fmt.Errorf("task %s: %w", t, err)
+		}
+	}
+	return nil
+}
+
+// runOne evaluates one task into cfg.Out.
+func runOne(ctx context.Context, cfg eval.Config, progress string, stdout io.Writer) error {
 	runner, cleanup, err := wireRunner(cfg)
 	if err != nil {
 		return err
