@@ -164,34 +164,18 @@ func normalizeValues(v any) any {
 // parseJSONLDocs decodes one JSON object a line, every key kept; integral
 // numbers become int64 and others float64.
 func parseJSONLDocs(name string, data []byte) ([]Doc, error) {
-	data = bytes.TrimPrefix(data, utf8BOM)
 	var out []Doc
-	for lineNo := 1; len(data) > 0; lineNo++ {
-		var line []byte
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			line, data = data, nil
-		}
-		line = bytes.TrimSuffix(line, []byte("\r"))
-		if len(bytes.TrimSpace(line)) == 0 {
-			if len(bytes.TrimSpace(data)) == 0 {
-				break
-			}
-			return nil, fmt.Errorf("%s:%d: empty line: %w", name, lineNo, ErrSyntax)
-		}
+	err := eachJSONLLine(name, data, func(line []byte) error {
 		dec := json.NewDecoder(bytes.NewReader(line))
 		dec.UseNumber()
 		var d Doc
 		if err := dec.Decode(&d); err != nil || d == nil {
-			return nil, fmt.Errorf("%s:%d: %w: want one JSON object (%v)", name, lineNo, ErrSyntax, err)
+			return fmt.Errorf("%w: want one JSON object (%v)", ErrSyntax, err)
 		}
 		out = append(out, jsonNumbers(d).(Doc))
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: empty file (%w)", name, ErrNoRows)
-	}
-	return out, nil
+		return nil
+	})
+	return out, err
 }
 
 func jsonNumbers(v any) any {

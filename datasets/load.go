@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -36,17 +35,10 @@ func SplitGlob(root, config, split string) string {
 // Any failing file fails the whole load, and a dataset with no rows at all is
 // an error; a single empty Parquet shard among others is fine.
 func Load(pattern string) (*Dataset, error) {
-	paths, err := filepath.Glob(pattern)
+	paths, err := matchFiles(pattern)
 	if err != nil {
-		return nil, fmt.Errorf("load %s: %w", pattern, err)
+		return nil, err
 	}
-	if len(paths) == 0 {
-		if _, statErr := os.Stat(pattern); statErr != nil && !hasMeta(pattern) {
-			return nil, fmt.Errorf("load %s: %w", pattern, statErr)
-		}
-		return nil, fmt.Errorf("load %s: no files match", pattern)
-	}
-	slices.Sort(paths)
 	literal := len(paths) == 1 && paths[0] == pattern
 	ds := &Dataset{}
 	for _, p := range paths {

@@ -143,7 +143,7 @@ func (t *Task) Target(d Doc) (string, error) {
 	}
 	i, ok := asIndex(v)
 	if !ok {
-		return "", fmt.Errorf("doc_to_target: with doc_to_choice the target must be an index, got %q", pyStr(v))
+		return "", fmt.Errorf("doc_to_target: with doc_to_choice the target must be an index, got %q", PyStr(v))
 	}
 	choices, err := t.Choices(d)
 	if err != nil {
@@ -170,7 +170,7 @@ func (t *Task) Choices(d Doc) ([]string, error) {
 	}
 	out := make([]string, len(list))
 	for i, c := range list {
-		out[i] = pyStr(c)
+		out[i] = PyStr(c)
 	}
 	return out, nil
 }

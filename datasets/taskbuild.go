@@ -95,7 +95,7 @@ func buildTask(rc *rawConfig) (*Task, error) {
 	}
 	if md, ok := k["metadata"].(map[string]any); ok {
 		if v, ok := md["version"]; ok {
-			t.Version = pyStr(v)
+			t.Version = PyStr(v)
 		}
 	}
 	t.Description = g.template("description", "")
@@ -153,7 +153,7 @@ func (g *getter) strOr(key, def string) string {
 	case string:
 		return x
 	case int64, float64, bool:
-		return pyStr(x)
+		return PyStr(x)
 	}
 	g.fail(key, "want a string, got %s", kindOf(v))
 	return def
@@ -202,7 +202,7 @@ func (g *getter) template(key, def string) *Template {
 	case string:
 		return NewTemplate(key, x)
 	case int64:
-		return NewTemplate(key, pyStr(x))
+		return NewTemplate(key, PyStr(x))
 	}
 	g.fail(key, "want a template string, got %s", kindOf(v))
 	return NewTemplate(key, def)
@@ -230,7 +230,7 @@ func (g *getter) dataFiles() map[string][]string {
 		out["train"] = []string{df} // datasets' rule: a bare path is the train split
 	case []any:
 		for _, e := range df {
-			out["train"] = append(out["train"], pyStr(e))
+			out["train"] = append(out["train"], PyStr(e))
 		}
 	case map[string]any:
 		for split, v := range df {
@@ -239,7 +239,7 @@ func (g *getter) dataFiles() map[string][]string {
 				out[split] = []string{x}
 			case []any:
 				for _, e := range x {
-					out[split] = append(out[split], pyStr(e))
+					out[split] = append(out[split], PyStr(e))
 				}
 			default:
 				g.fail("dataset_kwargs", "data_files.%s: want a path or a list of paths", split)
@@ -461,7 +461,7 @@ func (g *getter) metrics() []MetricSpec {
 				return nil
 			}
 			for _, p := range list {
-				ms.RegexesToIgnore = append(ms.RegexesToIgnore, pyStr(p))
+				ms.RegexesToIgnore = append(ms.RegexesToIgnore, PyStr(p))
 			}
 		}
 		out = append(out, ms)

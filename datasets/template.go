@@ -90,7 +90,7 @@ func (t *Template) RenderString(d Doc) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	s := pyStr(v)
+	s := PyStr(v)
 	if len(s) >= 2 && s[0] == '[' && s[len(s)-1] == ']' && t.Key == "doc_to_target" {
 		// lm-eval would ast.literal_eval this into a list of targets
 		// (multiple_target); that scoring mode is not implemented.
@@ -107,8 +107,8 @@ func shortJinjaError(err error, source string) string {
 	return msg
 }
 
-// pyStr is Python's str() for the Doc value kinds.
-func pyStr(v any) string {
+// PyStr is Python's str() for the Doc value kinds (and YAML scalars).
+func PyStr(v any) string {
 	switch x := v.(type) {
 	case nil:
 		return "None"
@@ -148,7 +148,7 @@ func pyRepr(v any) string {
 		}
 		return "'" + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), "'", `\'`) + "'"
 	}
-	return pyStr(v)
+	return PyStr(v)
 }
 
 func pyFloat(f float64) string {

@@ -187,22 +187,13 @@ func boolParam(params map[string]any, key string) (bool, error) {
 	return b, nil
 }
 
-// pyStrValue is str() of a YAML/JSON scalar.
+// pyStrValue is str() of a filter argument: a YAML scalar, or the same value
+// read back from a manifest's JSON, where an integer became a float64.
 func pyStrValue(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case bool:
-		if x {
-			return "True"
-		}
-		return "False"
-	case float64:
-		if x == math.Trunc(x) && math.Abs(x) < 1e15 {
-			return fmt.Sprintf("%d", int64(x))
-		}
+	if f, ok := v.(float64); ok && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+		v = int64(f)
 	}
-	return fmt.Sprint(v)
+	return datasets.PyStr(v)
 }
 
 // pyUpper is Python's str.upper() for the cases that matter in practice
