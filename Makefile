@@ -11,8 +11,13 @@ CUDA_ENV        := CGO_ENABLED=1 CGO_CFLAGS="-I$(CUDA_SHARED)/include" CGO_LDFLA
 
 .PHONY: build test demo bench lint cuda ptx cuda-bench fuzz
 
+# The code revision manifests record, for builds where Go's own VCS stamp is absent.
+REVISION        := $(shell git rev-parse HEAD 2>/dev/null)
+MODIFIED        := $(shell git diff --quiet HEAD -- 2>/dev/null || echo true)
+LDFLAGS         := -X github.com/entropix-eval/entropix-eval/eval.buildRevision=$(REVISION) -X github.com/entropix-eval/entropix-eval/eval.buildModified=$(MODIFIED)
+
 build:
-	$(GO) build -o $(BIN) ./cmd/entropix-eval
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/entropix-eval
 
 test:
 	$(GO) vet ./...

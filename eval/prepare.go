@@ -101,6 +101,7 @@ func LoadTaskInputs(cfg Config, task *datasets.Task, src datasets.DataSource, to
 	if cfg.Limit > 0 && cfg.Limit < len(docs) {
 		docs = docs[:cfg.Limit]
 	}
+	opts.FewshotAsMultiturn = cfg.ChatTemplate && (cfg.FewshotAsMultiturn == nil || *cfg.FewshotAsMultiturn)
 	prompter, err := datasets.NewPrompter(task, data.Shots, opts)
 	if err != nil {
 		return TaskInputs{}, err

@@ -36,7 +36,7 @@ func runCompare(_ context.Context, args []string, stdout, stderr io.Writer) erro
 			"the gate filter dropped with Holm-adjusted McNemar p < alpha: a nightly gate.")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 2 {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/entropix-eval/entropix-eval/eval"
 	"github.com/entropix-eval/entropix-eval/reports/runreport"
 )
 
@@ -38,13 +39,24 @@ func runReport(_ context.Context, args []string, stdout, stderr io.Writer) error
 			"and tables/ (LaTeX booktabs) into it.")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
 		return fmt.Errorf("%w: report takes one run directory", errUsage)
 	}
-	return writeReport(fs.Arg(0), opt, stdout)
+	dir := fs.Arg(0)
+	if _, err := os.Stat(filepath.Join(dir, runreport.ResultsFile)); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	// The report's files are written under the run directory's lock, so a report
+	// never interleaves with a run, merge or another report writing there.
+	lock, err := eval.LockDir(dir)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	defer lock.Unlock()
+	return writeReport(dir, opt, stdout)
 }
 
 // writeReport builds dir's report and prints where it went; run calls it at the

@@ -69,10 +69,10 @@ func TestParseRunArgsErrors(t *testing.T) {
 		want  string
 		usage bool
 	}{
-		{"unknown key in file", []string{file}, "field bogus not found", false},
-		{"missing file", []string{"/nonexistent.yaml"}, "read sweep config", false},
+		{"unknown key in file", []string{file}, "field bogus not found", true},
+		{"missing file", []string{"/nonexistent.yaml"}, "read sweep config", true},
 		{"missing fields", []string{"--model", "m"}, "task: required", true},
-		{"bad seeds", []string{"--seeds", "x"}, `seed "x"`, false},
+		{"bad seeds", []string{"--seeds", "x"}, `seed "x"`, true},
 		{"bad shard", []string{"--model", "m", "--task", "t", "--dataset", "d", "--samplers", "greedy", "--out", "o", "--shard", "2/2"}, "shard", true},
 		{"two files", []string{"a.yaml", "b.yaml"}, "unexpected arguments", true},
 	} {
@@ -99,7 +99,7 @@ func TestShippedConfigsAreValid(t *testing.T) {
 			cfg, err := eval.LoadConfig(f)
 			require.NoError(t, err)
 			require.NoError(t, cfg.WithDefaults().Validate())
-			resolve := eval.NewSamplerResolver(func(string) (int32, bool) { return 1, true })
+			resolve := eval.NewSamplerResolver(func(string) (int32, bool) { return 1, true }, nil)
 			for i, s := range cfg.Samplers {
 				_, err := resolve(s)
 				assert.NoError(t, err, "samplers[%d]", i)

@@ -67,6 +67,12 @@ func New(m *engine.Model, opts engine.Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cpu engine: model %s: %w", m.Dir, err)
 	}
+	tile := max(tileFloats, c.HiddenSize, c.Intermediate, c.Heads*c.HeadDim)
+	if avail, ok := availableMemory(); ok {
+		if err := checkBudget(&c, opts, tile, avail); err != nil {
+			return nil, fmt.Errorf("cpu engine: model %s: %w", m.Dir, err)
+		}
+	}
 	w, err := loadWeights(m)
 	if err != nil {
 		return nil, fmt.Errorf("cpu engine: %w", err)
@@ -80,7 +86,6 @@ func New(m *engine.Model, opts engine.Options) (*Engine, error) {
 		cache: newKVCache(c.Layers, opts.Slots, opts.MaxSeqLen, c.KVHeads*c.HeadDim),
 		seen:  make([]bool, opts.Slots),
 	}
-	tile := max(tileFloats, c.HiddenSize, c.Intermediate, c.Heads*c.HeadDim)
 	for range opts.Threads {
 		e.scratch = append(e.scratch, workerScratch{
 			tile:   make([]float32, tile),

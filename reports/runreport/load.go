@@ -63,6 +63,7 @@ type manifest struct {
 	} `json:"provenance"`
 	Backend          string   `json:"backend"`
 	Devices          []string `json:"devices"`
+	DeviceNames      []string `json:"device_names"`
 	BatchSize        int      `json:"batch_size"`
 	FirstTokenArgmax bool     `json:"first_token_argmax"`
 	Samplers         []struct {
@@ -107,7 +108,8 @@ func loadRun(dir string) (*run, error) {
 		return nil, fmt.Errorf("run directory %s: %w", dir, err)
 	}
 	if len(r.results) == 0 {
-		return nil, fmt.Errorf("run directory %s: %s has no rows", dir, ResultsFile)
+		// An empty shard is a finished run: its report says so instead of failing.
+		r.notes = append(r.notes, ResultsFile+" has no rows (an empty shard, or no problems): there is nothing to summarise.")
 	}
 	if r.questions, err = readQuestions(filepath.Join(dir, ProblemsFile)); err != nil {
 		return nil, fmt.Errorf("run directory %s: %w", dir, err)
@@ -227,6 +229,34 @@ func (r *run) thresholds(label string) *model.Thresholds {
 	return nil
 }
 
+// attnViews says which attention statistics each sampler read: an Entropix
+// sampler's own view (attn_mode, pad_len in its description), the sweep's
+// attn_mode for the rest.
+func (r *run) attnViews() string {
+	var parts []string
+	for _, s := range r.manifest.Samplers {
+		var d struct {
+			AttnMode string `json:"attn_mode"`
+			PadLen   int    `json:"pad_len"`
+		}
+		if json.Unmarshal(s.Description, &d) != nil || d.AttnMode == "" {
+			continue
+		}
+		v := d.AttnMode
+		if v == "padded" {
+			v = fmt.Sprintf("padded over %d slots", d.PadLen)
+		}
+		parts = append(parts, s.Label+": "+v)
+	}
+	if m := r.manifest.Config.AttnMode; m != "" {
+		if len(parts) == 0 {
+			return m
+		}
+		parts = append(parts, "others: "+m)
+	}
+	return strings.Join(parts, "; ")
+}
+
 // manifestView is the manifest table and the indented file.
 func (r *run) manifestView() model.Manifest {
 	m := r.manifest
@@ -261,8 +291,12 @@ func (r *run) manifestView() model.Manifest {
 	if m.Config.Repeats > 0 {
 		add("repeats", strconv.Itoa(m.Config.Repeats))
 	}
-	add("attention statistics", m.Config.AttnMode)
-	add("backend", strings.TrimSpace(m.Backend+" "+strings.Join(m.Devices, ",")))
+	add("attention statistics", r.attnViews())
+	backend := strings.TrimSpace(m.Backend + " " + strings.Join(m.Devices, ","))
+	if len(m.DeviceNames) > 0 {
+		backend += " (" + strings.Join(m.DeviceNames, ", ") + ")"
+	}
+	add("backend", backend)
 	if m.BatchSize > 0 {
 		add("batch size", strconv.Itoa(m.BatchSize))
 	}

@@ -139,7 +139,7 @@ func chooseBaseline(groups []*samplerRows, want string) (string, error) {
 		}
 		return want, nil
 	}
-	if has("greedy") {
+	if has("greedy") || len(groups) == 0 {
 		return "greedy", nil
 	}
 	return groups[0].label, nil
