@@ -268,6 +268,9 @@ func loadDocFiles(files []string) (*Dataset, error) {
 		}
 		ds.Files = append(ds.Files, FileRows{Path: p, Rows: len(docs)})
 		for row, d := range docs {
+			if key, n := largestString("", d); n > MaxFieldBytes {
+				return nil, fmt.Errorf("load %s: row %d: %s of %d bytes: %w (at most %d bytes)", p, row, key, n, ErrTooLarge, MaxFieldBytes)
+			}
 			i := len(ds.Problems)
 			ds.Problems = append(ds.Problems, Problem{ID: fmt.Sprint(i), Index: i, Doc: d, Source: p, Row: row})
 		}
@@ -276,4 +279,29 @@ func loadDocFiles(files []string) (*Dataset, error) {
 		return nil, fmt.Errorf("load %s: %w", strings.Join(files, ", "), ErrNoRows)
 	}
 	return ds, nil
+}
+
+// largestString finds the longest string value inside v and its key path.
+func largestString(key string, v any) (string, int) {
+	switch x := v.(type) {
+	case string:
+		return key, len(x)
+	case map[string]any:
+		best, n := "", -1
+		for k, e := range x {
+			if kk, m := largestString(strings.TrimPrefix(key+"."+k, "."), e); m > n {
+				best, n = kk, m
+			}
+		}
+		return best, n
+	case []any:
+		best, n := "", -1
+		for i, e := range x {
+			if kk, m := largestString(fmt.Sprintf("%s[%d]", key, i), e); m > n {
+				best, n = kk, m
+			}
+		}
+		return best, n
+	}
+	return key, 0
 }

@@ -3,6 +3,7 @@ package datasets
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -163,4 +164,13 @@ func TestDataFilesAndLocalJSON(t *testing.T) {
 	target, err := task.Target(td.Docs.Problems[1].Doc)
 	require.NoError(t, err)
 	assert.Equal(t, "0", target)
+}
+
+func TestGenericDocsRefuseHugeFields(t *testing.T) {
+	dir := t.TempDir()
+	big := strings.Repeat("9", MaxFieldBytes+1)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "d.jsonl"), []byte(`{"q": "x", "meta": {"notes": ["ok", "`+big+`"]}}`+"\n"), 0o644))
+	_, err := LoadDocs(filepath.Join(dir, "d.jsonl"))
+	require.ErrorIs(t, err, ErrTooLarge)
+	assert.ErrorContains(t, err, "row 0: meta.notes[1] of 1048577 bytes")
 }
