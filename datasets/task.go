@@ -3,6 +3,8 @@ package datasets
 import (
 	"fmt"
 	"maps"
+	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -193,7 +195,9 @@ func (t *Task) Filter(name string) (FilterPipeline, bool) {
 // fingerprints: everything that changes prompts or scores.
 func (t *Task) Describe() map[string]any {
 	out := map[string]any{
-		"task": t.Name, "file": t.File, "source": t.Source, "version": t.Version,
+		// The file's name and the kind of source, not its directory: a task
+		// directory moved elsewhere is the same task (fingerprints hash this).
+		"task": t.Name, "file": path.Base(filepath.ToSlash(t.File)), "source": sourceKind(t.Source), "version": t.Version,
 		"dataset_path": t.DatasetPath, "dataset_name": t.DatasetName, "split": t.EvalSplit(),
 		"num_fewshot": t.NumFewshot, "fewshot_sampler": string(t.Fewshot.Sampler), "fewshot_split": t.ShotSplit(),
 		"fewshot_samples": len(t.Fewshot.Samples), "until": t.Until, "max_gen_toks": t.MaxNewTokens,
@@ -217,6 +221,15 @@ func (t *Task) Describe() map[string]any {
 	}
 	out["metrics"] = ml
 	return out
+}
+
+// sourceKind is "builtin", "include_path" or "file".
+func sourceKind(source string) string {
+	switch source {
+	case "builtin", "file":
+		return source
+	}
+	return "include_path"
 }
 
 func sortedKeys[V any](m map[string]V) []string {

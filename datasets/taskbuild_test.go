@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/entropix-eval/entropix-eval/internal/sharedtest"
 )
 
 const minimalTask = "task: t\ndataset_path: acme/x\ntest_split: test\ndoc_to_text: \"{{q}}\"\ndoc_to_target: a\n"
@@ -84,11 +86,7 @@ func TestTaskDefaults(t *testing.T) {
 func TestBuiltinTasksMatchLMEvalFiles(t *testing.T) {
 	// The embedded files are lm-eval's, plus one numeric_match line; the
 	// prompt-defining keys must equal the upstream copies in ../shared.
-	dir := os.Getenv("ENTROPIX_SHARED")
-	if dir == "" {
-		t.Skip("ENTROPIX_SHARED not set")
-	}
-	ix, err := NewIndex(filepath.Join(dir, "tasks", "lm-eval"))
+	ix, err := NewIndex(sharedtest.Path(t, "tasks/lm-eval"))
 	require.NoError(t, err)
 	for _, name := range TaskNames() {
 		builtin, err := LookupTask(name)

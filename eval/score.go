@@ -6,9 +6,9 @@ package eval
 // string match says 29.00 != 29.
 
 import (
-	"encoding/json"
 	"fmt"
 	"math/big"
+	"reflect"
 	"regexp"
 	"strings"
 	"sync"
@@ -160,6 +160,7 @@ type LMEvalGrader struct {
 }
 
 type taskScorer struct {
+	spec    TaskSpec // the configuration compiled
 	filters []*Pipeline
 	metrics []metricFunc
 	names   []string // metric names, metrics order
@@ -172,23 +173,17 @@ type metricFunc func(prediction, reference string) float64
 func NewLMEvalGrader() *LMEvalGrader { return &LMEvalGrader{tasks: map[string]*taskScorer{}} }
 
 func (g *LMEvalGrader) scorer(task TaskSpec) (*taskScorer, error) {
-	key, err := json.Marshal(struct {
-		N string
-		F []datasets.FilterPipeline
-		M []datasets.MetricSpec
-	}{task.Name, task.Filters, task.Metrics})
-	if err != nil {
-		return nil, err
-	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if s, ok := g.tasks[string(key)]; ok {
+	// Keyed by name, checked by content: a grader may see two configurations
+	// of one task name (a rescore after the task file changed).
+	if s, ok := g.tasks[task.Name]; ok && sameSpec(s.spec, task) {
 		return s, nil
 	}
 	if len(task.Filters) == 0 || len(task.Metrics) == 0 {
 		return nil, fmt.Errorf("task %s: no filters or metrics to score with", task.Name)
 	}
-	s := &taskScorer{}
+	s := &taskScorer{spec: task}
 	for _, f := range task.Filters {
 		p, err := CompilePipeline(f)
 		if err != nil {
@@ -203,8 +198,19 @@ func (g *LMEvalGrader) scorer(task TaskSpec) (*taskScorer, error) {
 		}
 		s.metrics, s.names = append(s.metrics, fn), append(s.names, m.Metric)
 	}
-	g.tasks[string(key)] = s
+	g.tasks[task.Name] = s
 	return s, nil
+}
+
+// sameSpec reports whether two task specs hold the same filters and metrics:
+// the same backing arrays (one run's manifest, the common case, checked in
+// constant time) or equal contents.
+func sameSpec(a, b TaskSpec) bool {
+	if len(a.Filters) == len(b.Filters) && len(a.Metrics) == len(b.Metrics) && len(a.Filters) > 0 && len(a.Metrics) > 0 &&
+		&a.Filters[0] == &b.Filters[0] && &a.Metrics[0] == &b.Metrics[0] {
+		return true
+	}
+	return reflect.DeepEqual(a.Filters, b.Filters) && reflect.DeepEqual(a.Metrics, b.Metrics)
 }
 
 func compileMetric(m datasets.MetricSpec) (metricFunc, error) {
