@@ -20,7 +20,8 @@
 //     <metric>,<filter> columns;
 //   - per-row invariants: finish_reason, token budgets, steps 0..n-1 per sequence,
 //     strategies and their parameters, entropy ≥ 0, tail_mass in [0,1], and the
-//     token texts of a sequence concatenating to its response;
+//     token texts of a sequence concatenating to its response (special tokens,
+//     read from the model's tokenizer.json, skipped as the response is decoded);
 //   - results.json: per run (sampler × seed) the accuracies are the means of the
 //     score columns, n-samples the row count, finish_length_share the share
 //     of length-truncated rows.
@@ -28,8 +29,8 @@
 // Exits 1 with a message naming the file, row and column on the first violation;
 // prints a one-line summary on success. Uses only apache-arrow and node built-ins.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { tableFromIPC } from 'apache-arrow';
 import { typeName } from './arrowtypes.mjs';
 
@@ -136,6 +137,20 @@ function readJSONLines(name) {
 function rawUint(line, key) {
   const m = line.match(new RegExp(`(?<!\\\\)"${key}":(\\d+)`));
   return m ? BigInt(m[1]) : null;
+}
+
+// specialTokenIDs reads the ids of the model's special added tokens from its
+// tokenizer.json (beside the weights; the manifest names the model path). The
+// scored response is decoded with them skipped, as lm-eval's HF backend does,
+// while traces keep every token's text. An unreadable tokenizer gives none.
+function specialTokenIDs(model) {
+  try {
+    const base = statSync(model).isDirectory() ? model : dirname(model);
+    const tok = JSON.parse(readFileSync(join(base, 'tokenizer.json'), 'utf8'));
+    return new Set((tok.added_tokens ?? []).filter((t) => t.special).map((t) => t.id));
+  } catch {
+    return new Set();
+  }
 }
 
 // ---- lm-eval extraction and scoring, re-implemented ----
@@ -362,13 +377,15 @@ function main() {
   const wantTraceRows = seqs.reduce((n, s) => n + s.gen, 0);
   check(traces.numRows === wantTraceRows, `traces.arrow: ${traces.numRows} rows, want the sum of gen_tokens = ${wantTraceRows}`);
   const wholeVocab = cfg.candidates === 0;
+  const special = specialTokenIDs(cfg.model);
   let t = 0;
   for (const s of seqs) {
     const name = s.sampler.spec.name;
     const baseline = BASELINE_STRATEGIES;
     const allowed = name.startsWith('entropix') ? ENTROPIX_STRATEGIES : baseline;
     const isGreedy = name === 'greedy';
-    let text = '';
+    let text = ''; // every token's text
+    let scored = ''; // special tokens skipped, as the response is decoded
     for (let step = 0; step < s.gen; step++, t++) {
       const where = `traces.arrow row ${t} (${s.runID}, problem ${s.pIndex}, repeat ${s.repeat}, step ${step})`;
       check(T.run_id[t] === s.runID && T.problem_id[t] === s.pIndex && T.repeat[t] === s.repeat,
@@ -407,15 +424,17 @@ function main() {
         `${where}: attention statistics partly null or non-finite: ${attn.join(', ')}`);
       check(attn[0] === null || (attn[0] >= 0 && attn[1] >= 0), `${where}: negative attention entropy/varentropy ${attn[0]}, ${attn[1]}`);
       text += T.token_text[t];
+      if (!special.has(T.token_id[t])) scored += T.token_text[t];
     }
-    // The token texts are the streamed pieces of the response: they concatenate to it,
-    // plus the stop string that ended it; an EOS token adds no text.
+    // The token texts are the streamed pieces of the response: without the special
+    // tokens they concatenate to it, plus the stop string that ended it (generation
+    // stops on the text with special tokens); an EOS token adds no text.
     const where = `traces.arrow: ${s.runID}, problem ${s.pIndex}, repeat ${s.repeat}`;
     if (s.fin === 'stop') {
-      check(text.startsWith(s.response) && stops.some((st) => text.slice(s.response.length).startsWith(st)),
+      check(scored.startsWith(s.response) && stops.some((st) => text.includes(st)),
         () => `${where}: token texts ${show(text)} are not the response ${show(s.response)} followed by a stop string`);
     } else {
-      check(text === s.response, () => `${where}: token texts concatenate to ${show(text)}, response is ${show(s.response)}`);
+      check(scored === s.response, () => `${where}: token texts without special tokens concatenate to ${show(scored)}, response is ${show(s.response)}`);
     }
     if (s.fin === 'eos') check(T.token_text[t - 1] === '', `${where}: the EOS token has text ${show(T.token_text[t - 1])}`);
   }
