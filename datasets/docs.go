@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -233,7 +234,7 @@ func readArrowDocs(path string) (_ []Doc, err error) {
 		}
 		return out, nil
 	}
-	if _, err := fh.Seek(0, io.SeekStart); err != nil {
+	if err := checkStreamHead(path, fh); err != nil {
 		return nil, err
 	}
 	r, err := ipc.NewReader(fh)
@@ -249,6 +250,29 @@ func readArrowDocs(path string) (_ []Doc, err error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return out, nil
+}
+
+// checkStreamHead refuses a stream whose first message claims more metadata
+// than the file holds: arrow-go allocates the claimed length before reading,
+// so 8 bytes of garbage would cost 2 GiB. It leaves fh at the start.
+func checkStreamHead(path string, fh *os.File) error {
+	st, err := fh.Stat()
+	if err != nil {
+		return err
+	}
+	var head [8]byte
+	if _, err := fh.ReadAt(head[:], 0); err != nil {
+		return fmt.Errorf("%s: not an Arrow IPC stream: %w", path, err)
+	}
+	n := int64(binary.LittleEndian.Uint32(head[:4]))
+	if n == 0xFFFFFFFF { // continuation marker, then the length
+		n = int64(int32(binary.LittleEndian.Uint32(head[4:])))
+	}
+	if n < 0 || n > st.Size() {
+		return fmt.Errorf("%s: not an Arrow IPC stream: first message claims %d bytes of a %d-byte file", path, n, st.Size())
+	}
+	_, err = fh.Seek(0, io.SeekStart)
+	return err
 }
 
 func appendRecordDocs(out []Doc, rec arrow.Record) []Doc {

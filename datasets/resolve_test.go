@@ -174,3 +174,12 @@ func TestGenericDocsRefuseHugeFields(t *testing.T) {
 	require.ErrorIs(t, err, ErrTooLarge)
 	assert.ErrorContains(t, err, "row 0: meta.notes[1] of 1048577 bytes")
 }
+
+// TestArrowLengthBombRefused: a stream whose first message claims 2 GiB of
+// metadata is refused before arrow-go would allocate it.
+func TestArrowLengthBombRefused(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "bomb-test.arrow")
+	require.NoError(t, os.WriteFile(p, []byte("\xff\xff\xff\xff\xff\xff\xff\x7fxxxxxxxx"), 0o644))
+	_, err := LoadDocs(p)
+	assert.ErrorContains(t, err, "first message claims 2147483647 bytes of a 16-byte file")
+}
