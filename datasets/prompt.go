@@ -70,6 +70,7 @@ type Prompter struct {
 	shots   int
 
 	mu    sync.Mutex
+	turns map[int]shotTurn // rendered few-shot examples, by index
 	rng   *PyRandom
 	draws [][]int // draws[i] = the few-shot indexes lm-eval's sampler returns for doc i
 }
@@ -180,41 +181,71 @@ type shotTurn struct{ q, a, text string }
 // shotTurns renders the shots with fewshot_config's templates and delimiters.
 // A shot with an empty target contributes its text only, as in lm-eval.
 func (p *Prompter) shotTurns(shots []int) ([]shotTurn, error) {
-	fc := &p.task.Fewshot
 	out := make([]shotTurn, 0, len(shots))
 	for _, i := range shots {
-		d := p.fewshot[i].Doc
-		q, err := p.task.shotText(d)
+		t, err := p.shotTurn(i)
 		if err != nil {
-			return nil, fmt.Errorf("few-shot example %d: %w", i, err)
-		}
-		a, err := p.task.shotTarget(d)
-		if err != nil {
-			return nil, fmt.Errorf("few-shot example %d: %w", i, err)
-		}
-		gp, err := fc.GenPrefix.RenderString(d)
-		if err != nil {
-			return nil, fmt.Errorf("few-shot example %d: %w", i, err)
-		}
-		t := shotTurn{q: q}
-		switch {
-		case a != "":
-			if gp == "" || requiresDelimiter(q, gp) {
-				q += fc.TargetDelimiter
-			}
-			t.a = maybeDelimit(gp, a, " ")
-			t.text = q + t.a + fc.FewshotDelimiter
-		case gp != "":
-			if requiresDelimiter(q, gp) {
-				q += fc.TargetDelimiter
-			}
-			t.a, t.text = gp, q+gp
-		default:
-			t.text = q
+			return nil, err
 		}
 		out = append(out, t)
 	}
 	return out, nil
+}
+
+// shotTurn renders few-shot example i once; every prompt that uses it reuses
+// the text (first_n tasks put the same shots in front of every doc).
+func (p *Prompter) shotTurn(i int) (shotTurn, error) {
+	p.mu.Lock()
+	t, ok := p.turns[i]
+	p.mu.Unlock()
+	if ok {
+		return t, nil
+	}
+	t, err := p.renderShot(i)
+	if err != nil {
+		return shotTurn{}, err
+	}
+	p.mu.Lock()
+	if p.turns == nil {
+		p.turns = map[int]shotTurn{}
+	}
+	p.turns[i] = t
+	p.mu.Unlock()
+	return t, nil
+}
+
+func (p *Prompter) renderShot(i int) (shotTurn, error) {
+	fc := &p.task.Fewshot
+	d := p.fewshot[i].Doc
+	q, err := p.task.shotText(d)
+	if err != nil {
+		return shotTurn{}, fmt.Errorf("few-shot example %d: %w", i, err)
+	}
+	a, err := p.task.shotTarget(d)
+	if err != nil {
+		return shotTurn{}, fmt.Errorf("few-shot example %d: %w", i, err)
+	}
+	gp, err := fc.GenPrefix.RenderString(d)
+	if err != nil {
+		return shotTurn{}, fmt.Errorf("few-shot example %d: %w", i, err)
+	}
+	t := shotTurn{q: q}
+	switch {
+	case a != "":
+		if gp == "" || requiresDelimiter(q, gp) {
+			q += fc.TargetDelimiter
+		}
+		t.a = maybeDelimit(gp, a, " ")
+		t.text = q + t.a + fc.FewshotDelimiter
+	case gp != "":
+		if requiresDelimiter(q, gp) {
+			q += fc.TargetDelimiter
+		}
+		t.a, t.text = gp, q+gp
+	default:
+		t.text = q
+	}
+	return t, nil
 }
 
 // maybeDelimit is lm-eval's maybe_delimit: join with delimiter unless either
