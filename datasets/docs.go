@@ -23,8 +23,8 @@ import (
 // map[string]any (structs), whatever the file format.
 type Doc = map[string]any
 
-// LoadDocs reads every file matching pattern (.parquet, .jsonl or a Hugging
-// Face datasets-cache .arrow stream) in sorted path order, keeping every column
+// LoadDocs reads every file matching pattern (.parquet, .jsonl, .csv or a
+// Hugging Face datasets-cache .arrow stream) in sorted path order, keeping every column
 // of every row: the input of task YAML templates. Index and ID are the doc id
 // (the row index across the sorted files), as in Load.
 func LoadDocs(pattern string) (*Dataset, error) {
@@ -51,7 +51,7 @@ func matchFiles(pattern string) ([]string, error) {
 	return paths, nil
 }
 
-// maxDocFileBytes bounds one JSONL data file read into memory; Parquet and
+// maxDocFileBytes bounds one JSONL or CSV data file read into memory; Parquet and
 // Arrow files are read through their own bounded readers.
 const maxDocFileBytes = 4 << 30
 
@@ -60,22 +60,33 @@ func loadDocFile(path string) ([]Doc, error) {
 	case ".parquet", ".pq":
 		return readParquetDocs(path)
 	case ".jsonl", ".ndjson":
-		st, err := os.Stat(path)
-		if err != nil {
-			return nil, err
-		}
-		if st.Size() > maxDocFileBytes {
-			return nil, fmt.Errorf("%s: %d bytes is more than the %d a JSONL file may hold", path, st.Size(), int64(maxDocFileBytes))
-		}
-		b, err := os.ReadFile(path)
+		b, err := readBoundedFile(path)
 		if err != nil {
 			return nil, err
 		}
 		return parseJSONLDocs(path, b)
+	case ".csv":
+		b, err := readBoundedFile(path)
+		if err != nil {
+			return nil, err
+		}
+		return parseCSVDocs(path, b)
 	case ".arrow":
 		return readArrowDocs(path)
 	}
-	return nil, fmt.Errorf("%s: %w (want .parquet, .jsonl or .arrow)", path, ErrFormat)
+	return nil, fmt.Errorf("%s: %w (want .parquet, .jsonl, .csv or .arrow)", path, ErrFormat)
+}
+
+// readBoundedFile reads a text data file whole, up to maxDocFileBytes.
+func readBoundedFile(path string) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() > maxDocFileBytes {
+		return nil, fmt.Errorf("%s: %d bytes is more than the %d a text data file may hold", path, st.Size(), int64(maxDocFileBytes))
+	}
+	return os.ReadFile(path)
 }
 
 // readParquetDocs reconstructs every row with parquet-go's schema-driven

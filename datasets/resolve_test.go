@@ -13,6 +13,8 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/entropix-eval/entropix-eval/internal/sharedtest"
 )
 
 // writeHubParquet writes GSM8K-style rows as a hub-cache parquet file.
@@ -182,4 +184,30 @@ func TestArrowLengthBombRefused(t *testing.T) {
 	require.NoError(t, os.WriteFile(p, []byte("\xff\xff\xff\xff\xff\xff\xff\x7fxxxxxxxx"), 0o644))
 	_, err := LoadDocs(p)
 	assert.ErrorContains(t, err, "first message claims 2147483647 bytes of a 16-byte file")
+}
+
+func TestCSVDocsInferTypes(t *testing.T) {
+	csvText := "q,n,x,ok,note\n\"a, quoted\",1,1.5,True,\n\"b\",2,,False,hi\n"
+	docs, err := parseCSVDocs("t.csv", []byte(csvText))
+	require.NoError(t, err)
+	assert.Equal(t, Doc{"q": "a, quoted", "n": int64(1), "x": 1.5, "ok": true, "note": nil}, docs[0])
+	assert.Equal(t, Doc{"q": "b", "n": int64(2), "x": nil, "ok": false, "note": "hi"}, docs[1])
+	_, err = parseCSVDocs("t.csv", []byte("a,b\n1\n"))
+	assert.ErrorContains(t, err, "wrong number of fields")
+}
+
+// TestGPQACSVReads loads the GPQA CSV of ../shared/tasks (pandas-written, as the
+// hub's main branch holds it): the task itself is refused for its Python
+// process_docs, but its data reads with the same columns as the Parquet copy.
+func TestGPQACSVReads(t *testing.T) {
+	csvDocs, err := LoadDocs(sharedtest.Path(t, "tasks/data/Idavidrein/gpqa/gpqa_main.csv"))
+	require.NoError(t, err)
+	pq, err := LoadDocs(sharedtest.Path(t, "tasks/data/Idavidrein/gpqa/gpqa_main/train/0000.parquet"))
+	require.NoError(t, err)
+	require.Len(t, csvDocs.Problems, len(pq.Problems))
+	for i := range pq.Problems {
+		for _, col := range []string{"Question", "Correct Answer", "Incorrect Answer 1"} {
+			assert.Equal(t, pq.Problems[i].Doc[col], csvDocs.Problems[i].Doc[col], "row %d %s", i, col)
+		}
+	}
 }

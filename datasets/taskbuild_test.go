@@ -121,7 +121,7 @@ func FuzzTaskYAML(f *testing.F) {
 	})
 }
 
-// FuzzDocFiles feeds arbitrary bytes to the generic JSONL and Arrow readers:
+// FuzzDocFiles feeds arbitrary bytes to the generic JSONL, CSV and Arrow readers:
 // an error is fine, a panic or a hang is not.
 func FuzzDocFiles(f *testing.F) {
 	f.Add([]byte("{\"q\": \"a\", \"n\": [1, 2.5, {\"x\": null}]}\n"))
@@ -129,6 +129,7 @@ func FuzzDocFiles(f *testing.F) {
 	f.Add([]byte("\xff\xff\xff\xff"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		_, _ = parseJSONLDocs("fuzz.jsonl", b)
+		_, _ = parseCSVDocs("fuzz.csv", b)
 		p := filepath.Join(t.TempDir(), "f.arrow")
 		if err := os.WriteFile(p, b, 0o644); err != nil {
 			t.Fatal(err)
