@@ -65,7 +65,7 @@ func newRunFlags(cfg *eval.Config, stderr io.Writer) *runFlags {
 		cfg.IncludePaths = append(cfg.IncludePaths, s)
 		return nil
 	})
-	fs.StringVar(&cfg.Dataset, "dataset", cfg.Dataset, "evaluated split: file or glob (.parquet, .jsonl, datasets-cache .arrow); default: found offline from the task's dataset_path")
+	fs.StringVar(&cfg.Dataset, "dataset", cfg.Dataset, "evaluated split: file or glob (.parquet, .jsonl, .csv, datasets-cache .arrow); default: found offline from the task's dataset_path")
 	fs.StringVar(&cfg.TrainDataset, "train-dataset", cfg.TrainDataset, "few-shot split: file or glob (tasks with random shots)")
 	fs.Func("data-dir", "local mirror of hub datasets, DIR/<dataset_path>/<dataset_name>/<split>-*.parquet (repeatable)", func(s string) error {
 		cfg.DataDirs = append(cfg.DataDirs, s)
