@@ -69,6 +69,10 @@ type Config struct {
 	Repeats  int           `yaml:"repeats" json:"repeats"`
 	Shard    string        `yaml:"shard" json:"shard,omitempty"`
 	Out      string        `yaml:"out" json:"out"`
+
+	// PrimaryFilter is the filter whose comparisons form the report's Holm
+	// family and lead its page (default: the task's first filter).
+	PrimaryFilter string `yaml:"primary_filter" json:"primary_filter,omitempty"`
 }
 
 // Defaults for fields a sweep may leave out.

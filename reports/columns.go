@@ -51,6 +51,39 @@ func plainColumn[R, T any, B valueBuilder[T], A valueArray[T]](name string, dt a
 	}
 }
 
+// optColumn is a nullable fixed-width column backed by an Opt field.
+func optColumn[R, T any, B valueBuilder[T], A valueArray[T]](name string, dt arrow.DataType, p func(*R) *Opt[T]) column[R] {
+	return column[R]{
+		field: arrow.Field{Name: name, Type: dt, Nullable: true},
+		value: func(r *R) any {
+			if o := p(r); o.Valid {
+				return o.V
+			}
+			return nil
+		},
+		appender: func(b array.Builder) func(*R) {
+			tb := b.(B)
+			return func(r *R) {
+				if o := p(r); o.Valid {
+					tb.Append(o.V)
+				} else {
+					tb.AppendNull()
+				}
+			}
+		},
+		scanner: func(a arrow.Array) (func(int, *R), error) {
+			ta := a.(A)
+			return func(i int, r *R) {
+				if ta.IsNull(i) {
+					*p(r) = Opt[T]{}
+					return
+				}
+				*p(r) = Opt[T]{V: ta.Value(i), Valid: true}
+			}, nil
+		},
+	}
+}
+
 func int32Column[R any](name string, p func(*R) *int32) column[R] {
 	return plainColumn[R, int32, *array.Int32Builder, *array.Int32](name, arrow.PrimitiveTypes.Int32, p)
 }
@@ -65,6 +98,14 @@ func float64Column[R any](name string, p func(*R) *float64) column[R] {
 
 func boolColumn[R any](name string, p func(*R) *bool) column[R] {
 	return plainColumn[R, bool, *array.BooleanBuilder, *array.Boolean](name, arrow.FixedWidthTypes.Boolean, p)
+}
+
+func optInt32Column[R any](name string, p func(*R) *Opt[int32]) column[R] {
+	return optColumn[R, int32, *array.Int32Builder, *array.Int32](name, arrow.PrimitiveTypes.Int32, p)
+}
+
+func optFloat64Column[R any](name string, p func(*R) *Opt[float64]) column[R] {
+	return optColumn[R, float64, *array.Float64Builder, *array.Float64](name, arrow.PrimitiveTypes.Float64, p)
 }
 
 // intColumn is a non-nullable int32 column over an int field (counts the
@@ -265,11 +306,12 @@ const (
 	metaKind    = "entropix.schema"
 	metaVersion = "entropix.schema_version"
 	// SchemaVersion changes whenever a column is added, removed or retyped.
-	// 2: results.arrow is generic over the task's filters and metrics (task,
+	// 2: comparisons.arrow's problem-level columns (issue 11).
+	// 3: results.arrow is generic over the task's filters and metrics (task,
 	// answer,<filter> and <metric>,<filter> columns replace extracted_* and
 	// correct_*); traces.arrow carries every field of the sampler's decision;
-	// summary and comparisons name a score key in "score" instead of "filter".
-	SchemaVersion = "2"
+	// summary and comparisons hold a score key ("metric,filter") in "filter".
+	SchemaVersion = "3"
 )
 
 // validUTF8 replaces each run of invalid bytes by U+FFFD, as written to utf8 columns.

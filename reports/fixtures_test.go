@@ -59,20 +59,23 @@ func sampleResults() []ResultRow {
 
 func sampleSummary() []SummaryRow {
 	return []SummaryRow{
-		{RunID: "r1", Sampler: "greedy", Seed: 0, Score: keyStrict, N: 1319, Repeats: 1,
+		{RunID: "r1", Sampler: "greedy", Seed: 0, Filter: keyStrict, N: 1319, Repeats: 1,
 			Accuracy: 0.389, SE: 0.0134, CILow: 0.363, CIHigh: 0.416, TruncationRate: 0.02, MeanGenTokens: 131.5},
-		{RunID: "r1", Sampler: "greedy", Seed: 0, Score: keyNumeric, N: 1, Repeats: 10,
+		{RunID: "r1", Sampler: "greedy", Seed: 0, Filter: keyNumeric, N: 1, Repeats: 10,
 			Accuracy: 1, SE: math.NaN(), CILow: 0.2065, CIHigh: 1, TruncationRate: 0, MeanGenTokens: 0},
 	}
 }
 
 func sampleComparisons() []ComparisonRow {
 	return []ComparisonRow{
-		{SamplerA: "entropix", SamplerB: "greedy", Score: keyStrict, N: 1319,
-			AccuracyA: 0.41, AccuracyB: 0.389, Difference: 0.021, CILow: -0.004, CIHigh: 0.046,
-			Resamples: 10000, McNemarB: 90, McNemarC: 62, Method: McNemarChi2CC, PValue: 0.0285, PHolm: 0.057},
-		{SamplerA: "min_p", SamplerB: "greedy", Score: keyFlexible, N: 5,
-			Difference: -0.2, Resamples: 1, McNemarB: 1, McNemarC: 6, Method: McNemarExact, PValue: 0.125, PHolm: 0.125},
+		{Sampler: "entropix", Baseline: "greedy", Filter: "strict-match", Primary: true, NProblems: 1319,
+			SamplesPerProblem: 3, BaselineSamplesPerProblem: 1, SamplerAcc: 0.41, BaselineAcc: 0.389,
+			Delta: 0.021, DeltaSE: 0.0097, CILow: 0.002, CIHigh: 0.040, BootCILow: 0.001, BootCIHigh: 0.041,
+			BootResamples: 10000, P: 0.0301, PTest: SignFlipExact, PHolm: Some(0.0602), MDE80: 0.0272},
+		{Sampler: "min_p", Baseline: "greedy", Filter: "flexible-extract", NProblems: 5,
+			SamplesPerProblem: 1, BaselineSamplesPerProblem: 1, Delta: -0.2, DeltaSE: math.NaN(),
+			CILow: math.NaN(), CIHigh: math.NaN(), BootResamples: 1, P: 0.125, PTest: SignFlipMC, MDE80: math.NaN(),
+			McNemarB: Some[int32](1), McNemarC: Some[int32](6), McNemarP: Some(0.125)},
 	}
 }
 

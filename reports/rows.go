@@ -54,8 +54,9 @@ const (
 
 // Column names of summary.arrow and comparisons.arrow.
 const (
-	// ColScore holds a score key, lm-eval's "metric,filter".
-	ColScore          = "score"
+	// ColFilter holds a score key, lm-eval's "metric,filter"
+	// (exact_match,strict-match), in summary.arrow and comparisons.arrow.
+	ColFilter         = "filter"
 	ColN              = "n"
 	ColRepeats        = "repeats"
 	ColAccuracy       = "accuracy"
@@ -65,17 +66,7 @@ const (
 	ColTruncationRate = "truncation_rate"
 	ColMeanGenTokens  = "mean_gen_tokens"
 
-	ColSamplerA      = "sampler_a"
-	ColSamplerB      = "sampler_b"
-	ColAccuracyA     = "accuracy_a"
-	ColAccuracyB     = "accuracy_b"
-	ColDifference    = "difference"
-	ColResamples     = "resamples"
-	ColMcNemarB      = "mcnemar_b"
-	ColMcNemarC      = "mcnemar_c"
-	ColMcNemarMethod = "mcnemar_method"
-	ColPValue        = "p_value"
-	ColPHolm         = "p_holm"
+	ColPHolm = "p_holm"
 )
 
 // TraceRow is one generated token (traces.arrow): where it belongs, and the
@@ -178,6 +169,18 @@ func (s Score) Key() ScoreKey { return KeyOf(s.Metric, s.Filter) }
 // "exact_match,strict-match". Metric names contain no comma.
 type ScoreKey string
 
+// Filter is the report code's name for a score key: the "filter" a summary
+// or comparison row is about is one (metric, filter) pair of the task.
+type Filter = ScoreKey
+
+// The GSM8K tasks' three scores that schema versions 1 and 2 had as fixed
+// columns (correct_strict, correct_flexible, correct_numeric).
+const (
+	FilterStrict   Filter = "exact_match,strict-match"
+	FilterFlexible Filter = "exact_match,flexible-extract"
+	FilterNumeric  Filter = "numeric_match,strict-match"
+)
+
 // KeyOf builds a score key.
 func KeyOf(metric, filter string) ScoreKey { return ScoreKey(metric + "," + filter) }
 
@@ -261,9 +264,9 @@ type SummaryRow struct {
 	RunID    string
 	Sampler  string
 	Seed     int64
-	Score    ScoreKey
-	N        int32 // problems
-	Repeats  int32 // responses per problem (the largest count seen)
+	Filter   Filter // the score key, "metric,filter"
+	N        int32  // problems
+	Repeats  int32  // responses per problem (the largest count seen)
 	Accuracy float64
 	SE       float64 // lm-eval's standard error; NaN when N < 2
 	CILow    float64 // 95% Wilson score interval
@@ -271,24 +274,4 @@ type SummaryRow struct {
 	// TruncationRate is the fraction of responses that ended at the token limit.
 	TruncationRate float64
 	MeanGenTokens  float64
-}
-
-// ComparisonRow is sampler A against baseline B on the same problems under one
-// score key (comparisons.arrow).
-type ComparisonRow struct {
-	SamplerA   string
-	SamplerB   string
-	Score      ScoreKey
-	N          int32 // problems scored by both
-	AccuracyA  float64
-	AccuracyB  float64
-	Difference float64 // AccuracyA − AccuracyB
-	CILow      float64 // paired bootstrap percentile interval of Difference
-	CIHigh     float64
-	Resamples  int32
-	McNemarB   int32  // pairs A right, B wrong
-	McNemarC   int32  // pairs A wrong, B right
-	Method     string // "exact" or "chi2_cc"
-	PValue     float64
-	PHolm      float64 // Holm-adjusted across the report's comparisons
 }

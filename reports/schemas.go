@@ -89,7 +89,7 @@ var (
 		stringColumn(ColRunID, func(r *SummaryRow) *string { return &r.RunID }),
 		stringColumn(ColSampler, func(r *SummaryRow) *string { return &r.Sampler }),
 		int64Column(ColSeed, func(r *SummaryRow) *int64 { return &r.Seed }),
-		stringColumn(ColScore, func(r *SummaryRow) *ScoreKey { return &r.Score }),
+		stringColumn(ColFilter, func(r *SummaryRow) *Filter { return &r.Filter }),
 		int32Column(ColN, func(r *SummaryRow) *int32 { return &r.N }),
 		int32Column(ColRepeats, func(r *SummaryRow) *int32 { return &r.Repeats }),
 		float64Column(ColAccuracy, func(r *SummaryRow) *float64 { return &r.Accuracy }),
@@ -99,49 +99,19 @@ var (
 		float64Column(ColTruncationRate, func(r *SummaryRow) *float64 { return &r.TruncationRate }),
 		float64Column(ColMeanGenTokens, func(r *SummaryRow) *float64 { return &r.MeanGenTokens }),
 	}
-
-	comparisonColumns = []column[ComparisonRow]{
-		stringColumn(ColSamplerA, func(r *ComparisonRow) *string { return &r.SamplerA }),
-		stringColumn(ColSamplerB, func(r *ComparisonRow) *string { return &r.SamplerB }),
-		stringColumn(ColScore, func(r *ComparisonRow) *ScoreKey { return &r.Score }),
-		int32Column(ColN, func(r *ComparisonRow) *int32 { return &r.N }),
-		float64Column(ColAccuracyA, func(r *ComparisonRow) *float64 { return &r.AccuracyA }),
-		float64Column(ColAccuracyB, func(r *ComparisonRow) *float64 { return &r.AccuracyB }),
-		float64Column(ColDifference, func(r *ComparisonRow) *float64 { return &r.Difference }),
-		float64Column(ColCILow, func(r *ComparisonRow) *float64 { return &r.CILow }),
-		float64Column(ColCIHigh, func(r *ComparisonRow) *float64 { return &r.CIHigh }),
-		int32Column(ColResamples, func(r *ComparisonRow) *int32 { return &r.Resamples }),
-		int32Column(ColMcNemarB, func(r *ComparisonRow) *int32 { return &r.McNemarB }),
-		int32Column(ColMcNemarC, func(r *ComparisonRow) *int32 { return &r.McNemarC }),
-		stringColumn(ColMcNemarMethod, func(r *ComparisonRow) *string { return &r.Method }),
-		float64Column(ColPValue, func(r *ComparisonRow) *float64 { return &r.PValue }),
-		float64Column(ColPHolm, func(r *ComparisonRow) *float64 { return &r.PHolm }),
-	}
 )
 
 // The published schemas. Treat them as read-only.
 var (
-	TraceSchema      = schemaOf(KindTraces, traceColumns)
-	SummarySchema    = schemaOf(KindSummary, summaryColumns)
-	ComparisonSchema = schemaOf(KindComparisons, comparisonColumns)
+	TraceSchema   = schemaOf(KindTraces, traceColumns)
+	SummarySchema = schemaOf(KindSummary, summaryColumns)
 )
 
 // Row checks shared by writers and readers: values outside a column's
 // vocabulary are rejected on both sides.
 func checkResultRow(r *ResultRow) error { return r.FinishReason.check() }
 
-func checkSummaryRow(r *SummaryRow) error { return r.Score.check() }
-
-func checkComparisonRow(r *ComparisonRow) error {
-	if err := r.Score.check(); err != nil {
-		return err
-	}
-	switch r.Method {
-	case McNemarExact, McNemarChi2CC:
-		return nil
-	}
-	return fmt.Errorf("mcnemar_method %q: want %s or %s", r.Method, McNemarExact, McNemarChi2CC)
-}
+func checkSummaryRow(r *SummaryRow) error { return r.Filter.check() }
 
 // AnswerColumnPrefix starts the name of each filter's answer column in
 // results.arrow ("answer,strict-match"); score columns are named by their key

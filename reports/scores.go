@@ -88,97 +88,10 @@ func Summarize(rows []ResultRow, f ScoreKey) (SummaryRow, error) {
 		return SummaryRow{}, fmt.Errorf("summarize run %q: %w", first.RunID, err)
 	}
 	return SummaryRow{
-		RunID: first.RunID, Sampler: first.Sampler, Seed: first.Seed, Score: f,
+		RunID: first.RunID, Sampler: first.Sampler, Seed: first.Seed, Filter: f,
 		N: int32(acc.N), Repeats: int32(repeats),
 		Accuracy: acc.Mean, SE: acc.SE, CILow: acc.Wilson[0], CIHigh: acc.Wilson[1],
 		TruncationRate: float64(truncated) / float64(len(rows)),
 		MeanGenTokens:  float64(tokens) / float64(len(rows)),
 	}, nil
-}
-
-// Compare pairs sampler A's rows with baseline B's on the problems both scored
-// (a problem only one side has is left out; N counts the common ones) and fills
-// a comparison row. PHolm is the raw p-value until AdjustHolm runs over the
-// report's family of comparisons.
-//
-// The bootstrap runs over problems (repeats averaged first). McNemar pairs the
-// responses with the same problem and repeat index; with one repeat that is the
-// textbook test, with several the pairs of one problem are not independent and
-// its p-value is optimistic — read the bootstrap interval then.
-func Compare(a, b []ResultRow, f ScoreKey, opt BootstrapOptions) (ComparisonRow, error) {
-	if len(a) == 0 || len(b) == 0 {
-		return ComparisonRow{}, errors.New("compare: no result rows")
-	}
-	sa, err := ProblemScores(a, f)
-	if err != nil {
-		return ComparisonRow{}, fmt.Errorf("compare A: %w", err)
-	}
-	sb, err := ProblemScores(b, f)
-	if err != nil {
-		return ComparisonRow{}, fmt.Errorf("compare B: %w", err)
-	}
-	var xa, xb []float64
-	common := make(map[int32]bool)
-	for i, j := 0, 0; i < len(sa) && j < len(sb); {
-		switch {
-		case sa[i].ProblemID < sb[j].ProblemID:
-			i++
-		case sa[i].ProblemID > sb[j].ProblemID:
-			j++
-		default:
-			xa, xb = append(xa, sa[i].Score), append(xb, sb[j].Score)
-			common[sa[i].ProblemID] = true
-			i++
-			j++
-		}
-	}
-	if len(xa) == 0 {
-		return ComparisonRow{}, fmt.Errorf("compare %q vs %q: no problem scored by both", a[0].Sampler, b[0].Sampler)
-	}
-	boot, err := PairedBootstrap(xa, xb, opt)
-	if err != nil {
-		return ComparisonRow{}, fmt.Errorf("compare %q vs %q: %w", a[0].Sampler, b[0].Sampler, err)
-	}
-	type key struct{ problem, repeat int32 }
-	bCorrect := make(map[key]bool, len(b))
-	for i := range b {
-		bCorrect[key{b[i].ProblemID, b[i].Repeat}] = b[i].Correct(f)
-	}
-	var pa, pb []bool
-	for i := range a {
-		if !common[a[i].ProblemID] {
-			continue
-		}
-		if cb, ok := bCorrect[key{a[i].ProblemID, a[i].Repeat}]; ok {
-			pa, pb = append(pa, a[i].Correct(f)), append(pb, cb)
-		}
-	}
-	mc, err := McNemar(pa, pb)
-	if err != nil {
-		return ComparisonRow{}, err
-	}
-	return ComparisonRow{
-		SamplerA: a[0].Sampler, SamplerB: b[0].Sampler, Score: f,
-		N:         int32(boot.N),
-		AccuracyA: meanOf(xa), AccuracyB: meanOf(xb), Difference: boot.Difference,
-		CILow: boot.CILow, CIHigh: boot.CIHigh, Resamples: int32(boot.Resamples),
-		McNemarB: int32(mc.B), McNemarC: int32(mc.C), Method: mc.Method,
-		PValue: mc.P, PHolm: mc.P,
-	}, nil
-}
-
-// AdjustHolm sets PHolm of every row, treating the rows as one family.
-func AdjustHolm(rows []ComparisonRow) error {
-	p := make([]float64, len(rows))
-	for i := range rows {
-		p[i] = rows[i].PValue
-	}
-	adj, err := Holm(p)
-	if err != nil {
-		return err
-	}
-	for i := range rows {
-		rows[i].PHolm = adj[i]
-	}
-	return nil
 }

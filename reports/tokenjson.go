@@ -15,7 +15,7 @@ import (
 // attn_varentropy, agreement, interaction_strength, temperature, top_k, top_p,
 // min_p, logprob, tail_mass (the vocabulary's), then sample_logprob,
 // survivors, n_samples, confidence, draw_tail_mass, tail_cut, faithful.
-// Journals written before the last seven existed hold 15 entries and read
+// Journals written before the last seven existed (schema version 3) hold 15 entries and read
 // back with those zero. Non-finite numbers are the strings "NaN", "+Inf",
 // "-Inf": JSON has no literal for them and they are legitimate metric values.
 const (

@@ -24,7 +24,7 @@ func TestTokenRecordJSON(t *testing.T) {
 	out.Entropy, in.Entropy = 0, 0
 	assert.Equal(t, in, out, "every field round-trips bit for bit")
 
-	// A step from a journal written before schema version 2: 15 entries.
+	// A step from a journal written before schema version 3: 15 entries.
 	old := `[5,"x","sample",1.5,2,"NaN","NaN","NaN","NaN",0.7,0,1,0.1,-2.5,0.25]`
 	require.NoError(t, json.Unmarshal([]byte(old), &out))
 	assert.Equal(t, int32(5), out.Token)

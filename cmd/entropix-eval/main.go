@@ -56,9 +56,13 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 
 // exitCode maps a command's result to the process's exit status.
 func exitCode(err error) int {
+	// A command may choose its own status (compare: 1 for a drop, 2 for an error).
+	var coded interface{ ExitCode() int }
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return exitDone
+	case errors.As(err, &coded):
+		return coded.ExitCode()
 	case errors.Is(err, errUsage):
 		return exitUsage
 	}

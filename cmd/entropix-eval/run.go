@@ -89,6 +89,7 @@ func newRunFlags(cfg *eval.Config, stderr io.Writer) *runFlags {
 		return nil
 	})
 	fs.IntVar(&cfg.Limit, "limit", cfg.Limit, "evaluate only the first N problems")
+	fs.StringVar(&cfg.PrimaryFilter, "primary-filter", cfg.PrimaryFilter, "filter whose comparisons the report Holm-adjusts and leads with (default: the task's first)")
 	fs.IntVar(&cfg.MaxNewTokens, "max-new-tokens", cfg.MaxNewTokens, "generation budget (default: the task's)")
 	fs.BoolVar(&cfg.FirstTokenArgmax, "first-token-argmax", cfg.FirstTokenArgmax, "take the argmax as the first token (original Entropix loop)")
 	fs.Func("samplers", `samplers, e.g. "greedy,min_p,min_p=0.05,temperature=1.5,entropix:frog"`, func(s string) error {

@@ -29,8 +29,8 @@
 // Exits 1 with a message naming the file, row and column on the first violation;
 // prints a one-line summary on success. Uses only apache-arrow and node built-ins.
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { tableFromIPC } from 'apache-arrow';
 import { typeName } from './arrowtypes.mjs';
 
@@ -51,7 +51,7 @@ const show = (v) => (typeof v === 'bigint' ? `${v}n` : JSON.stringify(v));
 
 // ---- expected schemas (reports/schemas.go; types as Go's arrow names them) ----
 
-const SCHEMA_VERSION = '2';
+const SCHEMA_VERSION = '3';
 const col = (name, type, nullable = false) => ({ name, type, nullable });
 // results.arrow: fixed columns around one nullable "answer,<filter>" column per
 // filter pipeline and one nullable "<metric>,<filter>" column per score, in the
@@ -137,20 +137,6 @@ function readJSONLines(name) {
 function rawUint(line, key) {
   const m = line.match(new RegExp(`(?<!\\\\)"${key}":(\\d+)`));
   return m ? BigInt(m[1]) : null;
-}
-
-// specialTokenIDs reads the ids of the model's special added tokens from its
-// tokenizer.json (beside the weights; the manifest names the model path). The
-// scored response is decoded with them skipped, as lm-eval's HF backend does,
-// while traces keep every token's text. An unreadable tokenizer gives none.
-function specialTokenIDs(model) {
-  try {
-    const base = statSync(model).isDirectory() ? model : dirname(model);
-    const tok = JSON.parse(readFileSync(join(base, 'tokenizer.json'), 'utf8'));
-    return new Set((tok.added_tokens ?? []).filter((t) => t.special).map((t) => t.id));
-  } catch {
-    return new Set();
-  }
 }
 
 // ---- lm-eval extraction and scoring, re-implemented ----
@@ -377,15 +363,15 @@ function main() {
   const wantTraceRows = seqs.reduce((n, s) => n + s.gen, 0);
   check(traces.numRows === wantTraceRows, `traces.arrow: ${traces.numRows} rows, want the sum of gen_tokens = ${wantTraceRows}`);
   const wholeVocab = cfg.candidates === 0;
-  const special = specialTokenIDs(cfg.model);
+  const specials = specialTokenIDs(cfg.model);
   let t = 0;
   for (const s of seqs) {
     const name = s.sampler.spec.name;
     const baseline = BASELINE_STRATEGIES;
     const allowed = name.startsWith('entropix') ? ENTROPIX_STRATEGIES : baseline;
     const isGreedy = name === 'greedy';
-    let text = ''; // every token's text
-    let scored = ''; // special tokens skipped, as the response is decoded
+    let text = '';
+    let visible = ''; // without special tokens, as the scored response is decoded
     for (let step = 0; step < s.gen; step++, t++) {
       const where = `traces.arrow row ${t} (${s.runID}, problem ${s.pIndex}, repeat ${s.repeat}, step ${step})`;
       check(T.run_id[t] === s.runID && T.problem_id[t] === s.pIndex && T.repeat[t] === s.repeat,
@@ -424,17 +410,19 @@ function main() {
         `${where}: attention statistics partly null or non-finite: ${attn.join(', ')}`);
       check(attn[0] === null || (attn[0] >= 0 && attn[1] >= 0), `${where}: negative attention entropy/varentropy ${attn[0]}, ${attn[1]}`);
       text += T.token_text[t];
-      if (!special.has(T.token_id[t])) scored += T.token_text[t];
+      if (!specials.has(T.token_id[t])) visible += T.token_text[t];
     }
-    // The token texts are the streamed pieces of the response: without the special
-    // tokens they concatenate to it, plus the stop string that ended it (generation
-    // stops on the text with special tokens); an EOS token adds no text.
+    // The token texts are the streamed pieces of the response. As lm-eval's HF
+    // backend, the response is the texts without special tokens, cut at the
+    // earliest stop string; generation stopped on the texts with them (a stop
+    // that spans a special token stops generation but no longer cuts the
+    // response). An EOS token adds no text.
     const where = `traces.arrow: ${s.runID}, problem ${s.pIndex}, repeat ${s.repeat}`;
+    const cut = stops.reduce((end, st) => { const i = visible.indexOf(st); return i >= 0 ? Math.min(end, i) : end; }, visible.length);
+    check(visible.slice(0, cut) === s.response,
+      () => `${where}: token texts without special tokens, cut at the first stop, are ${show(visible.slice(0, cut))}; response is ${show(s.response)}`);
     if (s.fin === 'stop') {
-      check(scored.startsWith(s.response) && stops.some((st) => text.includes(st)),
-        () => `${where}: token texts ${show(text)} are not the response ${show(s.response)} followed by a stop string`);
-    } else {
-      check(scored === s.response, () => `${where}: token texts without special tokens concatenate to ${show(scored)}, response is ${show(s.response)}`);
+      check(stops.some((st) => text.includes(st)), () => `${where}: finish_reason stop, but no stop string in the token texts ${show(text)}`);
     }
     if (s.fin === 'eos') check(T.token_text[t - 1] === '', `${where}: the EOS token has text ${show(T.token_text[t - 1])}`);
   }
@@ -478,4 +466,16 @@ try {
   if (!(e instanceof Violation)) throw e;
   console.error(`checkrun: ${dir}: ${e.message}`);
   process.exit(1);
+}
+
+// specialTokenIDs reads the special tokens of the run's model from its
+// tokenizer.json (added_tokens with special: true); empty when the file cannot
+// be read, and then every token counts as text.
+function specialTokenIDs(modelDir) {
+  try {
+    const tok = JSON.parse(readFileSync(join(modelDir, 'tokenizer.json'), 'utf8'));
+    return new Set((tok.added_tokens ?? []).filter((a) => a.special).map((a) => a.id));
+  } catch {
+    return new Set();
+  }
 }
