@@ -94,16 +94,12 @@ func readBoundedFile(path string) ([]byte, error) {
 // []any and map[string]any.
 func readParquetDocs(path string) (_ []Doc, err error) {
 	defer recoverCorrupt(path, &err)
-	fh, err := os.Open(path)
+	fh, size, err := openSized(path)
 	if err != nil {
 		return nil, err
 	}
 	defer fh.Close()
-	st, err := fh.Stat()
-	if err != nil {
-		return nil, err
-	}
-	f, err := OpenParquet(path, fh, st.Size())
+	f, err := OpenParquet(path, fh, size)
 	if err != nil {
 		return nil, err
 	}

@@ -100,19 +100,29 @@ func checkFieldSizes(path string, ps []Problem) error {
 	return nil
 }
 
+// openSized opens a file and returns its size, for readers that need both.
+func openSized(path string) (*os.File, int64, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	st, err := fh.Stat()
+	if err != nil {
+		fh.Close()
+		return nil, 0, err
+	}
+	return fh, st.Size(), nil
+}
+
 func loadFile(path string) ([]Problem, error) {
 	switch formatOf(path) {
 	case "parquet":
-		fh, err := os.Open(path)
+		fh, size, err := openSized(path)
 		if err != nil {
 			return nil, err
 		}
 		defer fh.Close()
-		st, err := fh.Stat()
-		if err != nil {
-			return nil, err
-		}
-		return ReadParquet(path, fh, st.Size())
+		return ReadParquet(path, fh, size)
 	case "jsonl":
 		b, err := os.ReadFile(path)
 		if err != nil {
