@@ -9,7 +9,7 @@ export ENTROPIX_SHARED
 CUDA_SHARED     := $(abspath $(ENTROPIX_SHARED))/cuda
 CUDA_ENV        := CGO_ENABLED=1 CGO_CFLAGS="-I$(CUDA_SHARED)/include" CGO_LDFLAGS="-L$(CUDA_SHARED)/lib/stubs"
 
-.PHONY: build test demo bench lint cuda ptx cuda-bench fuzz
+.PHONY: build test demo bench lint cuda cudasim ptx cuda-bench fuzz
 
 # The code revision manifests record, for builds where Go's own VCS stamp is absent.
 REVISION        := $(shell git rev-parse HEAD 2>/dev/null)
@@ -39,13 +39,23 @@ cuda:
 	$(CUDA_ENV) $(GO) build -tags cuda ./...
 	$(CUDA_ENV) $(GO) vet -tags cuda ./...
 
+# Runs the GPU backend's kernels on the CPU: the unmodified cuda/*.cu compiled with the
+# system C++ compiler (g++) behind the cudasim tag, with barrier, shuffle, bounds and
+# shared-memory race checks, under every pipeline test (cuda/README.md).
+cudasim:
+	CGO_ENABLED=1 $(GO) vet -tags cudasim ./cuda/...
+	CGO_ENABLED=1 $(GO) test -count=1 -tags cudasim ./cuda/...
+
 # Regenerates the committed, embedded cuda/ptx/*.ptx from cuda/*.cu (nvcc >= 11.8;
-# compute_80 PTX, JIT-compiled by the driver for A100/H100 and later). Building needs no nvcc.
+# compute_80 PTX, JIT-compiled by the driver for A100/H100 and later), always all of
+# them, and records the sources' hashes beside them (a test fails when a .cu changed
+# since). Building needs no nvcc.
 NVCC         ?= nvcc
 CUDA_KERNELS := $(wildcard cuda/*.cu)
-ptx: $(CUDA_KERNELS:cuda/%.cu=cuda/ptx/%.ptx)
-cuda/ptx/%.ptx: cuda/%.cu cuda/common.cuh
-	$(NVCC) -arch=compute_80 --ptx -O3 -o $@ $<
+ptx:
+	@set -e; for f in $(CUDA_KERNELS); do \
+	  echo "$(NVCC) $$f"; $(NVCC) -arch=compute_80 --ptx -O3 -o cuda/ptx/$$(basename $$f .cu).ptx $$f; done
+	cd cuda && sha256sum *.cu common.cuh > ptx/sources.sha256
 
 # GPU validation and benchmarks, on a GPU machine only (logs under $$OUT).
 cuda-bench:
