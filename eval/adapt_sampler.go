@@ -82,8 +82,8 @@ type samplerChooser struct {
 	rng *sampler.RNG
 }
 
-func (c *samplerChooser) Choose(d *engine.Dist, a *engine.AttnStats, history []int32, promptLen int) (Decision, error) {
-	return decisionOf(c.s.Sample(d, a, history[promptLen:], c.rng))
+func (c *samplerChooser) Choose(d *engine.Dist, a *engine.AttnStats, history []int32, promptLen int) (sampler.Decision, error) {
+	return c.s.Sample(d, a, history[promptLen:], c.rng)
 }
 
 // promptSampler is a sampler whose first token may read the prompt-averaged
@@ -99,20 +99,10 @@ func (f *samplerFactory) PromptMetrics() bool {
 	return ok && p.PromptMetrics()
 }
 
-func (c *samplerChooser) ChooseFirst(d *engine.Dist, a *engine.AttnStats, p *engine.PromptStats, history []int32, promptLen int) (Decision, error) {
+func (c *samplerChooser) ChooseFirst(d *engine.Dist, a *engine.AttnStats, p *engine.PromptStats, history []int32, promptLen int) (sampler.Decision, error) {
 	ps, ok := c.s.(promptSampler)
 	if !ok || len(history) != promptLen {
 		return c.Choose(d, a, history, promptLen)
 	}
-	return decisionOf(ps.SampleFirst(d, a, p, c.rng))
-}
-
-func decisionOf(dec sampler.Decision, err error) (Decision, error) {
-	if err != nil {
-		return Decision{}, err
-	}
-	return Decision{
-		Token: dec.Token, Strategy: string(dec.Strategy), Temperature: dec.Temperature,
-		TopK: dec.TopK, TopP: dec.TopP, MinP: dec.MinP, LogProb: dec.LogProb,
-	}, nil
+	return ps.SampleFirst(d, a, p, c.rng)
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/entropix-eval/entropix-eval/engine"
+	"github.com/entropix-eval/entropix-eval/reports"
+	"github.com/entropix-eval/entropix-eval/sampler"
 )
 
 // preparedProblem is a problem with its prompt tokenized once for every job.
@@ -71,7 +73,7 @@ type sequence struct {
 	scored     TextStream
 	scoredText strings.Builder
 	response   string
-	trace      []TraceStep
+	trace      []reports.TokenRecord
 	started    time.Time
 	finish     string
 	cut        int // length of the response once a stop string was found
@@ -93,14 +95,14 @@ type limits struct {
 // advance applies one step's output to a sequence whose prompt is fully fed: choose
 // a token, record it, and decide whether the sequence is finished.
 func (s *sequence) advance(out *engine.Output, lim *limits) error {
-	var d Decision
+	var d sampler.Decision
 	usedPrompt := false
 	if lim.firstArgmax && len(s.tokens) == s.promptLen {
 		if len(out.Dist.Candidates) == 0 {
 			return fmt.Errorf("problem %s: engine returned no candidates", s.item.problem.ID)
 		}
 		c := out.Dist.Candidates[0]
-		d = Decision{Token: c.ID, Strategy: "first_token_argmax", LogProb: out.Dist.LogProb(c.Logit)}
+		d = sampler.Decision{Token: c.ID, Strategy: sampler.StrategyFirstTokenArgmax, LogProb: out.Dist.LogProb(c.Logit)}
 	} else {
 		var err error
 		if s.promptStats && len(s.tokens) == s.promptLen {
@@ -121,19 +123,17 @@ func (s *sequence) advance(out *engine.Output, lim *limits) error {
 		}
 		s.scoredText.WriteString(piece)
 	}
-	step := TraceStep{
-		Token: d.Token, Strategy: d.Strategy,
-		Entropy: out.Dist.Entropy, Varentropy: out.Dist.Varentropy,
+	step := reports.TokenRecord{
+		Decision: d, Entropy: out.Dist.Entropy, Varentropy: out.Dist.Varentropy,
 		AttnEntropy: out.Attn.Entropy, AttnVarentropy: out.Attn.Varentropy,
-		Agreement: out.Attn.Agreement, Interaction: out.Attn.InteractionStrength,
-		Temperature: d.Temperature, TopK: d.TopK, TopP: d.TopP, MinP: d.MinP,
-		LogProb: d.LogProb, TailMass: out.Dist.TailMass,
+		Agreement: out.Attn.Agreement, InteractionStrength: out.Attn.InteractionStrength,
+		VocabTailMass: out.Dist.TailMass,
 	}
 	if usedPrompt {
 		// The trace shows the metrics the rules read, as the port's metrics_data does.
 		p := &out.Prompt
 		step.Entropy, step.Varentropy, step.AttnEntropy = p.LogitsEntropy, p.LogitsVarentropy, p.AttnEntropy
-		step.AttnVarentropy, step.Agreement, step.Interaction = p.AttnVarentropy, p.Agreement, p.InteractionStrength
+		step.AttnVarentropy, step.Agreement, step.InteractionStrength = p.AttnVarentropy, p.Agreement, p.InteractionStrength
 	}
 	gen := len(s.tokens) - s.promptLen
 	switch {
@@ -228,13 +228,13 @@ func (s *sequence) record() Record {
 
 // chooseFirst picks the first token of a sequence whose sampler reads the
 // prompt-averaged metrics.
-func (s *sequence) chooseFirst(out *engine.Output) (Decision, error) {
+func (s *sequence) chooseFirst(out *engine.Output) (sampler.Decision, error) {
 	pc, ok := s.chooser.(PromptChooser)
 	if !ok {
-		return Decision{}, fmt.Errorf("sampler %T reads prompt-averaged metrics but cannot take them", s.chooser)
+		return sampler.Decision{}, fmt.Errorf("sampler %T reads prompt-averaged metrics but cannot take them", s.chooser)
 	}
 	if out.Prompt.Positions != s.promptLen {
-		return Decision{}, fmt.Errorf("the engine averaged the first token's metrics over %d positions of a %d-token prompt",
+		return sampler.Decision{}, fmt.Errorf("the engine averaged the first token's metrics over %d positions of a %d-token prompt",
 			out.Prompt.Positions, s.promptLen)
 	}
 	return pc.ChooseFirst(&out.Dist, &out.Attn, &out.Prompt, s.tokens, s.promptLen)
