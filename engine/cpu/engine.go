@@ -27,6 +27,7 @@ type Engine struct {
 	w       *weights
 	rope    *ropeTable
 	cache   *kvCache
+	prefix  *prefixStore // nil when prefix sharing is off
 	buf     buffers
 	scratch []workerScratch // one per thread
 	// attnScores[i] holds input i's metric-layer scores, heads × kvLen, row-major.
@@ -80,6 +81,7 @@ func New(m *engine.Model, opts engine.Options) (*Engine, error) {
 		cache: newKVCache(c.Layers, opts.Slots, opts.MaxSeqLen, c.KVHeads*c.HeadDim),
 		seen:  make([]bool, opts.Slots),
 	}
+	e.prefix = newPrefixStore(c.Layers, c.KVHeads*c.HeadDim, opts.Slots, opts.PrefixCacheBytes)
 	tile := max(tileFloats, c.HiddenSize, c.Intermediate, c.Heads*c.HeadDim)
 	for range opts.Threads {
 		e.scratch = append(e.scratch, workerScratch{
@@ -121,6 +123,9 @@ func (e *Engine) Free(slot int) {
 	defer e.mu.Unlock()
 	if slot >= 0 && slot < len(e.cache.lens) {
 		e.cache.lens[slot] = 0
+		if e.prefix != nil {
+			e.prefix.release(slot)
+		}
 	}
 }
 
@@ -129,6 +134,6 @@ func (e *Engine) Close() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.closed = true
-	e.w, e.cache, e.buf, e.scratch, e.attnScores = nil, &kvCache{}, buffers{}, nil, nil
+	e.w, e.cache, e.buf, e.scratch, e.attnScores, e.prefix = nil, &kvCache{}, buffers{}, nil, nil, nil
 	return nil
 }
