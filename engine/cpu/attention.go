@@ -56,9 +56,9 @@ func softmax(s []float32) {
 	}
 	var z float64
 	for j, v := range s {
-		e := math.Exp(float64(v - m))
-		s[j] = float32(e)
-		z += e
+		e := expf(v - m)
+		s[j] = e
+		z += float64(e)
 	}
 	inv := 1 / z
 	for j, v := range s {
