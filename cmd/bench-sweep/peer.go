@@ -178,7 +178,9 @@ func convertGGUF(ctx context.Context, o options, model string) (string, error) {
 		return "", err
 	}
 	tmp := out + ".tmp"
-	cmd := exec.CommandContext(ctx, "go", "run", ".", "-hf", model, "-o", tmp, "-tokenizer", filepath.Join(model, "tokenizer.json"))
+	// No -tokenizer: the converter writes SentencePiece vocabularies only, and
+	// SmolLM2's is byte-level BPE; its synthetic one times the same (ids, not texts).
+	cmd := exec.CommandContext(ctx, "go", "run", ".", "-hf", model, "-o", tmp)
 	cmd.Dir, cmd.Stdout, cmd.Stderr = src, os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
 		return "", fmt.Errorf("convert to GGUF with %s: %w", src, err)
