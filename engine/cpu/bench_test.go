@@ -137,7 +137,7 @@ func BenchmarkMatmul(b *testing.B) {
 		w, err := newMatrix(&engine.Tensor{Name: "w", DType: dt, Shape: []int{rows, cols}, Data: data}, rows, cols)
 		require.NoError(b, err)
 		for _, threads := range []int{1, 2} {
-			for _, n := range []int{1, 8, 32} {
+			for _, n := range []int{1, 8, 32, 256} {
 				b.Run(fmt.Sprintf("%s/threads=%d/n=%d", dt, threads, n), func(b *testing.B) {
 					e := &Engine{threads: threads}
 					for range threads {
