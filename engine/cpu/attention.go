@@ -54,10 +54,9 @@ func softmax(s []float32) {
 	for _, v := range s {
 		m = max(m, v)
 	}
+	expSub(s, m)
 	var z float64
-	for j, v := range s {
-		e := expf(v - m)
-		s[j] = e
+	for _, e := range s {
 		z += float64(e)
 	}
 	inv := 1 / z

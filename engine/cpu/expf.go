@@ -49,3 +49,38 @@ func expf(x float32) float32 {
 	}
 	return y * math.Float32frombits(uint32(k+127)<<23)
 }
+
+// swiglu sets gate = silu(gate) · up, SiLU(g) = g / (1 + e^−g), in float32 with
+// expf; the AVX2 kernel does eight at a time with the same bits.
+func swiglu(gate, up []float32) {
+	up = up[:len(gate)]
+	one := func(i int) { gate[i] = gate[i] / (1 + expf(-gate[i])) * up[i] }
+	i := 0
+	for useSIMD && len(gate)-i >= 8 {
+		i += swigluAVX2(&gate[i], &up[i], (len(gate)-i)&^7)
+		if len(gate)-i >= 8 { // a block the kernel leaves to expf's special cases
+			for end := i + 8; i < end; i++ {
+				one(i)
+			}
+		}
+	}
+	for ; i < len(gate); i++ {
+		one(i)
+	}
+}
+
+// expSub sets s[j] = expf(s[j] − m), eight at a time on AVX2 (same bits).
+func expSub(s []float32, m float32) {
+	i := 0
+	for useSIMD && len(s)-i >= 8 {
+		i += expSubAVX2(&s[i], m, (len(s)-i)&^7)
+		if len(s)-i >= 8 {
+			for end := i + 8; i < end; i++ {
+				s[i] = expf(s[i] - m)
+			}
+		}
+	}
+	for ; i < len(s); i++ {
+		s[i] = expf(s[i] - m)
+	}
+}

@@ -78,12 +78,3 @@ func rmsnorm(out, x, weight []float32, n int, eps float32) {
 		}
 	}
 }
-
-// swiglu sets gate = silu(gate) · up, SiLU(g) = g / (1 + e^−g), in float32 with
-// expf (the same bits on every architecture).
-func swiglu(gate, up []float32) {
-	up = up[:len(gate)]
-	for i, g := range gate {
-		gate[i] = g / (1 + expf(-g)) * up[i]
-	}
-}
