@@ -10,80 +10,43 @@
 // [-86, 88]: they stop before the first block of eight holding anything else
 // (NaN included) and return how many elements they did; Go does that block.
 
-DATA expfSign<>+0(SB)/4, $0x80000000
-DATA expfSign<>+4(SB)/4, $0x80000000
-DATA expfSign<>+8(SB)/4, $0x80000000
-DATA expfSign<>+12(SB)/4, $0x80000000
-DATA expfSign<>+16(SB)/4, $0x80000000
-DATA expfSign<>+20(SB)/4, $0x80000000
-DATA expfSign<>+24(SB)/4, $0x80000000
-DATA expfSign<>+28(SB)/4, $0x80000000
-GLOBL expfSign<>(SB), RODATA|NOPTR, $32
+// SPLAT8 defines a 32-byte constant holding the 32-bit value v eight times.
+#define SPLAT8(sym, v) \
+	DATA sym+0(SB)/4, v \
+	DATA sym+4(SB)/4, v \
+	DATA sym+8(SB)/4, v \
+	DATA sym+12(SB)/4, v \
+	DATA sym+16(SB)/4, v \
+	DATA sym+20(SB)/4, v \
+	DATA sym+24(SB)/4, v \
+	DATA sym+28(SB)/4, v \
+	GLOBL sym(SB), RODATA|NOPTR, $32
 
-DATA expfBias<>+0(SB)/4, $127
-DATA expfBias<>+4(SB)/4, $127
-DATA expfBias<>+8(SB)/4, $127
-DATA expfBias<>+12(SB)/4, $127
-DATA expfBias<>+16(SB)/4, $127
-DATA expfBias<>+20(SB)/4, $127
-DATA expfBias<>+24(SB)/4, $127
-DATA expfBias<>+28(SB)/4, $127
-GLOBL expfBias<>(SB), RODATA|NOPTR, $32
+SPLAT8(expfSign<>, $0x80000000)
+SPLAT8(expfBias<>, $127)
+SPLAT8(expfLo<>, $0xc2ac0000)
+SPLAT8(expfHi<>, $0x42b00000)
 
-DATA expfLo<>+0(SB)/4, $0xc2ac0000
-DATA expfLo<>+4(SB)/4, $0xc2ac0000
-DATA expfLo<>+8(SB)/4, $0xc2ac0000
-DATA expfLo<>+12(SB)/4, $0xc2ac0000
-DATA expfLo<>+16(SB)/4, $0xc2ac0000
-DATA expfLo<>+20(SB)/4, $0xc2ac0000
-DATA expfLo<>+24(SB)/4, $0xc2ac0000
-DATA expfLo<>+28(SB)/4, $0xc2ac0000
-GLOBL expfLo<>(SB), RODATA|NOPTR, $32
-
-DATA expfHi<>+0(SB)/4, $0x42b00000
-DATA expfHi<>+4(SB)/4, $0x42b00000
-DATA expfHi<>+8(SB)/4, $0x42b00000
-DATA expfHi<>+12(SB)/4, $0x42b00000
-DATA expfHi<>+16(SB)/4, $0x42b00000
-DATA expfHi<>+20(SB)/4, $0x42b00000
-DATA expfHi<>+24(SB)/4, $0x42b00000
-DATA expfHi<>+28(SB)/4, $0x42b00000
-GLOBL expfHi<>(SB), RODATA|NOPTR, $32
+// BCAST sets every lane of y to the 32-bit value v (x is y's low half).
+#define BCAST(v, x, y) \
+	MOVL v, AX \
+	MOVL AX, x \
+	VBROADCASTSS x, y
 
 // EXPF_CONSTS broadcasts the constants: Y15 log2e, Y14 0.5 (also the last
 // coefficient, 5.0000001201e-1 in float32), Y13 1, Y12 ln2Hi, Y11 ln2Lo,
 // Y10-Y6 the coefficients 1.9875691500e-4 … 1.6666665459e-1.
 #define EXPF_CONSTS \
-	MOVL $0x3fb8aa3b, AX \
-	MOVL AX, X15 \
-	VBROADCASTSS X15, Y15 \
-	MOVL $0x3f000000, AX \
-	MOVL AX, X14 \
-	VBROADCASTSS X14, Y14 \
-	MOVL $0x3f800000, AX \
-	MOVL AX, X13 \
-	VBROADCASTSS X13, Y13 \
-	MOVL $0x3f318000, AX \
-	MOVL AX, X12 \
-	VBROADCASTSS X12, Y12 \
-	MOVL $0xb95e8083, AX \
-	MOVL AX, X11 \
-	VBROADCASTSS X11, Y11 \
-	MOVL $0x39506967, AX \
-	MOVL AX, X10 \
-	VBROADCASTSS X10, Y10 \
-	MOVL $0x3ab743ce, AX \
-	MOVL AX, X9 \
-	VBROADCASTSS X9, Y9 \
-	MOVL $0x3c088908, AX \
-	MOVL AX, X8 \
-	VBROADCASTSS X8, Y8 \
-	MOVL $0x3d2aa9c1, AX \
-	MOVL AX, X7 \
-	VBROADCASTSS X7, Y7 \
-	MOVL $0x3e2aaaaa, AX \
-	MOVL AX, X6 \
-	VBROADCASTSS X6, Y6
+	BCAST($0x3fb8aa3b, X15, Y15) \
+	BCAST($0x3f000000, X14, Y14) \
+	BCAST($0x3f800000, X13, Y13) \
+	BCAST($0x3f318000, X12, Y12) \
+	BCAST($0xb95e8083, X11, Y11) \
+	BCAST($0x39506967, X10, Y10) \
+	BCAST($0x3ab743ce, X9, Y9) \
+	BCAST($0x3c088908, X8, Y8) \
+	BCAST($0x3d2aa9c1, X7, Y7) \
+	BCAST($0x3e2aaaaa, X6, Y6)
 
 // EXPF_INRANGE jumps to label unless every lane of Y1 is in [-86, 88].
 #define EXPF_INRANGE(label) \
