@@ -48,7 +48,7 @@ func (e *Engine) CachedPrefix(prompt []int32) int {
 	if e.prefix == nil || e.closed {
 		return 0
 	}
-	return len(e.prefix.index.Match(prompt, len(prompt)-1)) * prefixcache.BlockTokens
+	return e.prefix.index.Match(prompt, len(prompt)-1).Tokens()
 }
 
 // AttachPrefix implements engine.PrefixSharer.
@@ -70,26 +70,48 @@ func (e *Engine) AttachPrefix(slot int, prompt []int32) (int, error) {
 		return 0, nil
 	}
 	p.release(slot)
-	chain := p.index.Match(prompt, len(prompt)-1)
-	c := e.cache
-	span := prefixcache.BlockTokens * c.kvDim
-	for i, b := range chain {
-		d := p.data[b.ID]
-		o := c.offset(slot, i*prefixcache.BlockTokens)
-		for l := range c.k {
-			copy(c.k[l][o:o+span], d[2*l*span:(2*l+1)*span])
-			copy(c.v[l][o:o+span], d[(2*l+1)*span:(2*l+2)*span])
-		}
+	m := p.index.Match(prompt, len(prompt)-1)
+	for i, b := range m.Chain {
+		p.load(e.cache, slot, i*prefixcache.BlockTokens, b, prefixcache.BlockTokens)
 	}
-	pub := &publishing{prompt: append([]int32(nil), prompt...), blocks: len(chain)}
-	if len(chain) > 0 {
-		pub.last = chain[len(chain)-1]
+	if m.Tail != nil {
+		p.load(e.cache, slot, len(m.Chain)*prefixcache.BlockTokens, m.Tail, m.TailLen)
+	}
+	pub := &publishing{prompt: append([]int32(nil), prompt...), blocks: len(m.Chain)}
+	if len(m.Chain) > 0 {
+		pub.last = m.Chain[len(m.Chain)-1]
 		p.index.Pin(pub.last)
 	}
 	p.publish[slot] = pub
-	n := len(chain) * prefixcache.BlockTokens
-	c.lens[slot] = n
+	n := m.Tokens()
+	e.cache.lens[slot] = n
 	return n, nil
+}
+
+// load copies the first rows positions of block b into slot from position pos.
+func (p *prefixStore) load(c *kvCache, slot, pos int, b *prefixcache.Block, rows int) {
+	d, span, o := p.data[b.ID], prefixcache.BlockTokens*c.kvDim, c.offset(slot, pos)
+	n := rows * c.kvDim
+	for l := range c.k {
+		copy(c.k[l][o:o+n], d[2*l*span:2*l*span+n])
+		copy(c.v[l][o:o+n], d[(2*l+1)*span:(2*l+1)*span+n])
+	}
+}
+
+// save copies rows positions of slot from position pos into block b's storage.
+func (p *prefixStore) save(c *kvCache, slot, pos int, b *prefixcache.Block, rows int) {
+	span := prefixcache.BlockTokens * c.kvDim
+	for len(p.data) <= b.ID {
+		p.data = append(p.data, nil)
+	}
+	if p.data[b.ID] == nil {
+		p.data[b.ID] = make([]float32, 2*len(c.k)*span)
+	}
+	d, o, n := p.data[b.ID], c.offset(slot, pos), rows*c.kvDim
+	for l := range c.k {
+		copy(d[2*l*span:2*l*span+n], c.k[l][o:o+n])
+		copy(d[(2*l+1)*span:(2*l+1)*span+n], c.v[l][o:o+n])
+	}
 }
 
 // storeBlocks copies the prompt blocks that a step's input (fed at positions from
@@ -108,36 +130,33 @@ func (e *Engine) storeBlocks(inp engine.Input, start int) {
 			return
 		}
 	}
-	full := min(c.lens[slot], len(pub.prompt)) / prefixcache.BlockTokens
-	span := prefixcache.BlockTokens * c.kvDim
+	const B = prefixcache.BlockTokens
+	full := min(c.lens[slot], len(pub.prompt)) / B
 	for ; pub.blocks < full; pub.blocks++ {
-		start := pub.blocks * prefixcache.BlockTokens
-		b, fresh, ok := p.index.Insert(pub.last, pub.prompt[start:start+prefixcache.BlockTokens])
+		start := pub.blocks * B
+		b, fresh, ok := p.index.Insert(pub.last, pub.prompt[start:start+B])
 		if !ok {
 			p.release(slot)
 			return
 		}
 		if fresh {
-			for len(p.data) <= b.ID {
-				p.data = append(p.data, nil)
-			}
-			if p.data[b.ID] == nil {
-				p.data[b.ID] = make([]float32, 2*len(c.k)*span)
-			}
-			d := p.data[b.ID]
-			o := c.offset(slot, start)
-			for l := range c.k {
-				copy(d[2*l*span:(2*l+1)*span], c.k[l][o:o+span])
-				copy(d[(2*l+1)*span:(2*l+2)*span], c.v[l][o:o+span])
-			}
+			p.save(c, slot, start, b, B)
 		}
 		p.index.Pin(b)
 		p.index.Unpin(pub.last)
 		pub.last = b
 	}
-	if full == len(pub.prompt)/prefixcache.BlockTokens {
-		p.release(slot)
+	if c.lens[slot] < len(pub.prompt) {
+		return
 	}
+	// The whole prompt is in: store its last, partial block as a leaf, so the
+	// next sequence with this prompt computes only its last token.
+	if start := full * B; start < len(pub.prompt) {
+		if b, fresh, ok := p.index.Insert(pub.last, pub.prompt[start:]); ok && fresh {
+			p.save(c, slot, start, b, len(pub.prompt)-start)
+		}
+	}
+	p.release(slot)
 }
 
 // release ends a slot's storing and drops its pin.

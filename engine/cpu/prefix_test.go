@@ -48,24 +48,25 @@ func TestPrefixSharingIsBitIdentical(t *testing.T) {
 			got, n := attachAndRun(t, e, 0, a, 7)
 			require.Equal(t, wantA, got, "first run of a")
 			require.Zero(t, n)
-			require.Equal(t, 3*B, e.CachedPrefix(a), "a's full blocks stored")
+			require.Equal(t, len(a)-1, e.CachedPrefix(a), "a's blocks stored, its partial last one too")
 
 			// The same prompt in another slot while slot 0 still holds it: all but
 			// its last token come from the store.
 			got, n = attachAndRun(t, e, 1, a, 64)
 			require.Equal(t, wantA, got, "a from the store")
-			require.Equal(t, 3*B, n)
+			require.Equal(t, len(a)-1, n)
 
-			// A prompt sharing 2 blocks and 8 tokens reuses the 2 blocks.
+			// A prompt sharing 2 blocks and 8 tokens reuses those 40 tokens, the
+			// last 8 from the start of a's third block.
 			got, n = attachAndRun(t, e, 2, b, 3)
 			require.Equal(t, wantB, got, "b over a's prefix")
-			require.Equal(t, 2*B, n)
+			require.Equal(t, 2*B+8, n)
 
 			// A prompt that is exactly whole blocks keeps its last token to compute.
 			e.Free(0)
 			got, n = attachAndRun(t, e, 0, a[:3*B], 64)
 			require.Equal(t, reference(t, m, a[:3*B], off), got, "block-aligned prompt")
-			require.Equal(t, 2*B, n)
+			require.Equal(t, 3*B-1, n)
 		})
 	}
 }
@@ -106,6 +107,7 @@ func TestPrefixStoreBudget(t *testing.T) {
 		last = p
 	}
 	require.Equal(t, 2*B, e.CachedPrefix(last))
+	require.Equal(t, 2*B+1, e.CachedPrefix(append(last, 5)), "its partial last block was stored")
 	require.Equal(t, 3, e.prefix.index.Len())
 	require.Positive(t, e.prefix.index.Evictions)
 }
