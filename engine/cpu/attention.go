@@ -39,11 +39,7 @@ func (e *Engine) attention(layer int, rows []tokenRow, q, out []float32, capture
 				copy(e.attnScores[row.output][h*len(s):(h+1)*len(s)], s)
 			}
 			softmax(s)
-			o := out[r*qDim+h*hd : r*qDim+(h+1)*hd]
-			clear(o)
-			for j, p := range s {
-				axpy(o, p, vals[base+j*kvDim:base+j*kvDim+hd])
-			}
+			weightedSum(out[r*qDim+h*hd:r*qDim+(h+1)*hd], s, vals[base:], kvDim)
 		}
 	})
 }
