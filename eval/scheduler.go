@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/entropix-eval/entropix-eval/engine"
+	"github.com/entropix-eval/entropix-eval/engine/prefixcache"
 )
 
 // workQueue hands work items to the workers problem by problem (every job of one
@@ -195,7 +196,7 @@ func (s *scheduler) waitForSibling(seq *sequence) bool {
 	longest := 0
 	for _, o := range s.live {
 		if o != nil && o != seq && o.feeding && o.fed < o.promptLen {
-			longest = max(longest, commonPrefix(prompt, o.tokens[:o.promptLen]))
+			longest = max(longest, prefixcache.CommonPrefix(prompt, o.tokens[:o.promptLen]))
 		}
 	}
 	return longest-s.prefix.CachedPrefix(prompt) >= prefixMinGain
@@ -204,16 +205,6 @@ func (s *scheduler) waitForSibling(seq *sequence) bool {
 // prefixMinGain is the shortest saving worth waiting a step for (one block of the
 // CPU engine's cache).
 const prefixMinGain = 16
-
-func commonPrefix(a, b []int32) int {
-	n := min(len(a), len(b))
-	for i := 0; i < n; i++ {
-		if a[i] != b[i] {
-			return i
-		}
-	}
-	return n
-}
 
 // start begins feeding seq, first taking the longest prefix of its prompt the
 // engine's prefix cache holds.

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/entropix-eval/entropix-eval/engine"
+	"github.com/entropix-eval/entropix-eval/engine/prefixcache"
 )
 
 // sharingEngine is a fakeEngine with a prefix cache in 16-token blocks: every
@@ -27,7 +28,7 @@ const fakeBlock = 16
 func (e *sharingEngine) CachedPrefix(prompt []int32) int {
 	best := 0
 	for _, s := range e.stored {
-		best = max(best, commonPrefix(prompt, s))
+		best = max(best, prefixcache.CommonPrefix(prompt, s))
 	}
 	return min(best, len(prompt)-1) / fakeBlock * fakeBlock
 }

@@ -9,6 +9,37 @@
 // dot.go — 0, then + round(p[j]·v[…]) for j = 0, 1, … (VMULPS then VADDPS, no FMA)
 // — but in registers, 64 (then 32) elements at a time, instead of loading and
 // storing out once per position. Same bits as the axpy loop.
+
+// WSUM4 adds p[j]·v (Y8 holds p[j]) for the 32 floats at o0..o3(R11) to a0..a3.
+#define WSUM4(o0, o1, o2, o3, a0, a1, a2, a3) \
+	VMULPS o0(R11), Y8, Y9 \
+	VMULPS o1(R11), Y8, Y10 \
+	VMULPS o2(R11), Y8, Y11 \
+	VMULPS o3(R11), Y8, Y12 \
+	VADDPS Y9, a0, a0 \
+	VADDPS Y10, a1, a1 \
+	VADDPS Y11, a2, a2 \
+	VADDPS Y12, a3, a3
+
+#define ZERO4(a0, a1, a2, a3) \
+	VXORPS a0, a0, a0 \
+	VXORPS a1, a1, a1 \
+	VXORPS a2, a2, a2 \
+	VXORPS a3, a3, a3
+
+#define STORE4(o0, o1, o2, o3, a0, a1, a2, a3) \
+	VMOVUPS a0, o0(DI) \
+	VMOVUPS a1, o1(DI) \
+	VMOVUPS a2, o2(DI) \
+	VMOVUPS a3, o3(DI)
+
+// NEXTPOS steps R11 to the next position's values and loops to label while j < n.
+#define NEXTPOS(label) \
+	ADDQ R8, R11 \
+	INCQ CX \
+	CMPQ CX, R9 \
+	JLT  label
+
 TEXT ·weightedSumAVX2(SB), NOSPLIT, $0-48
 	MOVQ out+0(FP), DI
 	MOVQ p+8(FP), SI
@@ -21,47 +52,18 @@ TEXT ·weightedSumAVX2(SB), NOSPLIT, $0-48
 wide:
 	CMPQ R10, $64
 	JLT  narrow
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
+	ZERO4(Y0, Y1, Y2, Y3)
+	ZERO4(Y4, Y5, Y6, Y7)
 	MOVQ BX, R11
 	XORQ CX, CX
 
 wideloop:
 	VBROADCASTSS (SI)(CX*4), Y8
-	VMULPS 0(R11), Y8, Y9
-	VMULPS 32(R11), Y8, Y10
-	VMULPS 64(R11), Y8, Y11
-	VMULPS 96(R11), Y8, Y12
-	VADDPS Y9, Y0, Y0
-	VADDPS Y10, Y1, Y1
-	VADDPS Y11, Y2, Y2
-	VADDPS Y12, Y3, Y3
-	VMULPS 128(R11), Y8, Y9
-	VMULPS 160(R11), Y8, Y10
-	VMULPS 192(R11), Y8, Y11
-	VMULPS 224(R11), Y8, Y12
-	VADDPS Y9, Y4, Y4
-	VADDPS Y10, Y5, Y5
-	VADDPS Y11, Y6, Y6
-	VADDPS Y12, Y7, Y7
-	ADDQ R8, R11
-	INCQ CX
-	CMPQ CX, R9
-	JLT  wideloop
-	VMOVUPS Y0, 0(DI)
-	VMOVUPS Y1, 32(DI)
-	VMOVUPS Y2, 64(DI)
-	VMOVUPS Y3, 96(DI)
-	VMOVUPS Y4, 128(DI)
-	VMOVUPS Y5, 160(DI)
-	VMOVUPS Y6, 192(DI)
-	VMOVUPS Y7, 224(DI)
+	WSUM4(0, 32, 64, 96, Y0, Y1, Y2, Y3)
+	WSUM4(128, 160, 192, 224, Y4, Y5, Y6, Y7)
+	NEXTPOS(wideloop)
+	STORE4(0, 32, 64, 96, Y0, Y1, Y2, Y3)
+	STORE4(128, 160, 192, 224, Y4, Y5, Y6, Y7)
 	ADDQ $256, DI
 	ADDQ $256, BX
 	SUBQ $64, R10
@@ -70,31 +72,15 @@ wideloop:
 narrow:
 	CMPQ R10, $0
 	JEQ  done
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
+	ZERO4(Y0, Y1, Y2, Y3)
 	MOVQ BX, R11
 	XORQ CX, CX
 
 narrowloop:
 	VBROADCASTSS (SI)(CX*4), Y8
-	VMULPS 0(R11), Y8, Y9
-	VMULPS 32(R11), Y8, Y10
-	VMULPS 64(R11), Y8, Y11
-	VMULPS 96(R11), Y8, Y12
-	VADDPS Y9, Y0, Y0
-	VADDPS Y10, Y1, Y1
-	VADDPS Y11, Y2, Y2
-	VADDPS Y12, Y3, Y3
-	ADDQ R8, R11
-	INCQ CX
-	CMPQ CX, R9
-	JLT  narrowloop
-	VMOVUPS Y0, 0(DI)
-	VMOVUPS Y1, 32(DI)
-	VMOVUPS Y2, 64(DI)
-	VMOVUPS Y3, 96(DI)
+	WSUM4(0, 32, 64, 96, Y0, Y1, Y2, Y3)
+	NEXTPOS(narrowloop)
+	STORE4(0, 32, 64, 96, Y0, Y1, Y2, Y3)
 
 done:
 	VZEROUPPER

@@ -109,7 +109,7 @@ func (x *Index) Match(tokens []int32, limit int) Match {
 	}
 	rest := tokens[end:limit]
 	for _, k := range kids {
-		n := commonPrefix(k.key.tokens[:k.key.n], rest)
+		n := CommonPrefix(k.key.tokens[:k.key.n], rest)
 		if n > m.TailLen {
 			m.Tail, m.TailLen = k, n
 		}
@@ -125,7 +125,8 @@ func (x *Index) Match(tokens []int32, limit int) Match {
 	return m
 }
 
-func commonPrefix(a, b []int32) int {
+// CommonPrefix is the number of leading tokens a and b share.
+func CommonPrefix(a, b []int32) int {
 	n := min(len(a), len(b))
 	for i := 0; i < n; i++ {
 		if a[i] != b[i] {
