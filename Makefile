@@ -9,10 +9,15 @@ export ENTROPIX_SHARED
 CUDA_SHARED     := $(abspath $(ENTROPIX_SHARED))/cuda
 CUDA_ENV        := CGO_ENABLED=1 CGO_CFLAGS="-I$(CUDA_SHARED)/include" CGO_LDFLAGS="-L$(CUDA_SHARED)/lib/stubs"
 
-.PHONY: build test demo bench bench-sweep lint cuda ptx cuda-bench fuzz
+.PHONY: build test demo bench bench-sweep lint cuda cudasim ptx cuda-bench fuzz image
+
+# The code revision manifests record, for builds where Go's own VCS stamp is absent.
+REVISION        := $(shell git rev-parse HEAD 2>/dev/null)
+MODIFIED        := $(shell git diff --quiet HEAD -- 2>/dev/null || echo true)
+LDFLAGS         := -X github.com/entropix-eval/entropix-eval/eval.buildRevision=$(REVISION) -X github.com/entropix-eval/entropix-eval/eval.buildModified=$(MODIFIED)
 
 build:
-	$(GO) build -o $(BIN) ./cmd/entropix-eval
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/entropix-eval
 
 test:
 	$(GO) vet ./...
@@ -42,13 +47,23 @@ cuda:
 	$(CUDA_ENV) $(GO) build -tags cuda ./...
 	$(CUDA_ENV) $(GO) vet -tags cuda ./...
 
+# Runs the GPU backend's kernels on the CPU: the unmodified cuda/*.cu compiled with the
+# system C++ compiler (g++) behind the cudasim tag, with barrier, shuffle, bounds and
+# shared-memory race checks, under every pipeline test (cuda/README.md).
+cudasim:
+	CGO_ENABLED=1 $(GO) vet -tags cudasim ./cuda/...
+	CGO_ENABLED=1 $(GO) test -count=1 -tags cudasim ./cuda/...
+
 # Regenerates the committed, embedded cuda/ptx/*.ptx from cuda/*.cu (nvcc >= 11.8;
-# compute_80 PTX, JIT-compiled by the driver for A100/H100 and later). Building needs no nvcc.
+# compute_80 PTX, JIT-compiled by the driver for A100/H100 and later), always all of
+# them, and records the sources' hashes beside them (a test fails when a .cu changed
+# since). Building needs no nvcc.
 NVCC         ?= nvcc
 CUDA_KERNELS := $(wildcard cuda/*.cu)
-ptx: $(CUDA_KERNELS:cuda/%.cu=cuda/ptx/%.ptx)
-cuda/ptx/%.ptx: cuda/%.cu cuda/common.cuh
-	$(NVCC) -arch=compute_80 --ptx -O3 -o $@ $<
+ptx:
+	@set -e; for f in $(CUDA_KERNELS); do \
+	  echo "$(NVCC) $$f"; $(NVCC) -arch=compute_80 --ptx -O3 -o cuda/ptx/$$(basename $$f .cu).ptx $$f; done
+	cd cuda && sha256sum *.cu common.cuh > ptx/sources.sha256
 
 # GPU validation and benchmarks, on a GPU machine only (logs under $$OUT).
 cuda-bench:
@@ -61,3 +76,26 @@ fuzz:
 	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
 	    echo "== $$pkg $$f"; $(GO) test -run '^$$$$' -fuzz "^$$f$$$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 2s $$pkg; \
 	  done; done
+
+# The container image (Containerfile): FROM scratch, the static pure-Go binary only.
+# Built with podman or buildah on vfs storage (works unprivileged and in VMs without
+# overlayfs; set CONTAINER_STORAGE= to use your tool's own), tagged VERSION and latest,
+# and saved as an OCI archive too; prints the image's files and entrypoint. The binary is
+# stamped with REVISION as `make build`'s is. (No -trimpath:
+# it would recompile every package instead of reusing `make test`'s build cache.)
+IMAGE             ?= ghcr.io/entropix-eval/entropix-eval
+VERSION           ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+CONTAINER         ?= $(shell command -v podman || command -v buildah)
+CONTAINER_STORAGE ?= --storage-driver vfs
+IMAGE_ARCHIVE     := bin/entropix-eval-image.tar
+image:
+	@test -n "$(CONTAINER)" || { echo "make image needs podman or buildah (apt-get install buildah)" >&2; exit 1; }
+	rm -rf bin/image && mkdir -p bin/image/rootfs/usr/local/bin bin/image/rootfs/tmp && chmod 1777 bin/image/rootfs/tmp
+	CGO_ENABLED=0 $(GO) build -ldflags "-s -w $(LDFLAGS)" -o bin/image/rootfs/usr/local/bin/entropix-eval ./cmd/entropix-eval
+	$(CONTAINER) $(CONTAINER_STORAGE) build --quiet -f Containerfile --build-arg VERSION=$(VERSION) \
+	  --build-arg REVISION=$(REVISION) -t $(IMAGE):$(VERSION) -t $(IMAGE):latest bin/image
+	rm -f $(IMAGE_ARCHIVE)
+	$(CONTAINER) $(CONTAINER_STORAGE) push --quiet $(IMAGE):$(VERSION) oci-archive:$(IMAGE_ARCHIVE):$(VERSION)
+	@echo "image $(IMAGE):$(VERSION) (and :latest); OCI archive $(IMAGE_ARCHIVE)"
+	@d=$$(mktemp -d) && tar -xf $(IMAGE_ARCHIVE) -C $$d && for b in $$d/blobs/sha256/*; do \
+	  tar -tvf $$b 2>/dev/null || grep -o '"Entrypoint":[^]]*]' $$b || true; done; rm -rf $$d

@@ -39,9 +39,13 @@ func validateStep(in []engine.Input, lens []int, o *engine.Options, vocab int, s
 			return fmt.Errorf("input %d (slot %d): %d tokens exceed the prefill chunk of %d; split the prompt",
 				i, inp.Slot, len(inp.Tokens), o.PrefillChunk)
 		}
-		if have := lens[inp.Slot]; have+len(inp.Tokens) > o.MaxSeqLen {
+		have := lens[inp.Slot]
+		if have+len(inp.Tokens) > o.MaxSeqLen {
 			return fmt.Errorf("input %d (slot %d): %d cached + %d new tokens overflow the cache of %d",
 				i, inp.Slot, have, len(inp.Tokens), o.MaxSeqLen)
+		}
+		if err := o.AttnViewOf(inp).Fits(have + len(inp.Tokens)); err != nil {
+			return fmt.Errorf("input %d (slot %d): %w", i, inp.Slot, err)
 		}
 		for j, t := range inp.Tokens {
 			if t < 0 || int(t) >= vocab {

@@ -58,14 +58,6 @@ func benchEngine(b *testing.B, m *engine.Model, slots int) *Engine {
 	return e
 }
 
-func randomPrompt(rng *rand.Rand, n, vocab int) []int32 {
-	p := make([]int32, n)
-	for i := range p {
-		p[i] = int32(rng.IntN(vocab))
-	}
-	return p
-}
-
 // fill prefills every slot with benchContext random tokens.
 func fill(b *testing.B, e *Engine, rng *rand.Rand) []engine.Output {
 	b.Helper()

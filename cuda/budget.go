@@ -50,14 +50,14 @@ func activationBytesPerToken(c *engine.Config) int64 {
 
 // outputBytesPerSlot sums the per-output buffers: the gathered final norm (bf16),
 // logits (f32), logits and attention statistics (f64), the top-K ping-pong scratch
-// and the output row indices.
+// and the output row indices (twice: in input order and grouped by attention view).
 func outputBytesPerSlot(c *engine.Config, topK int) int64 {
 	k := gpuTopK(topK, c.VocabSize)
 	scratch := int64(0)
 	if k > 0 {
 		scratch = 2 * 8 * int64(topkScratchEntries(c.VocabSize, k))
 	}
-	return 2*int64(c.HiddenSize) + 4*int64(c.VocabSize) + 8*3 + 8*int64(c.Heads+2) + scratch + 4
+	return 2*int64(c.HiddenSize) + 4*int64(c.VocabSize) + 8*3 + 8*int64(c.Heads+2) + scratch + 8
 }
 
 // gpuTopK is the K reduced on the device, or 0 when the host does it (K = 0 means
@@ -102,39 +102,15 @@ func checkFits(c *engine.Config, o engine.Options, free int64, device int) error
 		return fmt.Errorf("out of device memory on GPU %d: the model needs %s, %s free — the weights alone do not fit",
 			device, need, gib(free))
 	}
-	slots := largest(o.Slots, func(n int) bool { return fitsWith(n, o.MaxSeqLen) })
-	seq := largest(o.MaxSeqLen, func(n int) bool { return fitsWith(o.Slots, n) })
-	advice := make([]string, 0, 2)
-	if slots > 0 {
-		advice = append(advice, fmt.Sprintf("at most %d slots at max sequence length %d", slots, o.MaxSeqLen))
-	}
-	if seq > 0 {
-		advice = append(advice, fmt.Sprintf("max sequence length %d at %d slots", seq, o.Slots))
-	}
-	if len(advice) == 0 {
-		advice = append(advice, "fewer slots and a shorter max sequence length")
-	}
-	msg := advice[0]
-	if len(advice) == 2 {
-		msg += ", or " + advice[1]
+	advice := engine.FitAdvice(o.Slots, o.MaxSeqLen, fitsWith)
+	if advice == "" {
+		advice = "fewer slots and a shorter max sequence length"
 	}
 	return fmt.Errorf("out of device memory on GPU %d: %s needed, %s free; fits: %s",
-		device, need, gib(free), msg)
+		device, need, gib(free), advice)
 }
 
-// largest is the biggest n in 1..hi with ok(n), or 0; ok must be monotone (true up
-// to some n, false after).
-func largest(hi int, ok func(int) bool) int {
-	lo := 0
-	for lo < hi {
-		mid := lo + (hi-lo+1)/2
-		if ok(mid) {
-			lo = mid
-		} else {
-			hi = mid - 1
-		}
-	}
-	return lo
-}
+// largest is engine.Largest.
+func largest(hi int, ok func(int) bool) int { return engine.Largest(hi, ok) }
 
-func gib(b int64) string { return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30)) }
+func gib(b int64) string { return engine.GiB(b) }

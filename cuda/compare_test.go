@@ -26,28 +26,33 @@ var attnModes = []engine.Options{
 }
 
 // Tolerances against the CPU backend run on the same BF16-rounded weights. The
-// remaining difference is the GPU's BF16 activations (GEMM inputs) and KV cache. The
-// logits bound holds for every model; the statistics bound of 1e-2 holds with two
-// orders of magnitude to spare on the random tiny models, but not on stories260K, a
-// trained model with sharp distributions (logits up to ~17, heads of ~1 bit): there
-// the Go emulator of this pipeline (pipeline_test.go) measured up to 0.05 bits² on
-// varentropy, 0.052 bits on a 1-bit layer-0 head entropy after 15 greedy steps, 0.15
-// bits on a padded-mode head entropy (~12 bits) and 5% on agreement, so it gets wider
+// remaining difference is the GPU's BF16 activations (GEMM inputs) and KV cache. They
+// were measured on the kernels themselves, compiled for the host (make cudasim; table
+// in README.md), and are set at about twice the largest deviation seen, leaving room
+// for the GPU's own summation order. The random tiny models stay far inside them;
+// stories260K, a trained model with sharp distributions (logits up to ~17, heads of
+// ~1 bit), moves by up to 6% of a head entropy and 5% of agreement, so it gets wider
 // bounds (sharpTol).
 const (
-	logitsRelL2 = 2e-2 // ‖gpu − cpu‖₂ / ‖cpu‖₂ of the full logits
 	// A greedy step may pick a different token only where the CPU's top-1/top-2 margin
 	// is inside the BF16 noise, i.e. below this fraction of max(1, |top-1 logit|).
 	greedyMarginTol = 2e-2
 )
 
-// tolerances bound the statistics: Stats is absolute × max(1, |want|) for entropies,
+// tolerances bound a comparison: Logits is the relative L2 distance ‖gpu − cpu‖₂ /
+// ‖cpu‖₂ of the full logits; Stats is absolute × max(1, |want|) for entropies,
 // varentropies and log Z; Agreement is relative for agreement and interaction strength.
-type tolerances struct{ Stats, Agreement float64 }
+type tolerances struct{ Logits, Stats, Agreement float64 }
 
 var (
-	defaultTol = tolerances{Stats: 1e-2, Agreement: 5e-2}
-	sharpTol   = tolerances{Stats: 1e-1, Agreement: 1.5e-1}
+	// Measured ≤ 5.5e-3 logits, ≤ 1.5e-4 statistics, ≤ 2.7e-2 agreement.
+	defaultTol = tolerances{Logits: 1e-2, Stats: 1e-3, Agreement: 4e-2}
+	// Measured ≤ 1.43e-2 logits, ≤ 6.0e-2 statistics, ≤ 5.3e-2 agreement.
+	sharpTol = tolerances{Logits: 2e-2, Stats: 1e-1, Agreement: 1e-1}
+	// The random GQA models with query and key projections scaled by 8
+	// (buildModelTB): attention of a few bits, where the BF16 key cache moves head
+	// entropies more. Measured ≤ 7.7e-3 logits, ≤ 5.2e-3 statistics, ≤ 2.9e-2 agreement.
+	scaledQKTol = tolerances{Logits: 1.5e-2, Stats: 1e-2, Agreement: 6e-2}
 )
 
 // sharedModel is one checkpoint in ../shared/models with the golden prompts for it.
@@ -72,7 +77,7 @@ type goldenPrompt struct {
 	PromptIDs []int32 `json:"prompt_ids"`
 }
 
-func loadShared(t *testing.T, sm sharedModel) (*engine.Model, []goldenPrompt) {
+func loadShared(t testing.TB, sm sharedModel) (*engine.Model, []goldenPrompt) {
 	t.Helper()
 	var g struct {
 		Cases []goldenPrompt `json:"cases"`
@@ -158,18 +163,19 @@ func (r report) log(t *testing.T, name string) {
 
 // compareOutput checks one GPU output against the CPU's at the test tolerances.
 // Both must come from engines with TopK 0.
-func compareOutput(t *testing.T, where string, got, want *engine.Output, tol tolerances, r report) {
+func compareOutput(t testing.TB, where string, got, want *engine.Output, tol tolerances, r report) {
 	t.Helper()
 	gl, wl := fullLogits(t, &got.Dist), fullLogits(t, &want.Dist)
 	e := relL2(gl, wl)
 	r.see("logits_rel_l2", e)
-	require.LessOrEqual(t, e, logitsRelL2, "%s: logits relative L2", where)
+	require.LessOrEqual(t, e, tol.Logits, "%s: logits relative L2", where)
 	if margin := topMargin(&want.Dist); margin > greedyMarginTol*math.Max(1, math.Abs(float64(want.Dist.Candidates[0].Logit))) {
 		require.Equal(t, want.Dist.Candidates[0].ID, got.Dist.Candidates[0].ID, "%s: top-1 (cpu margin %g)", where, margin)
 	}
 	abs := func(name string, g, w float64) {
 		d := math.Abs(g - w)
 		r.see(name, d)
+		r.see("scaled_"+name, d/math.Max(1, math.Abs(w))) // what the bound applies to
 		require.LessOrEqual(t, d, tol.Stats*math.Max(1, math.Abs(w)), "%s: %s gpu %g cpu %g", where, name, g, w)
 	}
 	rel := func(name string, g, w float64) {
@@ -194,11 +200,11 @@ func compareOutput(t *testing.T, where string, got, want *engine.Output, tol tol
 
 // compareLogitsOnly checks the GPU against the CPU on the original (unrounded)
 // weights: logits within the relative L2 bound and the same top-1 outside the noise.
-func compareLogitsOnly(t *testing.T, where string, got, want *engine.Output, r report) {
+func compareLogitsOnly(t testing.TB, where string, got, want *engine.Output, tol tolerances, r report) {
 	t.Helper()
 	e := relL2(fullLogits(t, &got.Dist), fullLogits(t, &want.Dist))
 	r.see("orig_logits_rel_l2", e)
-	require.LessOrEqual(t, e, logitsRelL2, "%s: logits relative L2 against the original weights", where)
+	require.LessOrEqual(t, e, tol.Logits, "%s: logits relative L2 against the original weights", where)
 	if margin := topMargin(&want.Dist); margin > greedyMarginTol*math.Max(1, math.Abs(float64(want.Dist.Candidates[0].Logit))) {
 		require.Equal(t, want.Dist.Candidates[0].ID, got.Dist.Candidates[0].ID, "%s: top-1 against the original weights", where)
 	}

@@ -56,16 +56,6 @@ import (
 	"gorgonia.org/cu"
 )
 
-// cuBLAS ABI constants (cublas_api.h, library_types.h).
-const (
-	cublasOpN         = 0
-	cublasOpT         = 1
-	cudaR32F          = 0
-	cudaR16BF         = 14
-	cublasCompute32F  = 68
-	cublasGemmDefault = -1
-)
-
 // cublasLibraries are tried in order; ENTROPIX_CUBLAS (a path) goes first when set.
 var cublasLibraries = []string{
 	"libcublas.so.13", "libcublas.so.12", "libcublas.so.11",
@@ -141,29 +131,23 @@ func (b *cublas) Version() int {
 	return int(v)
 }
 
-// gemmRowMajor computes Y = alpha·X·Wᵀ + beta·Y for row-major X [rows × k] (bf16),
-// W [n × k] (bf16, a Hugging Face weight) and Y [rows × n] (float32), accumulating in
-// float32. In cuBLAS' column-major terms that is Yᵀ = W·Xᵀ: op(A)=Wᵀ stored k × n.
-func (b *cublas) gemmRowMajor(w, x, y dptr, rows, n, k int, beta float32) error {
-	st := C.call_gemm_ex(b.gemmEx, b.handle, cublasOpT, cublasOpN, C.int(n), C.int(rows), C.int(k), 1,
-		C.uintptr_t(w), cudaR16BF, C.int(k), C.uintptr_t(x), cudaR16BF, C.int(k), C.float(beta),
-		C.uintptr_t(y), cudaR32F, C.int(n), cublasCompute32F, cublasGemmDefault)
-	if st != 0 {
-		return fmt.Errorf("cublasGemmEx %d×%d×%d: %s", rows, n, k, cublasStatus(st))
+// gemm runs one cublasGemmEx (Batch 1) or cublasGemmStridedBatchedEx call.
+func (b *cublas) gemm(g gemmEx) error {
+	var st C.int
+	call := "cublasGemmEx"
+	if g.Batch == 1 {
+		st = C.call_gemm_ex(b.gemmEx, b.handle, C.int(g.TransA), C.int(g.TransB), C.int(g.M), C.int(g.N), C.int(g.K),
+			C.float(g.Alpha), C.uintptr_t(g.A), C.int(g.AType), C.int(g.LDA), C.uintptr_t(g.B), C.int(g.BType), C.int(g.LDB),
+			C.float(g.Beta), C.uintptr_t(g.C), C.int(g.CType), C.int(g.LDC), C.int(g.Compute), C.int(g.Algo))
+	} else {
+		call = "cublasGemmStridedBatchedEx"
+		st = C.call_gemm_sb(b.gemmStridedBatchedEx, b.handle, C.int(g.TransA), C.int(g.TransB), C.int(g.M), C.int(g.N),
+			C.int(g.K), C.float(g.Alpha), C.uintptr_t(g.A), C.int(g.AType), C.int(g.LDA), C.longlong(g.StrideA),
+			C.uintptr_t(g.B), C.int(g.BType), C.int(g.LDB), C.longlong(g.StrideB), C.float(g.Beta), C.uintptr_t(g.C),
+			C.int(g.CType), C.int(g.LDC), C.longlong(g.StrideC), C.int(g.Batch), C.int(g.Compute), C.int(g.Algo))
 	}
-	return nil
-}
-
-// gemmStridedBatchedRowMajor is gemmRowMajor over batch independent problems laid out
-// at fixed strides (elements). It is bound and exercised by the GPU tests; the forward
-// pass fuses its projections instead and does not need it today.
-func (b *cublas) gemmStridedBatchedRowMajor(w, x, y dptr, rows, n, k, batch int, sw, sx, sy int64, beta float32) error {
-	st := C.call_gemm_sb(b.gemmStridedBatchedEx, b.handle, cublasOpT, cublasOpN, C.int(n), C.int(rows), C.int(k), 1,
-		C.uintptr_t(w), cudaR16BF, C.int(k), C.longlong(sw), C.uintptr_t(x), cudaR16BF, C.int(k), C.longlong(sx),
-		C.float(beta), C.uintptr_t(y), cudaR32F, C.int(n), C.longlong(sy), C.int(batch), cublasCompute32F,
-		cublasGemmDefault)
 	if st != 0 {
-		return fmt.Errorf("cublasGemmStridedBatchedEx %d×(%d×%d×%d): %s", batch, rows, n, k, cublasStatus(st))
+		return fmt.Errorf("%s m %d n %d k %d batch %d: %s", call, g.M, g.N, g.K, g.Batch, cublasStatus(st))
 	}
 	return nil
 }

@@ -8,5 +8,6 @@
 // The device code is behind the `cuda` build tag, because gorgonia.org/cu links
 // libcuda and exits the process at init where no driver or GPU is present. Without
 // the tag, New returns ErrNotBuilt. The shape planning, memory budget, weight packing,
-// launch geometry and PTX checks are plain Go, built and tested everywhere.
+// launch geometry and PTX checks are plain Go, built and tested everywhere; with the
+// cudasim tag the tests run the kernels' CUDA source on the CPU (internal/cudasim).
 package cuda

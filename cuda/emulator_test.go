@@ -15,7 +15,8 @@ import (
 // where the kernel uses float and float64 where it uses double). Running the pipeline
 // on it checks, without a GPU, everything the host does: buffer carving, weight
 // fusion and packing, pointer arithmetic, the argument order of every launch, the
-// top-K stage buffers, sub-batching and output assembly.
+// top-K stage buffers, sub-batching and output assembly. With the cudasim build tag
+// the same tests run on the .cu kernels themselves instead (sim_cudasim_test.go).
 type emulator struct {
 	mem []byte
 }
@@ -64,26 +65,18 @@ func (e *emulator) u16(p dptr, n int) []uint16 {
 	return unsafe.Slice((*uint16)(unsafe.Pointer(&e.bytes(p, 2*n)[0])), n)
 }
 
+// gemm runs the cuBLAS call the GPU backend would make through the reference GEMM,
+// so the row-major to column-major mapping is what gets tested.
 func (e *emulator) gemm(w, x, y dptr, rows, n, k int, beta float32) error {
-	out := e.f32(y, rows*n)
-	xf := make([]float32, rows*k)
-	for i, v := range e.u16(x, rows*k) {
-		xf[i] = engine.BF16ToF32(v)
+	return rowMajorGemm(w, x, y, rows, n, k, beta).reference(e)
+}
+
+func (e *emulator) view(p dptr, n int64) ([]byte, error) {
+	off := int64(p) - emuBase
+	if p == 0 || off < 0 || off+n > int64(len(e.mem)) {
+		return nil, fmt.Errorf("emulator: [%#x, +%d) outside device memory", uint64(p), n)
 	}
-	wv, wrow := e.u16(w, n*k), make([]float32, k)
-	for c := 0; c < n; c++ {
-		for i := range wrow {
-			wrow[i] = engine.BF16ToF32(wv[c*k+i])
-		}
-		for r := 0; r < rows; r++ {
-			var s float32
-			for i, wi := range wrow {
-				s += xf[r*k+i] * wi
-			}
-			out[r*n+c] = s + beta*out[r*n+c]
-		}
-	}
-	return nil
+	return e.mem[off : off+n], nil
 }
 
 // kargs decodes launch arguments in order.

@@ -37,7 +37,7 @@ type gpu struct {
 }
 
 func (g gpu) gemm(w, x, y dptr, rows, n, k int, beta float32) error {
-	return g.blas.gemmRowMajor(w, x, y, rows, n, k, beta)
+	return g.blas.gemm(rowMajorGemm(w, x, y, rows, n, k, beta))
 }
 
 // New loads m onto GPU device (0-based) for opts. The model may be closed afterwards:

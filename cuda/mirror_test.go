@@ -102,12 +102,9 @@ func TestAttnStatsMirrorMatchesMetrics(t *testing.T) {
 		var want metrics.AttnStats
 		require.NoError(t, want.Compute(scores, tc.heads, tc.kvLen, mode, tc.padLen))
 		var got metrics.AttnStats
-		slots := tc.kvLen
-		if tc.padded {
-			slots = tc.padLen
-		}
-		finishAttnStats(&got, mirrorAttnStats(scores, tc.heads, tc.kvLen, tc.padded, tc.padLen), tc.heads, slots)
+		finishAttnStats(&got, mirrorAttnStats(scores, tc.heads, tc.kvLen, tc.padded, tc.padLen), tc.heads, tc.kvLen, want.View)
 		require.Equal(t, want.Slots, got.Slots)
+		require.Equal(t, want.View, got.View)
 		require.InDeltaSlice(t, want.HeadEntropy, got.HeadEntropy, 1e-9)
 		for _, f := range [][2]float64{{want.Entropy, got.Entropy}, {want.Varentropy, got.Varentropy},
 			{want.Agreement, got.Agreement}, {want.InteractionStrength, got.InteractionStrength}} {

@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/entropix-eval/entropix-eval/engine"
+	"github.com/entropix-eval/entropix-eval/sampler/metrics"
 )
 
 // pipeline is the whole engine except the device itself: buffers, weight upload, the
@@ -53,7 +54,8 @@ type outputBuffers struct {
 	last       dptr // bf16 [outs][hidden]
 	logits     dptr // f32 [outs][vocab]
 	logitStats dptr // f64 [outs][3]
-	attnStats  dptr // f64 [outs][heads + 2]
+	attnStats  dptr // f64 [outs][heads + 2], grouped by attention view
+	viewRows   dptr // int32 token row of each output, grouped by attention view
 	topVals    [2]dptr
 	topIDs     [2]dptr
 }
@@ -65,6 +67,13 @@ type hostScratch struct {
 	topVals    []float32
 	topIDs     []int32
 	logits     []float32 // only when the host ranks candidates
+	// views[r] is output r's attention view; statsAt[r] its row in attnStats,
+	// where the outputs sharing a view sit together (one attn_stats launch each):
+	// row j holds token row viewRows[j], computed in rowViews[j].
+	views    []metrics.AttnView
+	statsAt  []int
+	viewRows []int32
+	rowViews []metrics.AttnView
 }
 
 // newPipeline checks the model and options and plans everything, touching no device.
@@ -148,13 +157,13 @@ func (p *pipeline) allocBuffers() error {
 		scratch = outs * int64(topkScratchEntries(c.VocabSize, p.gpuK)) * 4
 	}
 	outSizes := []int64{4 * outs, 2 * outs * h, 4 * outs * int64(c.VocabSize), 8 * 3 * outs, 8 * outs * int64(c.Heads+2),
-		scratch, scratch, scratch, scratch}
+		scratch, scratch, scratch, scratch, 4 * outs}
 	out, err := p.carve(outSizes, "output buffers")
 	if err != nil {
 		return err
 	}
 	p.out = outputBuffers{rows: out[0], last: out[1], logits: out[2], logitStats: out[3], attnStats: out[4],
-		topVals: [2]dptr{out[5], out[6]}, topIDs: [2]dptr{out[7], out[8]}}
+		topVals: [2]dptr{out[5], out[6]}, topIDs: [2]dptr{out[7], out[8]}, viewRows: out[9]}
 	return nil
 }
 

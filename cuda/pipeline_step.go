@@ -30,6 +30,7 @@ func (p *pipeline) step(ctx context.Context, in []engine.Input, out *[]engine.Ou
 			return err
 		}
 		b := &p.batches[i]
+		p.groupViews(b, in)
 		if err := p.forward(b); err != nil {
 			return err
 		}
@@ -65,9 +66,10 @@ func (p *pipeline) forward(b *subBatch) error {
 	}
 	hb, warps, attnSmem := attnGeometry(heads, kvh, hd, b.maxKeys(), rows)
 	layerKV := dptr(int64(p.opts.Slots) * int64(kvh) * int64(p.opts.MaxSeqLen) * int64(hd) * 2)
-	padded := 0
-	if p.opts.AttnMode == metrics.Padded {
-		padded = 1
+	if nOut > 0 && !p.skipStats {
+		if err := be.upload(p.out.viewRows, i32Bytes(p.host.viewRows)); err != nil {
+			return fmt.Errorf("uploading the batch: %w", err)
+		}
 	}
 	for l, lw := range p.layout.Layers {
 		kc, vc := p.kc+dptr(l)*layerKV, p.vc+dptr(l)*layerKV
@@ -91,9 +93,7 @@ func (p *pipeline) forward(b *subBatch) error {
 			return err
 		}
 		if l == p.opts.MetricLayer && nOut > 0 && !p.skipStats {
-			if err := be.launch("attn_stats", nOut, 1, 256, attnStatsSharedBytes(heads, hd), args.reset().ptr(a.q).
-				ptr(p.out.rows).ptr(a.pos).ptr(a.slot).ptr(kc).ptr(p.out.attnStats).i32(heads).i32(kvh).i32(hd).
-				i32(p.opts.MaxSeqLen).i32(padded).i32(p.opts.PadLen).f32(p.attnScale())); err != nil {
+			if err := p.attnStats(kc); err != nil {
 				return err
 			}
 		}
@@ -211,11 +211,61 @@ func (p *pipeline) collect(b *subBatch, in []engine.Input, o []engine.Output) er
 		}
 		finishDist(&out.Dist, c.VocabSize, hs.logitStats[3*r], hs.logitStats[3*r+1], hs.logitStats[3*r+2])
 		kvLen := int(b.Pos[b.OutRows[r]]) + 1
-		slots := kvLen
-		if p.opts.AttnMode == metrics.Padded {
-			slots = p.opts.PadLen
+		at := hs.statsAt[r]
+		finishAttnStats(&out.Attn, hs.attnStats[at*stride:(at+1)*stride], c.Heads, kvLen, hs.views[r])
+	}
+	return nil
+}
+
+// groupViews resolves each output's attention view and orders the outputs so those
+// sharing a view are contiguous (stable, first-seen view first): statsAt[r] is
+// output r's row in that order and viewRows the token rows in it.
+func (p *pipeline) groupViews(b *subBatch, in []engine.Input) {
+	hs := &p.host
+	n := len(b.OutRows)
+	hs.views, hs.statsAt, hs.viewRows, hs.rowViews = hs.views[:0], hs.statsAt[:0], hs.viewRows[:0], hs.rowViews[:0]
+	for _, i := range b.OutInputs {
+		hs.views = append(hs.views, p.opts.AttnViewOf(in[i]))
+	}
+	for range n {
+		hs.statsAt = append(hs.statsAt, -1)
+	}
+	for r := range n {
+		if hs.statsAt[r] >= 0 {
+			continue
 		}
-		finishAttnStats(&out.Attn, hs.attnStats[r*stride:(r+1)*stride], c.Heads, slots)
+		for q := r; q < n; q++ {
+			if hs.statsAt[q] < 0 && hs.views[q] == hs.views[r] {
+				hs.statsAt[q] = len(hs.viewRows)
+				hs.viewRows = append(hs.viewRows, b.OutRows[q])
+				hs.rowViews = append(hs.rowViews, hs.views[q])
+			}
+		}
+	}
+}
+
+// attnStats launches attn_stats once per attention view among the outputs, each
+// over its contiguous run of viewRows, writing the matching rows of attnStats.
+func (p *pipeline) attnStats(kc dptr) error {
+	c, hs, a := &p.cfg, &p.host, &p.act
+	stride := dptr(8 * (c.Heads + 2))
+	for start := 0; start < len(hs.rowViews); {
+		v := hs.rowViews[start]
+		end := start + 1
+		for end < len(hs.rowViews) && hs.rowViews[end] == v {
+			end++
+		}
+		padded := 0
+		if v.Mode == metrics.Padded {
+			padded = 1
+		}
+		if err := p.be.launch("attn_stats", end-start, 1, 256, attnStatsSharedBytes(c.Heads, c.HeadDim), p.args.reset().
+			ptr(a.q).ptr(p.out.viewRows+dptr(4*start)).ptr(a.pos).ptr(a.slot).ptr(kc).ptr(p.out.attnStats+dptr(start)*stride).
+			i32(c.Heads).i32(c.KVHeads).i32(c.HeadDim).i32(p.opts.MaxSeqLen).i32(padded).i32(v.PadLen).
+			f32(p.attnScale())); err != nil {
+			return err
+		}
+		start = end
 	}
 	return nil
 }

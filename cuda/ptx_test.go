@@ -1,10 +1,17 @@
 package cuda
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"testing/fstest"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/entropix-eval/entropix-eval/cuda/internal/cudasim"
 )
 
 func TestEmbeddedPTXDeclaresEveryKernel(t *testing.T) {
@@ -49,4 +56,52 @@ func TestLoadPTXNamesMissingPieces(t *testing.T) {
 	_, err = loadPTX(files)
 	require.ErrorContains(t, err, "ptx rope")
 	require.ErrorContains(t, err, "make ptx")
+}
+
+// The committed PTX was generated from the sources as they are: `make ptx` records
+// the hash of every .cu file and common.cuh in ptx/sources.sha256 beside the PTX, and
+// a kernel edited without regenerating it fails here instead of shipping stale PTX.
+func TestPTXMatchesSources(t *testing.T) {
+	recorded := map[string]string{}
+	b, err := os.ReadFile("ptx/sources.sha256")
+	require.NoError(t, err, "run `make ptx`")
+	for i, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		f := strings.Fields(line)
+		require.Len(t, f, 2, "ptx/sources.sha256 line %d: %q", i+1, line)
+		recorded[strings.TrimPrefix(f[1], "*")] = f[0]
+	}
+	sources, err := filepath.Glob("*.cu")
+	require.NoError(t, err)
+	require.NotEmpty(t, sources)
+	for _, n := range append(sources, "common.cuh") {
+		src, err := os.ReadFile(n)
+		require.NoError(t, err)
+		sum := sha256.Sum256(src)
+		require.Equal(t, recorded[n], hex.EncodeToString(sum[:]),
+			"%s changed since cuda/ptx was generated (or is new): run `make ptx` (nvcc >= 11.8) and commit the PTX with it", n)
+		if strings.HasSuffix(n, ".cu") {
+			_, err := ptxFiles.ReadFile("ptx/" + strings.TrimSuffix(n, ".cu") + ".ptx")
+			require.NoError(t, err, "%s has no PTX", n)
+		}
+		delete(recorded, n)
+	}
+	require.Empty(t, recorded, "ptx/sources.sha256 lists files that are gone")
+}
+
+// kernelModules (what New loads from the PTX) names exactly the kernels of each source.
+func TestKernelModulesMatchSources(t *testing.T) {
+	sources, err := filepath.Glob("*.cu")
+	require.NoError(t, err)
+	require.Len(t, sources, len(kernelModules))
+	for _, n := range sources {
+		src, err := os.ReadFile(n)
+		require.NoError(t, err)
+		u, err := cudasim.Scan(n, src)
+		require.NoError(t, err)
+		var names []string
+		for _, k := range u.Kernels {
+			names = append(names, k.Name)
+		}
+		require.ElementsMatch(t, kernelModules[strings.TrimSuffix(n, ".cu")], names, n)
+	}
 }

@@ -6,12 +6,16 @@ import (
 
 // finishAttnStats completes a's exported fields from what attn_stats returns for one
 // row — each head's entropy, then agreement and interaction strength — with the same
-// across-head mean and variances as metrics.AttnStats.Compute.
-func finishAttnStats(a *metrics.AttnStats, raw []float64, heads, slots int) {
+// across-head mean and variances as metrics.AttnStats.Compute, for a row of kvLen
+// keys computed in view v.
+func finishAttnStats(a *metrics.AttnStats, raw []float64, heads, kvLen int, v metrics.AttnView) {
 	a.SetHeadEntropies(raw[:heads])
 	a.Agreement = raw[heads]
 	a.InteractionStrength = raw[heads+1]
-	a.Slots = slots
+	a.Slots, a.View = kvLen, metrics.AttnView{Mode: v.Mode}
+	if v.Mode == metrics.Padded {
+		a.Slots, a.View.PadLen = v.PadLen, v.PadLen
+	}
 }
 
 // finishDist fills d's statistics from the device's numbers for one row; its

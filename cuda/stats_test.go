@@ -35,7 +35,7 @@ func TestFinishDistMatchesFillDist(t *testing.T) {
 
 func TestFinishAttnStatsReusesBuffers(t *testing.T) {
 	var a metrics.AttnStats
-	finishAttnStats(&a, []float64{1, 3, 0.5, 0.25}, 2, 10)
+	finishAttnStats(&a, []float64{1, 3, 0.5, 0.25}, 2, 7, metrics.AttnView{Mode: metrics.Padded, PadLen: 10})
 	require.Equal(t, []float64{1, 3}, a.HeadEntropy)
 	require.Equal(t, 2.0, a.Entropy)
 	require.Equal(t, 1.0, a.Varentropy)
@@ -43,8 +43,11 @@ func TestFinishAttnStatsReusesBuffers(t *testing.T) {
 	require.Equal(t, 0.5, a.Agreement)
 	require.Equal(t, 0.25, a.InteractionStrength)
 	require.Equal(t, 10, a.Slots)
+	require.Equal(t, metrics.AttnView{Mode: metrics.Padded, PadLen: 10}, a.View)
 	p := &a.HeadEntropy[0]
-	finishAttnStats(&a, []float64{4, 0, 0}, 1, 3)
+	finishAttnStats(&a, []float64{4, 0, 0}, 1, 3, metrics.AttnView{})
 	require.Same(t, p, &a.HeadEntropy[0])
 	require.True(t, math.IsNaN(a.VarentropyDDOF1))
+	require.Equal(t, 3, a.Slots)
+	require.Equal(t, metrics.AttnView{}, a.View)
 }

@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -79,6 +80,35 @@ func hasMeta(pattern string) bool { return strings.ContainsAny(pattern, `*?[\`) 
 // this file. A Parquet file with the right schema and no rows gives no problems
 // and no error (it may be one empty shard); an empty JSONL file is an error.
 func LoadFile(path string) ([]Problem, error) {
+	ps, err := loadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ps, checkFieldSizes(path, ps)
+}
+
+// MaxFieldBytes bounds one question or answer. Datasets come from the internet,
+// and every prompt is tokenized, journaled and read back whole; no benchmark
+// item comes near a mebibyte.
+const MaxFieldBytes = 1 << 20
+
+// ErrTooLarge: a field is over MaxFieldBytes.
+var ErrTooLarge = errors.New("field too large")
+
+// checkFieldSizes refuses a row whose question or answer is over MaxFieldBytes,
+// naming the file and the row (0-based, as every row error here).
+func checkFieldSizes(path string, ps []Problem) error {
+	for _, p := range ps {
+		for _, f := range []struct{ name, v string }{{"question", p.Question}, {"answer", p.Answer}, {"target", p.Target}} {
+			if len(f.v) > MaxFieldBytes {
+				return fmt.Errorf("%s: row %d: %s of %d bytes: %w (at most %d bytes)", path, p.Row, f.name, len(f.v), ErrTooLarge, MaxFieldBytes)
+			}
+		}
+	}
+	return nil
+}
+
+func loadFile(path string) ([]Problem, error) {
 	switch formatOf(path) {
 	case "parquet":
 		fh, err := os.Open(path)
@@ -108,6 +138,9 @@ func LoadFewshotFile(path string) ([]Problem, error) {
 		return nil, fmt.Errorf("load few-shot examples: %w", err)
 	}
 	shots, err := ParseFewshotJSONL(path, b)
+	if err == nil {
+		err = checkFieldSizes(path, shots)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("load few-shot examples: %w", err)
 	}

@@ -197,27 +197,20 @@ func sameDoc(a, b Problem) bool { return a.Question == b.Question && a.Answer ==
 const maxReplayDocs = 10_000_000
 
 // randomDraw returns the draw lm-eval makes for doc index, replaying the
-// generator from doc 0 on first use. With a chat template and shots in one
-// user turn, lm-eval's get_chat_context samples once and then calls
-// get_context, which samples again and uses that second draw; that doubles the
-// generator calls per doc and is reproduced here.
+// generator from doc 0 on first use. lm-eval >= v0.4.10 samples once per doc in
+// every mode (fewshot_context builds plain, single-turn and multi-turn chat
+// prompts from one sampler.sample call; the double draw of the older
+// get_chat_context is gone).
 func (p *Prompter) randomDraw(index, n int) ([]int, error) {
 	if index < 0 || index >= maxReplayDocs {
 		return nil, fmt.Errorf("task %s: doc index %d out of range for random few-shot draws", p.task.Name, index)
 	}
-	callsPerDoc := 1
-	if p.opts.ChatTemplate && !p.opts.FewshotAsMultiturn {
-		callsPerDoc = 2
-	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for len(p.draws) <= index {
-		var s []int
-		for range callsPerDoc {
-			var err error
-			if s, err = p.rng.Sample(len(p.fewshot), n); err != nil {
-				return nil, fmt.Errorf("task %s: draw few-shot examples: %w", p.task.Name, err)
-			}
+		s, err := p.rng.Sample(len(p.fewshot), n)
+		if err != nil {
+			return nil, fmt.Errorf("task %s: draw few-shot examples: %w", p.task.Name, err)
 		}
 		p.draws = append(p.draws, s)
 	}

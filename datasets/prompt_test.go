@@ -197,18 +197,18 @@ func TestChatMessagesSingleTurn(t *testing.T) {
 	assert.Equal(t, []Message{{Role: "user", Content: "Q: " + testQ0 + "\nA: Let's think step by step."}}, got.Messages)
 }
 
-func TestChatSingleTurnRandomShotsDrawTwice(t *testing.T) {
-	// lm-eval's get_chat_context samples, then get_context samples again and
-	// uses the second draw: doc 0 gets CPython's 2nd sample, doc 1 the 4th.
-	//   r = random.Random(1234); [r.sample(range(7473), 5) for _ in range(4)][1::2]
+func TestChatRandomShotsDrawOncePerDoc(t *testing.T) {
+	// lm-eval >= v0.4.10 samples once per doc whatever the mode: doc 0 gets
+	// CPython's 1st sample, doc 1 the 2nd, as plain prompts do.
+	//   r = random.Random(1234); [r.sample(range(7473), 5) for _ in range(2)]
 	f := loadFixture(t)
 	got := buildPrompts(t, "gsm8k", f, PromptOptions{ChatTemplate: true}, 0, 1)
-	assert.Equal(t, []int{7462, 6610, 4769, 286, 5501}, got[0].Shots)
-	assert.Equal(t, []int{1939, 142, 252, 6461, 129}, got[1].Shots)
+	assert.Equal(t, []int{6374, 3610, 957, 61, 742}, got[0].Shots)
+	assert.Equal(t, []int{7462, 6610, 4769, 286, 5501}, got[1].Shots)
 	want := gsm8kShots(f.trainRef, got[0].Shots) + "Question: " + testQ0 + "\nAnswer:"
 	assert.Equal(t, []Message{{Role: "user", Content: want}}, got[0].Messages)
 
-	// Multi-turn samples once per doc, like the plain prompt.
+	// Multi-turn: the same draws, one user/assistant pair per shot.
 	got = buildPrompts(t, "gsm8k", f, PromptOptions{ChatTemplate: true, FewshotAsMultiturn: true}, 0)
 	assert.Equal(t, []int{6374, 3610, 957, 61, 742}, got[0].Shots)
 	require.Len(t, got[0].Messages, 11)

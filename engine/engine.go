@@ -16,6 +16,7 @@ type (
 	Dist      = metrics.Dist
 	AttnStats = metrics.AttnStats
 	AttnMode  = metrics.AttnMode
+	AttnView  = metrics.AttnView
 )
 
 // Options fixes what a backend computes besides the forward pass.
@@ -26,8 +27,9 @@ type Options struct {
 	MaxSeqLen int
 	// TopK is the number of candidates returned in Dist; 0 returns the whole vocabulary.
 	TopK int
-	// AttnMode selects masked or padded attention statistics; PadLen is the padded
-	// cache size (the original Entropix used 4096).
+	// AttnMode selects masked or padded attention statistics for inputs that name
+	// no view of their own; PadLen is the padded cache size (the original Entropix
+	// used 4096).
 	AttnMode AttnMode
 	PadLen   int
 	// MetricLayer is the layer whose attention feeds AttnStats; -1 means the last layer.
@@ -47,6 +49,23 @@ type Options struct {
 type Input struct {
 	Slot   int
 	Tokens []int32
+	// Attn is the view this input's attention statistics are computed in (each
+	// sampler of a sweep names its own, e.g. frog's 4096-slot padded cache); nil
+	// means the engine's default (Options.AttnMode, Options.PadLen). A padded view
+	// must hold the slot's keys after this step.
+	Attn *AttnView
+}
+
+// AttnViewOf is the view an input's statistics are computed in.
+func (o Options) AttnViewOf(in Input) AttnView {
+	if in.Attn != nil {
+		return *in.Attn
+	}
+	v := AttnView{Mode: o.AttnMode}
+	if o.AttnMode == metrics.Padded {
+		v.PadLen = o.PadLen
+	}
+	return v
 }
 
 // Output is the state after the last token of one Input: the distribution of the next

@@ -11,26 +11,39 @@ import (
 )
 
 // NewSamplerResolver resolves sweep sampler specs with package sampler. lookup finds
-// the Entropix clarifying token in the model's tokenizer (nil when there is none).
-func NewSamplerResolver(lookup sampler.TokenLookup) SamplerResolver {
+// the Entropix clarifying token in the model's tokenizer and text names a token id
+// (either nil when there is no tokenizer).
+func NewSamplerResolver(lookup sampler.TokenLookup, text sampler.TokenText) SamplerResolver {
 	return func(spec SamplerSpec) (SamplerFactory, error) {
 		s, err := sampler.ParseSpec(specMap(spec))
 		if err != nil {
 			return nil, err
 		}
-		proto, err := s.New(lookup)
+		proto, err := s.NewResolved(lookup, text)
 		if err != nil {
 			return nil, err
 		}
 		// The built sampler's description, not the spec's: it carries what was
-		// resolved at build time, such as Entropix's clarifying token id.
+		// resolved at build time, such as Entropix's clarifying token id and text.
 		desc, err := json.Marshal(proto.Describe())
 		if err != nil {
 			return nil, fmt.Errorf("sampler %s: describe: %w", spec.Name, err)
 		}
-		return &samplerFactory{proto: proto, desc: string(desc)}, nil
+		f := &samplerFactory{proto: proto, desc: string(desc)}
+		if v, ok := proto.(AttnViewer); ok {
+			return &viewingFactory{f, v.AttnView()}, nil
+		}
+		return f, nil
 	}
 }
+
+// viewingFactory is a sampler that reads attention statistics in its own view.
+type viewingFactory struct {
+	*samplerFactory
+	view engine.AttnView
+}
+
+func (f *viewingFactory) AttnView() engine.AttnView { return f.view }
 
 // specMap turns a spec into package sampler's map form; "entropix:frog" and
 // "combined:vllm-v1" are the flag spellings of a variant and an order.

@@ -15,3 +15,7 @@ func (a TokenizerAdapter) Encode(text string) ([]int32, error) { return a.T.Enco
 // NewStream keeps special tokens in the text so stop strings such as <|im_end|>
 // match as they do in lm-eval.
 func (a TokenizerAdapter) NewStream() TextStream { return a.T.NewStreamDecoder(false) }
+
+// NewScoredStream decodes the response lm-eval scores: special tokens skipped, as
+// its HF backend's tok_decode does.
+func (a TokenizerAdapter) NewScoredStream() TextStream { return a.T.NewStreamDecoder(true) }

@@ -34,9 +34,12 @@ type Config struct {
 	PrefixCacheMB int  `yaml:"prefix_cache_mb" json:"prefix_cache_mb,omitempty"`
 	NoPrefixCache bool `yaml:"no_prefix_cache" json:"no_prefix_cache,omitempty"`
 	// Candidates is the engine's top-K candidate count per step (0: whole vocabulary).
-	Candidates int    `yaml:"candidates" json:"candidates"`
-	AttnMode   string `yaml:"attn_mode" json:"attn_mode"`
-	PadLen     int    `yaml:"pad_len" json:"pad_len,omitempty"`
+	Candidates int `yaml:"candidates" json:"candidates"`
+	// AttnMode and PadLen are the attention view of samplers without one of their
+	// own (the baselines: it only fills their trace columns). Every Entropix variant
+	// reads its own view (sampler fields attn_mode, pad_len), whatever this says.
+	AttnMode string `yaml:"attn_mode" json:"attn_mode"`
+	PadLen   int    `yaml:"pad_len" json:"pad_len,omitempty"`
 
 	Task    string `yaml:"task" json:"task"`
 	Dataset string `yaml:"dataset" json:"dataset"`
@@ -44,7 +47,11 @@ type Config struct {
 	TrainDataset string `yaml:"train_dataset" json:"train_dataset,omitempty"`
 	FewShot      string `yaml:"fewshot" json:"fewshot,omitempty"`
 	ChatTemplate bool   `yaml:"chat_template" json:"chat_template,omitempty"`
-	Limit        int    `yaml:"limit" json:"limit,omitempty"`
+	// FewshotAsMultiturn puts each shot in its own user/assistant turn pair, as
+	// lm-eval >= v0.4.10 does by default with --apply_chat_template; false puts
+	// every shot in the first user turn. Unset: true with a chat template.
+	FewshotAsMultiturn *bool `yaml:"fewshot_as_multiturn" json:"fewshot_as_multiturn,omitempty"`
+	Limit              int   `yaml:"limit" json:"limit,omitempty"`
 	// MaxNewTokens overrides the task's default generation budget when > 0.
 	MaxNewTokens int `yaml:"max_new_tokens" json:"max_new_tokens,omitempty"`
 	// FirstTokenArgmax takes the argmax of the prefill logits as the first token, as
@@ -56,6 +63,10 @@ type Config struct {
 	Repeats  int           `yaml:"repeats" json:"repeats"`
 	Shard    string        `yaml:"shard" json:"shard,omitempty"`
 	Out      string        `yaml:"out" json:"out"`
+
+	// PrimaryFilter is the filter whose comparisons form the report's Holm
+	// family and lead its page (default: the task's first filter).
+	PrimaryFilter string `yaml:"primary_filter" json:"primary_filter,omitempty"`
 }
 
 // Defaults for fields a sweep may leave out.
@@ -113,6 +124,10 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.AttnMode == "" {
 		c.AttnMode = "masked"
+	}
+	if c.FewshotAsMultiturn == nil && c.ChatTemplate {
+		on := true
+		c.FewshotAsMultiturn = &on
 	}
 	if len(c.Seeds) == 0 {
 		c.Seeds = []uint64{0}
@@ -177,6 +192,9 @@ func (c Config) Validate() error {
 	if c.PadLen < 0 || (c.AttnMode != "masked" && c.PadLen > 0 && c.PadLen < c.MaxSeqLen) {
 		bad("pad_len", "%d: want 0 or at least max_seq_len (%d)", c.PadLen, c.MaxSeqLen)
 	}
+	if c.FewshotAsMultiturn != nil && *c.FewshotAsMultiturn && !c.ChatTemplate {
+		bad("fewshot_as_multiturn", "needs chat_template: true (as lm-eval's --fewshot_as_multiturn needs --apply_chat_template)")
+	}
 	if c.Limit < 0 {
 		bad("limit", "%d is negative", c.Limit)
 	}
@@ -210,6 +228,8 @@ func (c Config) Validate() error {
 	}
 	if c.Repeats < 1 {
 		bad("repeats", "%d: want at least 1", c.Repeats)
+	} else if err := jobsBeyondBound(c); err != nil {
+		bad("repeats", "%v", err)
 	}
 	if c.Shard != "" {
 		if _, err := ParseShard(c.Shard); err != nil {

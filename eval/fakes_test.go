@@ -31,6 +31,8 @@ type fakeEngine struct {
 	steps     *atomic.Int64
 	// onStep runs before each step (tests cancel contexts from it).
 	onStep func(n int64)
+	// onInputs sees each step's inputs.
+	onInputs func(in []engine.Input)
 }
 
 func newFakeEngine(slots, chunk int) *fakeEngine {
@@ -49,6 +51,9 @@ func (e *fakeEngine) Step(ctx context.Context, in []engine.Input, out *[]engine.
 	n := e.steps.Add(1)
 	if e.onStep != nil {
 		e.onStep(n)
+	}
+	if e.onInputs != nil {
+		e.onInputs(in)
 	}
 	if err := ctx.Err(); err != nil {
 		return err

@@ -11,6 +11,17 @@ import (
 type Outputs struct {
 	Grader Grader
 	Arrow  ArrowWriter
+	// Report, when set, writes the files derived from the final ones (report.html,
+	// figures) once a run, merge or rescore has finished, still under the
+	// directory's lock so no other writer interleaves.
+	Report func(dir string) error
+}
+
+func (o Outputs) report(dir string) error {
+	if o.Report == nil {
+		return nil
+	}
+	return o.Report(dir)
 }
 
 func (o Outputs) check() error {

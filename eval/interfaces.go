@@ -28,6 +28,14 @@ type Tokenizer interface {
 	NewStream() TextStream
 }
 
+// ScoredStreamer is a Tokenizer that also decodes the text lm-eval scores: its
+// HF backend decodes the generated ids with skip_special_tokens=True (an EOS or
+// chat-turn token leaves no text), while stopping is decided on text that keeps
+// them. Without it, the response is the stream's text.
+type ScoredStreamer interface {
+	NewScoredStream() TextStream
+}
+
 // TextStream turns generated ids into text one at a time; Next returns the text the id
 // completes (possibly empty while a multi-byte character is unfinished).
 type TextStream interface {
@@ -65,6 +73,23 @@ type SamplerFactory interface {
 	// NewSequence starts a chooser whose RNG stream is derived from (seed, problem
 	// id, repeat) and nothing else.
 	NewSequence(seed uint64, problemID string, repeat int) TokenChooser
+}
+
+// AttnViewer is a SamplerFactory whose sampler reads attention statistics in a view
+// of its own (each Entropix variant: the KV cache its upstream computes them over);
+// the engine computes that sampler's sequences in it. Samplers without one get the
+// sweep's attn_mode.
+type AttnViewer interface {
+	AttnView() engine.AttnView
+}
+
+// attnViewOf is f's view, or nil for the engine's default.
+func attnViewOf(f SamplerFactory) *engine.AttnView {
+	if v, ok := f.(AttnViewer); ok {
+		view := v.AttnView()
+		return &view
+	}
+	return nil
 }
 
 // SamplerResolver builds a sampler from the user's spec, rejecting bad parameters.

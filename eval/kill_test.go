@@ -39,11 +39,7 @@ func TestKill9AndResume(t *testing.T) {
 	want := reference(t)
 	dir := t.TempDir()
 	journal := filepath.Join(dir, JournalFile)
-	cmd := exec.Command(os.Args[0], "-test.run=^TestKillHelperProcess$")
-	cmd.Env = append(os.Environ(), helperDirEnv+"="+dir)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	require.NoError(t, cmd.Start())
+	cmd, stderr := startHelperRun(t, dir)
 	journaled := waitForLines(journal, 25, 20*time.Second)
 	require.NoError(t, cmd.Process.Kill()) // SIGKILL: no deferred code runs
 	_ = cmd.Wait()
@@ -57,6 +53,18 @@ func TestKill9AndResume(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 88, m.Stats.ItemsResumed+m.Stats.ItemsThisRun)
 	assert.Equal(t, want, outputs(t, dir))
+}
+
+// startHelperRun starts this test binary as a second process running a slow fake
+// sweep into dir (TestKillHelperProcess); its output collects in the buffer.
+func startHelperRun(t *testing.T, dir string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestKillHelperProcess$")
+	cmd.Env = append(os.Environ(), helperDirEnv+"="+dir)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	require.NoError(t, cmd.Start())
+	return cmd, &out
 }
 
 // waitForLines polls until the file has at least n newlines or the timeout passes.

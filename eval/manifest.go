@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"time"
 )
 
@@ -68,8 +70,22 @@ type CodeInfo struct {
 	GoVersion string `json:"go_version"`
 }
 
-// ReadCodeInfo reads the module version and VCS stamp Go embeds in binaries.
+// buildRevision and buildModified are set by `make build` (-ldflags -X) from git,
+// for builds where Go's own VCS stamp is missing (GOFLAGS=-buildvcs=false, go run,
+// a checkout Go cannot read).
+var buildRevision, buildModified string
+
+// ReadCodeInfo reads the module version and VCS stamp Go embeds in binaries, or the
+// revision the Makefile stamped.
 func ReadCodeInfo() CodeInfo {
+	ci := readBuildInfo()
+	if ci.Revision == "" && buildRevision != "" {
+		ci.Revision, ci.Modified = buildRevision, buildModified == "true"
+	}
+	return ci
+}
+
+func readBuildInfo() CodeInfo {
 	ci := CodeInfo{GoVersion: runtime.Version()}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
@@ -110,13 +126,16 @@ type Manifest struct {
 	// Fingerprint hashes everything that changes results (inputs, task, samplers,
 	// seeds, limits) but not how work was scheduled (devices, batch size, shard).
 	// Resume requires it to match; merge requires all shards to share it.
-	Fingerprint      string        `json:"fingerprint"`
-	Status           string        `json:"status"`
-	Config           Config        `json:"config"`
-	Code             CodeInfo      `json:"code"`
-	Provenance       Provenance    `json:"provenance"`
-	Backend          string        `json:"backend"`
-	Devices          []string      `json:"devices"`
+	Fingerprint string     `json:"fingerprint"`
+	Status      string     `json:"status"`
+	Config      Config     `json:"config"`
+	Code        CodeInfo   `json:"code"`
+	Provenance  Provenance `json:"provenance"`
+	Backend     string     `json:"backend"`
+	Devices     []string   `json:"devices"`
+	// DeviceNames are the devices' own names as the engines report them (the GPU's
+	// model name), one per worker; absent for the CPU backend.
+	DeviceNames      []string      `json:"device_names,omitempty"`
 	BatchSize        int           `json:"batch_size"`
 	Samplers         []SamplerInfo `json:"samplers"`
 	FirstTokenArgmax bool          `json:"first_token_argmax"`
@@ -147,33 +166,119 @@ type RunStats struct {
 	PrefixHits      int `json:"prefix_cache_hits"`
 }
 
-// fingerprint hashes the result-defining part of a manifest.
-func (m *Manifest) fingerprint() (string, error) {
+// fingerprintField is one result-defining part of a manifest, by name.
+type fingerprintField struct {
+	Name  string
+	Value any
+}
+
+// fingerprintFields are the parts of a manifest that change results: inputs by
+// content (file names and hashes, never their directories, so a moved model or
+// few-shot directory is the same run), task, samplers, seeds and limits. How the
+// work was scheduled (devices, batch size, shard, paths) is not among them. Adding
+// a field is one line here.
+func (m *Manifest) fingerprintFields() []fingerprintField {
 	c := m.Config
-	key := struct {
-		Model, Datasets                           []FileSum
-		Task                                      TaskSpec
-		Dataset, Train, FewShot                   string
-		Chat, FirstArgmax                         bool
-		Limit, MaxNew, MaxSeqLen, Candidates, Pad int
-		AttnMode                                  string
-		Samplers                                  []SamplerInfo
-		Seeds                                     []uint64
-		Repeats, Problems                         int
-		DType, Order                              string
-	}{
-		Model: stripPaths(m.Provenance.Model), Datasets: stripPaths(m.Provenance.Datasets), Task: m.Task,
-		Train: c.TrainDataset, FewShot: c.FewShot, Chat: c.ChatTemplate, FirstArgmax: c.FirstTokenArgmax,
-		Limit: c.Limit, MaxNew: c.MaxNewTokens, MaxSeqLen: c.MaxSeqLen, Candidates: c.Candidates, Pad: c.PadLen,
-		AttnMode: c.AttnMode, Samplers: m.Samplers, Seeds: c.Seeds, Repeats: c.Repeats, Problems: m.Problems,
-		DType: m.Provenance.DType, Order: m.Provenance.SamplerOrder,
+	return []fingerprintField{
+		{"model files", stripPaths(m.Provenance.Model)},
+		{"dataset and few-shot files", stripPaths(m.Provenance.Datasets)},
+		{"task", m.Task},
+		{"chat_template", c.ChatTemplate},
+		{"first_token_argmax", c.FirstTokenArgmax},
+		{"limit", c.Limit},
+		{"max_new_tokens", c.MaxNewTokens},
+		{"max_seq_len", c.MaxSeqLen},
+		{"candidates", c.Candidates},
+		{"pad_len", c.PadLen},
+		{"attn_mode", c.AttnMode},
+		{"samplers", m.Samplers},
+		{"seeds", c.Seeds},
+		{"repeats", c.Repeats},
+		{"problems", m.Problems},
+		{"dtype", m.Provenance.DType},
+		{"sampler order", m.Provenance.SamplerOrder},
+		{"backend", m.Backend},
+		{"fewshot_as_multiturn", c.FewshotAsMultiturn},
 	}
-	b, err := json.Marshal(key)
-	if err != nil {
-		return "", fmt.Errorf("fingerprint: %w", err)
+}
+
+// fingerprint hashes the result-defining fields of a manifest.
+func (m *Manifest) fingerprint() (string, error) {
+	h := sha256.New()
+	for _, f := range m.fingerprintFields() {
+		b, err := json.Marshal(f.Value)
+		if err != nil {
+			return "", fmt.Errorf("fingerprint %s: %w", f.Name, err)
+		}
+		fmt.Fprintf(h, "%s=%s\n", f.Name, b)
 	}
-	h := sha256.Sum256(b)
-	return hex.EncodeToString(h[:16]), nil
+	return hex.EncodeToString(h.Sum(nil)[:16]), nil
+}
+
+// fingerprintDiff lists every result-defining field that differs between an old
+// and a new manifest, as "name: old → new"; empty when they describe the same run.
+func fingerprintDiff(old, cur *Manifest) []string {
+	of, nf := old.fingerprintFields(), cur.fingerprintFields()
+	var diffs []string
+	for i := range nf {
+		ob, _ := json.Marshal(of[i].Value) // both marshalled once already by fingerprint
+		nb, _ := json.Marshal(nf[i].Value)
+		if bytes.Equal(ob, nb) {
+			continue
+		}
+		if ofs, ok := of[i].Value.([]FileSum); ok {
+			diffs = append(diffs, nf[i].Name+": "+fileSumsDiff(ofs, nf[i].Value.([]FileSum)))
+			continue
+		}
+		diffs = append(diffs, fmt.Sprintf("%s: %s → %s", nf[i].Name, abbreviate(ob), abbreviate(nb)))
+	}
+	return diffs
+}
+
+// fileSumsDiff names the files whose content differs, or that one side lacks.
+func fileSumsDiff(old, cur []FileSum) string {
+	byName := func(fs []FileSum) map[string]FileSum {
+		m := make(map[string]FileSum, len(fs))
+		for _, f := range fs {
+			m[f.Path] = f
+		}
+		return m
+	}
+	om, nm := byName(old), byName(cur)
+	var parts []string
+	for _, f := range old {
+		n, ok := nm[f.Path]
+		switch {
+		case !ok:
+			parts = append(parts, f.Path+" sha256 "+short(f.SHA256)+" → (none)")
+		case n.SHA256 != f.SHA256:
+			parts = append(parts, f.Path+" sha256 "+short(f.SHA256)+" → "+short(n.SHA256))
+		}
+	}
+	for _, f := range cur {
+		if _, ok := om[f.Path]; !ok {
+			parts = append(parts, f.Path+" (none) → sha256 "+short(f.SHA256))
+		}
+	}
+	if len(parts) == 0 {
+		return "same files in another order"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func short(hash string) string {
+	if len(hash) > 12 {
+		return hash[:12] + "…"
+	}
+	return hash
+}
+
+func abbreviate(b []byte) string {
+	const n = 120
+	if len(b) > n {
+		return string(b[:n]) + "…"
+	}
+	return string(b)
 }
 
 // stripPaths keeps names and hashes only: the same model under another mount point

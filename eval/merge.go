@@ -22,6 +22,9 @@ func Merge(out string, shardDirs []string, o Outputs) error {
 	if len(shardDirs) == 0 {
 		return errors.New("merge: no shard directories given")
 	}
+	if err := outputNotAnInput(out, shardDirs); err != nil {
+		return err
+	}
 	var (
 		base     *Manifest
 		problems []ProblemEntry
@@ -80,12 +83,36 @@ func Merge(out string, shardDirs []string, o Outputs) error {
 	return writeMerged(out, base, shardDirs, problems, recs, o)
 }
 
+// outputNotAnInput refuses to merge into one of the shards: rewriting an input in
+// place, killed midway, would leave a shard that can neither be merged nor resumed.
+func outputNotAnInput(out string, shardDirs []string) error {
+	ost, err := os.Stat(out)
+	if err != nil {
+		return nil // not there yet, so none of the inputs
+	}
+	for _, d := range shardDirs {
+		if st, err := os.Stat(d); err == nil && os.SameFile(ost, st) {
+			return fmt.Errorf("merge: --out %s is the input %s; merge into a new directory", out, d)
+		}
+	}
+	return nil
+}
+
 func writeMerged(out string, base *Manifest, shardDirs []string, problems []ProblemEntry, recs []Record, o Outputs) error {
+	if err := PreflightDir(out, 16<<20); err != nil {
+		return fmt.Errorf("merge: %w", err)
+	}
+	lock, err := LockDir(out)
+	if err != nil {
+		return fmt.Errorf("merge: %w", err)
+	}
+	defer lock.Unlock()
 	if old, err := ReadManifest(out); err == nil && old.Fingerprint != base.Fingerprint {
 		return fmt.Errorf("merge: %s already holds a different run", out)
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return fmt.Errorf("merge: %w", err)
+	// Checked again under the lock: the directory may have appeared meanwhile.
+	if err := outputNotAnInput(out, shardDirs); err != nil {
+		return err
 	}
 	m := *base
 	m.Config.Shard, m.Config.Out = "", out
@@ -98,7 +125,7 @@ func writeMerged(out string, base *Manifest, shardDirs []string, problems []Prob
 	}
 	// The merged journal is written whole and atomically, so a merged directory can
 	// be rescored like any other.
-	err := WriteFileAtomic(filepath.Join(out, JournalFile), func(w io.Writer) error {
+	err = WriteFileAtomic(filepath.Join(out, JournalFile), func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		for _, r := range recs {
 			if err := enc.Encode(r); err != nil {
@@ -113,15 +140,29 @@ func writeMerged(out string, base *Manifest, shardDirs []string, problems []Prob
 	if err := writeManifest(out, &m); err != nil {
 		return err
 	}
-	return Finalize(out, o)
+	if err := Finalize(out, o); err != nil {
+		return err
+	}
+	return o.report(out)
 }
 
 // Rescore re-extracts and re-scores the saved responses of a finished run directory
 // with the current extraction code, rewriting its result files; the model is not
 // run. It returns the strict accuracy of each run before and after.
 func Rescore(dir string, o Outputs) (before, after map[string]float64, err error) {
+	if _, err := ReadManifest(dir); err != nil {
+		return nil, nil, fmt.Errorf("rescore: %w", err)
+	}
+	lock, err := LockDir(dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("rescore: %w", err)
+	}
+	defer lock.Unlock()
 	before = readStrict(dir)
 	if err := Finalize(dir, o); err != nil {
+		return nil, nil, fmt.Errorf("rescore: %w", err)
+	}
+	if err := o.report(dir); err != nil {
 		return nil, nil, fmt.Errorf("rescore: %w", err)
 	}
 	return before, readStrict(dir), nil

@@ -38,7 +38,8 @@ func LoadTaskInputs(cfg Config, tok *tokenizer.Tokenizer) (TaskInputs, error) {
 	if err != nil {
 		return TaskInputs{}, err
 	}
-	prompter, err := datasets.NewPrompter(task, shots, datasets.PromptOptions{ChatTemplate: cfg.ChatTemplate})
+	multiturn := cfg.ChatTemplate && (cfg.FewshotAsMultiturn == nil || *cfg.FewshotAsMultiturn)
+	prompter, err := datasets.NewPrompter(task, shots, datasets.PromptOptions{ChatTemplate: cfg.ChatTemplate, FewshotAsMultiturn: multiturn})
 	if err != nil {
 		return TaskInputs{}, err
 	}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -56,13 +57,20 @@ func (r *Runner) Run(ctx context.Context) (*Manifest, error) {
 	if len(r.Samplers) != len(cfg.Samplers) {
 		return nil, fmt.Errorf("%d samplers built for %d in the config", len(r.Samplers), len(cfg.Samplers))
 	}
+	for i, f := range r.Samplers {
+		if v := attnViewOf(f); v != nil {
+			if err := v.Fits(cfg.MaxSeqLen); err != nil {
+				return nil, fmt.Errorf("samplers[%d] (%s): %w", i, cfg.Samplers[i].DisplayLabel(), err)
+			}
+		}
+	}
 	shard, _ := ParseShard(cfg.Shard) // validated above
 	task, err := resolveTask(r.Task, cfg)
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
-		return nil, fmt.Errorf("create run directory: %w", err)
+	if err := checkWorkBounds(cfg, len(r.Problems)); err != nil {
+		return nil, err
 	}
 	prepared, cut, err := prepareProblems(r.Problems, shard, r.Tokenizer, cfg.MaxSeqLen, task.MaxNewTokens)
 	if err != nil {
@@ -70,6 +78,18 @@ func (r *Runner) Run(ctx context.Context) (*Manifest, error) {
 	}
 	if cut > 0 {
 		log.Warn("prompts cut on the left to fit max_seq_len", "prompts", cut, "max_seq_len", cfg.MaxSeqLen, "max_new_tokens", task.MaxNewTokens)
+	}
+	// Everything checkable is checked before the run directory exists.
+	if err := PreflightDir(cfg.Out, journalBudget(cfg, task)); err != nil {
+		return nil, err
+	}
+	lock, err := LockDir(cfg.Out)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Unlock()
+	if len(lock.Removed) > 0 {
+		log.Info("removed temporary files an interrupted attempt left", "dir", cfg.Out, "files", lock.Removed)
 	}
 	m, err := r.startManifest(cfg, task, shard)
 	if err != nil {
@@ -83,6 +103,9 @@ func (r *Runner) Run(ctx context.Context) (*Manifest, error) {
 		return nil, err
 	}
 	defer journal.Close()
+	for _, d := range journal.Repaired {
+		log.Warn("journal repaired: dropped a torn write; its item runs again", "journal", filepath.Join(cfg.Out, JournalFile), "dropped", d)
+	}
 
 	queue := buildQueue(m.Jobs, prepared, r.Samplers, done)
 	log.Info("run", "dir", cfg.Out, "shard", shard.String(), "problems", len(prepared), "jobs", len(m.Jobs),
@@ -96,6 +119,7 @@ func (r *Runner) Run(ctx context.Context) (*Manifest, error) {
 	stats, runErr := r.runWorkers(ctx, cfg.Devices, queue, lim, journal.Append)
 	m.Stats = &RunStats{ItemsResumed: len(done), PromptsCut: cut}
 	stats.addTo(m.Stats)
+	m.DeviceNames = stats.deviceNames()
 	log.Info("workers finished", "items", m.Stats.ItemsThisRun, "tokens", m.Stats.GeneratedTokens,
 		"wall_s", fmt.Sprintf("%.2f", m.Stats.WallSeconds), "outside_engine", fmt.Sprintf("%.1f%%", 100*m.Stats.OutsideShare),
 		"prompt_tokens", m.Stats.PromptTokens, "prefill_tokens_computed", m.Stats.PrefillComputed, "prefix_cache_hits", m.Stats.PrefixHits)
@@ -114,7 +138,13 @@ func (r *Runner) Run(ctx context.Context) (*Manifest, error) {
 	if err := Finalize(cfg.Out, r.Outputs); err != nil {
 		return m, err
 	}
-	return ReadManifest(cfg.Out)
+	if m, err = ReadManifest(cfg.Out); err != nil {
+		return nil, err
+	}
+	if err := r.Outputs.report(cfg.Out); err != nil {
+		return m, err
+	}
+	return m, nil
 }
 
 // resolveTask applies the config's generation budget to the task and checks it.
@@ -169,8 +199,16 @@ func (r *Runner) claimDir(dir string, m *Manifest, problems []ProblemEntry) erro
 	case err != nil:
 		return err
 	}
-	if old.Fingerprint != m.Fingerprint {
-		return fmt.Errorf("run directory %s holds a different run (model, data, task or samplers changed); use another --out", dir)
+	if old.Backend != m.Backend || old.Provenance.DType != m.Provenance.DType {
+		// Numbers differ by backend (BF16 on the GPU, F32 on the CPU): never mixed.
+		return fmt.Errorf("run directory %s was run on backend %s (%s compute), this run uses backend %s (%s): results are not comparable; use another --out",
+			dir, old.Backend, old.Provenance.DType, m.Backend, m.Provenance.DType)
+	}
+	// The fields decide, not the hash: a run started by older code hashes
+	// differently, and a moved model or few-shot directory is the same run.
+	if diffs := fingerprintDiff(old, m); len(diffs) > 0 {
+		return fmt.Errorf("run directory %s holds a different run; use another --out, or the inputs it was started with. Changed:\n  %s",
+			dir, strings.Join(diffs, "\n  "))
 	}
 	if old.Shard != m.Shard {
 		return fmt.Errorf("run directory %s holds shard %s, not %s", dir, old.Shard, m.Shard)
@@ -213,6 +251,21 @@ func buildQueue(jobs []Job, problems []*preparedProblem, samplers []SamplerFacto
 }
 
 type workerStats []SchedulerStats
+
+// deviceNames lists each worker's device name, or nil when no engine names one.
+func (ws workerStats) deviceNames() []string {
+	var names []string
+	for _, s := range ws {
+		if s.Device != "" {
+			names = make([]string, len(ws))
+			break
+		}
+	}
+	for i := range names {
+		names[i] = ws[i].Device
+	}
+	return names
+}
 
 func (ws workerStats) addTo(rs *RunStats) {
 	var wall, inEngine time.Duration
@@ -280,6 +333,9 @@ func (r *Runner) runWorker(ctx context.Context, w int, dev string, q *workQueue,
 	s, err := newScheduler(w, eng, q, r.Tokenizer, lim, finished, p)
 	if err != nil {
 		return SchedulerStats{}, err
+	}
+	if n, ok := eng.(interface{ DeviceName() string }); ok {
+		s.stats.Device = n.DeviceName()
 	}
 	err = s.run(ctx)
 	if err != nil && ctx.Err() == nil {

@@ -42,6 +42,8 @@ type progressSink interface {
 // SchedulerStats says where a worker's time went, for the outside-the-engine share,
 // and how much prefill the prefix cache saved.
 type SchedulerStats struct {
+	// Device is the engine's own name for its device (a GPU's model), if it has one.
+	Device    string
 	Wall      time.Duration
 	InEngine  time.Duration
 	Steps     int
@@ -130,7 +132,7 @@ func (s *scheduler) run(ctx context.Context) (err error) {
 				}
 			}
 			n := min(len(seq.tokens)-seq.fed, s.chunk)
-			s.in = append(s.in, engine.Input{Slot: slot, Tokens: seq.tokens[seq.fed : seq.fed+n]})
+			s.in = append(s.in, engine.Input{Slot: slot, Tokens: seq.tokens[seq.fed : seq.fed+n], Attn: seq.view})
 		}
 		if len(s.in) == 0 {
 			return nil
@@ -238,11 +240,16 @@ func (s *scheduler) refill() {
 		p := it.problem
 		tokens := make([]int32, len(p.IDs), len(p.IDs)+s.lim.maxNew+1)
 		copy(tokens, p.IDs)
-		s.live[slot] = &sequence{
+		seq := &sequence{
 			item: it, slot: slot, tokens: tokens, promptLen: len(p.IDs),
 			chooser: it.sampler.NewSequence(it.job.Seed, p.ID, it.job.Repeat),
+			view:    attnViewOf(it.sampler),
 			stream:  s.tok.NewStream(),
 			started: time.Now(),
 		}
+		if st, ok := s.tok.(ScoredStreamer); ok {
+			seq.scored = st.NewScoredStream()
+		}
+		s.live[slot] = seq
 	}
 }

@@ -64,12 +64,18 @@ type sequence struct {
 	fed       int  // tokens already in the slot's cache
 	feeding   bool // the prompt is being fed (any cached prefix taken)
 	chooser   TokenChooser
+	view      *engine.AttnView // the sampler's attention view; nil: the engine's default
 	stream    TextStream
 	text      strings.Builder
-	trace     []TraceStep
-	started   time.Time
-	finish    string
-	cut       int // length of the response once a stop string was found
+	// scored decodes every generated id with special tokens skipped (nil when the
+	// tokenizer cannot); response is its text cut at the first stop, once finished.
+	scored     TextStream
+	scoredText strings.Builder
+	response   string
+	trace      []TraceStep
+	started    time.Time
+	finish     string
+	cut        int // length of the response once a stop string was found
 }
 
 // limits are the per-run bounds every sequence obeys.
@@ -99,6 +105,13 @@ func (s *sequence) advance(out *engine.Output, lim *limits) error {
 		}
 	}
 	s.tokens = append(s.tokens, d.Token)
+	if s.scored != nil {
+		piece, err := s.scored.Next(d.Token)
+		if err != nil {
+			return fmt.Errorf("problem %s: decode token %d: %w", s.item.problem.ID, d.Token, err)
+		}
+		s.scoredText.WriteString(piece)
+	}
 	step := TraceStep{
 		Token: d.Token, Strategy: d.Strategy,
 		Entropy: out.Dist.Entropy, Varentropy: out.Dist.Varentropy,
@@ -128,7 +141,28 @@ func (s *sequence) advance(out *engine.Output, lim *limits) error {
 		s.finish = FinishLength
 	}
 	if s.finish == FinishEOS || s.finish == FinishLength {
-		return s.flush(lim)
+		if err := s.flush(lim); err != nil {
+			return err
+		}
+	}
+	if s.finish != "" && s.scored != nil {
+		return s.finishScored(lim)
+	}
+	return nil
+}
+
+// finishScored sets the response as lm-eval's HF backend makes it: every
+// generated id decoded with special tokens skipped, then cut at the earliest stop
+// string (postprocess_generated_text).
+func (s *sequence) finishScored(lim *limits) error {
+	rest, err := s.scored.Flush()
+	if err != nil {
+		return fmt.Errorf("problem %s: decode the held-back tail: %w", s.item.problem.ID, err)
+	}
+	s.scoredText.WriteString(rest)
+	s.response = s.scoredText.String()
+	if i := lim.stops.find(s.response, 0); i >= 0 {
+		s.response = s.response[:i]
 	}
 	return nil
 }
@@ -157,7 +191,10 @@ func (s *sequence) flush(lim *limits) error {
 // record is the journal entry of a finished sequence.
 func (s *sequence) record() Record {
 	resp := s.text.String()
-	if s.finish == FinishStop {
+	switch {
+	case s.scored != nil:
+		resp = s.response
+	case s.finish == FinishStop:
 		resp = resp[:s.cut]
 	}
 	p := s.item.problem

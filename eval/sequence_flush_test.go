@@ -31,6 +31,26 @@ func (c *scriptedChooser) Choose(_ *engine.Dist, _ *engine.AttnStats, history []
 	return Decision{Token: c.tokens[len(history)-promptLen], Strategy: "scripted"}, nil
 }
 
+// scriptedSequence is a sequence past its one-token prompt that generates tokens;
+// scored may be nil.
+func scriptedSequence(tokens []int32, stream, scored TextStream) *sequence {
+	return &sequence{
+		item:   workItem{problem: &preparedProblem{Problem: Problem{ID: "p"}}},
+		tokens: []int32{7}, promptLen: 1,
+		chooser: &scriptedChooser{tokens: tokens}, stream: stream, scored: scored,
+	}
+}
+
+// runToEnd advances s until it finishes and returns its journal record.
+func runToEnd(t *testing.T, s *sequence, lim *limits) Record {
+	t.Helper()
+	var out engine.Output
+	for s.finish == "" {
+		require.NoError(t, s.advance(&out, lim))
+	}
+	return s.record()
+}
+
 func TestSequenceFlushesHeldTextAtTheEnd(t *testing.T) {
 	tests := []struct {
 		name       string
@@ -46,16 +66,8 @@ func TestSequenceFlushesHeldTextAtTheEnd(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			lim := &limits{maxNew: 3, maxSeqLen: 100, stops: newStopMatcher(tt.stops), eos: map[int32]bool{99: true}}
-			s := &sequence{
-				item:   workItem{problem: &preparedProblem{Problem: Problem{ID: "p"}}},
-				tokens: []int32{7}, promptLen: 1,
-				chooser: &scriptedChooser{tokens: tt.tokens}, stream: &holdingStream{},
-			}
-			var out engine.Output
-			for s.finish == "" {
-				require.NoError(t, s.advance(&out, lim))
-			}
-			rec := s.record()
+			s := scriptedSequence(tt.tokens, &holdingStream{}, nil)
+			rec := runToEnd(t, s, lim)
 			assert.Equal(t, tt.wantFinish, rec.FinishReason)
 			assert.Equal(t, tt.wantText, rec.Response)
 			joined := ""

@@ -62,7 +62,7 @@ func TestSmallFilesRoundTrip(t *testing.T) {
 	results, summary, comparisons := sampleResults(), sampleSummary(), sampleComparisons()
 	require.NoError(t, WriteResults(filepath.Join(dir, "results.arrow"), results))
 	require.NoError(t, WriteSummary(filepath.Join(dir, "summary.arrow"), summary))
-	require.NoError(t, WriteComparisons(filepath.Join(dir, "comparisons.arrow"), comparisons))
+	require.NoError(t, WriteComparisons(filepath.Join(dir, "comparisons.arrow"), comparisons, nil))
 
 	gotResults, err := ReadResults(filepath.Join(dir, "results.arrow"))
 	require.NoError(t, err)
@@ -72,7 +72,7 @@ func TestSmallFilesRoundTrip(t *testing.T) {
 	assert.Equal(t, cells(summaryColumns, summary), cells(summaryColumns, gotSummary))
 	gotComparisons, err := ReadComparisons(filepath.Join(dir, "comparisons.arrow"))
 	require.NoError(t, err)
-	assert.Equal(t, comparisons, gotComparisons)
+	assert.Equal(t, cells(comparisonColumns, comparisons), cells(comparisonColumns, gotComparisons))
 }
 
 func TestEmptyFileHasSchemaAndNoRows(t *testing.T) {
@@ -128,8 +128,11 @@ func TestWriterRejectsBadRowsAndDiscardsFile(t *testing.T) {
 	assertOnlyFiles(t, dir)
 
 	cmp := sampleComparisons()
-	cmp[0].Method = "z"
-	require.ErrorContains(t, WriteComparisons(filepath.Join(dir, "c.arrow"), cmp), `mcnemar_method "z"`)
+	cmp[0].PTest = "z"
+	require.ErrorContains(t, WriteComparisons(filepath.Join(dir, "c.arrow"), cmp, nil), `p_test "z"`)
+	cmp = sampleComparisons()
+	cmp[1].PHolm = Some(0.5)
+	require.ErrorContains(t, WriteComparisons(filepath.Join(dir, "c.arrow"), cmp, nil), "p_holm on a secondary row")
 	sum := sampleSummary()
 	sum[0].Filter = "loose"
 	require.ErrorContains(t, WriteSummary(filepath.Join(dir, "s.arrow"), sum), `filter "loose"`)

@@ -45,7 +45,7 @@ func TestArrowFilesReadByNode(t *testing.T) {
 	require.NoError(t, w.Close())
 	require.NoError(t, WriteResults(filepath.Join(dir, "results.arrow"), sampleResults()))
 	require.NoError(t, WriteSummary(filepath.Join(dir, "summary.arrow"), sampleSummary()))
-	require.NoError(t, WriteComparisons(filepath.Join(dir, "comparisons.arrow"), sampleComparisons()))
+	require.NoError(t, WriteComparisons(filepath.Join(dir, "comparisons.arrow"), sampleComparisons(), map[string]string{MetaRunKey: "fp@2026-11-22T06:00:00Z"}))
 
 	expected := map[string]any{"files": map[string]any{
 		"traces.arrow":      expectFile(KindTraces, traceColumns, traces, 2),
@@ -73,7 +73,7 @@ func TestArrowFilesReadByNode(t *testing.T) {
 	require.Equal(t, cells(summaryColumns, sampleSummary()), cells(summaryColumns, jsSummary))
 	jsComparisons, err := ReadComparisons(filepath.Join(dir, "js", "comparisons.arrow"))
 	require.NoError(t, err)
-	require.Equal(t, sampleComparisons(), jsComparisons)
+	require.Equal(t, cells(comparisonColumns, sampleComparisons()), cells(comparisonColumns, jsComparisons))
 
 	// The check must be able to fail: a wrong value and a wrong type are caught.
 	files := expected["files"].(map[string]any)

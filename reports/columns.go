@@ -212,7 +212,7 @@ const (
 	metaKind    = "entropix.schema"
 	metaVersion = "entropix.schema_version"
 	// SchemaVersion changes whenever a column is added, removed or retyped.
-	SchemaVersion = "1"
+	SchemaVersion = "2"
 )
 
 // validUTF8 replaces each run of invalid bytes by U+FFFD, as written to utf8 columns.

@@ -1,7 +1,7 @@
 // Package reports owns the harness's published file formats and the statistics
 // behind its tables: Arrow schemas, writers and readers for traces.arrow,
 // results.arrow, summary.arrow and comparisons.arrow, and accuracy, paired
-// bootstrap, McNemar and Holm computations.
+// bootstrap, sign-flip permutation, McNemar and Holm computations over problems.
 //
 // Column names and types are a published interface (README, "Arrow files"): a
 // change is a new schema version, never a silent edit. Each schema lists its

@@ -78,10 +78,13 @@ func sampleSummary() []SummaryRow {
 
 func sampleComparisons() []ComparisonRow {
 	return []ComparisonRow{
-		{SamplerA: "entropix", SamplerB: "greedy", Filter: FilterStrict, N: 1319,
-			AccuracyA: 0.41, AccuracyB: 0.389, Difference: 0.021, CILow: -0.004, CIHigh: 0.046,
-			Resamples: 10000, McNemarB: 90, McNemarC: 62, Method: McNemarChi2CC, PValue: 0.0285, PHolm: 0.057},
-		{SamplerA: "min_p", SamplerB: "greedy", Filter: FilterFlexible, N: 5,
-			Difference: -0.2, Resamples: 1, McNemarB: 1, McNemarC: 6, Method: McNemarExact, PValue: 0.125, PHolm: 0.125},
+		{Sampler: "entropix", Baseline: "greedy", Filter: "strict-match", Primary: true, NProblems: 1319,
+			SamplesPerProblem: 3, BaselineSamplesPerProblem: 1, SamplerAcc: 0.41, BaselineAcc: 0.389,
+			Delta: 0.021, DeltaSE: 0.0097, CILow: 0.002, CIHigh: 0.040, BootCILow: 0.001, BootCIHigh: 0.041,
+			BootResamples: 10000, P: 0.0301, PTest: SignFlipExact, PHolm: Some(0.0602), MDE80: 0.0272},
+		{Sampler: "min_p", Baseline: "greedy", Filter: "flexible-extract", NProblems: 5,
+			SamplesPerProblem: 1, BaselineSamplesPerProblem: 1, Delta: -0.2, DeltaSE: math.NaN(),
+			CILow: math.NaN(), CIHigh: math.NaN(), BootResamples: 1, P: 0.125, PTest: SignFlipMC, MDE80: math.NaN(),
+			McNemarB: Some[int32](1), McNemarC: Some[int32](6), McNemarP: Some(0.125)},
 	}
 }

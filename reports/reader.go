@@ -63,11 +63,6 @@ func ReadSummary(path string) ([]SummaryRow, error) {
 	return readAll(path, KindSummary, summaryColumns, checkSummaryRow)
 }
 
-// ReadComparisons reads every row of a comparisons.arrow file.
-func ReadComparisons(path string) ([]ComparisonRow, error) {
-	return readAll(path, KindComparisons, comparisonColumns, checkComparisonRow)
-}
-
 func readAll[R any](path, kind string, cols []column[R], check func(*R) error) ([]R, error) {
 	r, err := openReader(path, kind, cols, check)
 	if err != nil {

@@ -57,17 +57,7 @@ const (
 	ColTruncationRate = "truncation_rate"
 	ColMeanGenTokens  = "mean_gen_tokens"
 
-	ColSamplerA      = "sampler_a"
-	ColSamplerB      = "sampler_b"
-	ColAccuracyA     = "accuracy_a"
-	ColAccuracyB     = "accuracy_b"
-	ColDifference    = "difference"
-	ColResamples     = "resamples"
-	ColMcNemarB      = "mcnemar_b"
-	ColMcNemarC      = "mcnemar_c"
-	ColMcNemarMethod = "mcnemar_method"
-	ColPValue        = "p_value"
-	ColPHolm         = "p_holm"
+	ColPHolm = "p_holm"
 )
 
 // TraceRow is one generated token (traces.arrow).
@@ -186,24 +176,4 @@ type SummaryRow struct {
 	// TruncationRate is the fraction of responses that ended at the token limit.
 	TruncationRate float64
 	MeanGenTokens  float64
-}
-
-// ComparisonRow is sampler A against baseline B on the same problems under one
-// filter (comparisons.arrow).
-type ComparisonRow struct {
-	SamplerA   string
-	SamplerB   string
-	Filter     Filter
-	N          int32 // problems scored by both
-	AccuracyA  float64
-	AccuracyB  float64
-	Difference float64 // AccuracyA − AccuracyB
-	CILow      float64 // paired bootstrap percentile interval of Difference
-	CIHigh     float64
-	Resamples  int32
-	McNemarB   int32  // pairs A right, B wrong
-	McNemarC   int32  // pairs A wrong, B right
-	Method     string // "exact" or "chi2_cc"
-	PValue     float64
-	PHolm      float64 // Holm-adjusted across the report's comparisons
 }

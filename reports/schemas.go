@@ -1,7 +1,5 @@
 package reports
 
-import "fmt"
-
 // File kinds, as recorded in each file's schema metadata (entropix.schema).
 const (
 	KindTraces      = "traces"
@@ -80,32 +78,13 @@ var (
 		float64Column(ColTruncationRate, func(r *SummaryRow) *float64 { return &r.TruncationRate }),
 		float64Column(ColMeanGenTokens, func(r *SummaryRow) *float64 { return &r.MeanGenTokens }),
 	}
-
-	comparisonColumns = []column[ComparisonRow]{
-		stringColumn(ColSamplerA, func(r *ComparisonRow) *string { return &r.SamplerA }),
-		stringColumn(ColSamplerB, func(r *ComparisonRow) *string { return &r.SamplerB }),
-		stringColumn(ColFilter, func(r *ComparisonRow) *Filter { return &r.Filter }),
-		int32Column(ColN, func(r *ComparisonRow) *int32 { return &r.N }),
-		float64Column(ColAccuracyA, func(r *ComparisonRow) *float64 { return &r.AccuracyA }),
-		float64Column(ColAccuracyB, func(r *ComparisonRow) *float64 { return &r.AccuracyB }),
-		float64Column(ColDifference, func(r *ComparisonRow) *float64 { return &r.Difference }),
-		float64Column(ColCILow, func(r *ComparisonRow) *float64 { return &r.CILow }),
-		float64Column(ColCIHigh, func(r *ComparisonRow) *float64 { return &r.CIHigh }),
-		int32Column(ColResamples, func(r *ComparisonRow) *int32 { return &r.Resamples }),
-		int32Column(ColMcNemarB, func(r *ComparisonRow) *int32 { return &r.McNemarB }),
-		int32Column(ColMcNemarC, func(r *ComparisonRow) *int32 { return &r.McNemarC }),
-		stringColumn(ColMcNemarMethod, func(r *ComparisonRow) *string { return &r.Method }),
-		float64Column(ColPValue, func(r *ComparisonRow) *float64 { return &r.PValue }),
-		float64Column(ColPHolm, func(r *ComparisonRow) *float64 { return &r.PHolm }),
-	}
 )
 
 // The published schemas. Treat them as read-only.
 var (
-	TraceSchema      = schemaOf(KindTraces, traceColumns)
-	ResultSchema     = schemaOf(KindResults, resultColumns)
-	SummarySchema    = schemaOf(KindSummary, summaryColumns)
-	ComparisonSchema = schemaOf(KindComparisons, comparisonColumns)
+	TraceSchema   = schemaOf(KindTraces, traceColumns)
+	ResultSchema  = schemaOf(KindResults, resultColumns)
+	SummarySchema = schemaOf(KindSummary, summaryColumns)
 )
 
 // Row checks shared by writers and readers: values outside a column's
@@ -113,14 +92,3 @@ var (
 func checkResultRow(r *ResultRow) error { return r.FinishReason.check() }
 
 func checkSummaryRow(r *SummaryRow) error { return r.Filter.check() }
-
-func checkComparisonRow(r *ComparisonRow) error {
-	if err := r.Filter.check(); err != nil {
-		return err
-	}
-	switch r.Method {
-	case McNemarExact, McNemarChi2CC:
-		return nil
-	}
-	return fmt.Errorf("mcnemar_method %q: want %s or %s", r.Method, McNemarExact, McNemarChi2CC)
-}

@@ -47,11 +47,16 @@ func TestSchemasArePublishedInterface(t *testing.T) {
 			{"truncation_rate", "float64", false}, {"mean_gen_tokens", "float64", false},
 		}},
 		{KindComparisons, ComparisonSchema, []col{
-			{"sampler_a", "utf8", false}, {"sampler_b", "utf8", false}, {"filter", "utf8", false},
-			{"n", "int32", false}, {"accuracy_a", "float64", false}, {"accuracy_b", "float64", false},
-			{"difference", "float64", false}, {"ci_low", "float64", false}, {"ci_high", "float64", false},
-			{"resamples", "int32", false}, {"mcnemar_b", "int32", false}, {"mcnemar_c", "int32", false},
-			{"mcnemar_method", "utf8", false}, {"p_value", "float64", false}, {"p_holm", "float64", false},
+			{"sampler", "utf8", false}, {"baseline", "utf8", false}, {"filter", "utf8", false},
+			{"primary", "bool", false}, {"n_problems", "int32", false}, {"samples_per_problem", "int32", false},
+			{"baseline_samples_per_problem", "int32", false},
+			{"sampler_acc", "float64", false}, {"baseline_acc", "float64", false},
+			{"delta", "float64", false}, {"delta_se", "float64", false},
+			{"ci_low", "float64", false}, {"ci_high", "float64", false},
+			{"boot_ci_low", "float64", false}, {"boot_ci_high", "float64", false}, {"boot_resamples", "int32", false},
+			{"p", "float64", false}, {"p_test", "utf8", false}, {"p_holm", "float64", true},
+			{"mde80", "float64", false}, {"mcnemar_b", "int32", true}, {"mcnemar_c", "int32", true},
+			{"mcnemar_p", "float64", true},
 		}},
 	}
 	for _, tt := range tests {

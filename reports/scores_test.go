@@ -51,37 +51,3 @@ func TestSummarize(t *testing.T) {
 	_, err = Summarize(rows, "loose")
 	assert.Error(t, err)
 }
-
-func TestCompareAndAdjustHolm(t *testing.T) {
-	// 8 problems, one response each. A right on 1..7, B right on 0 and 1..2:
-	// b (A only) = problems 3..7 = 5, c (B only) = problem 0 = 1 →
-	// exact p = 2·(C(6,0) + C(6,1))/2^6 = 14/64 = 0.21875.
-	a := run("ra", "entropix", "0", "1", "1", "1", "1", "1", "1", "1")
-	b := run("rb", "greedy", "1", "1", "1", "0", "0", "0", "0", "0")
-	c, err := Compare(a, b, FilterStrict, BootstrapOptions{Resamples: 1000, Seed: 1})
-	require.NoError(t, err)
-	assert.Equal(t, int32(8), c.N)
-	assert.InDelta(t, 7.0/8, c.AccuracyA, 1e-15)
-	assert.InDelta(t, 3.0/8, c.AccuracyB, 1e-15)
-	assert.InDelta(t, 0.5, c.Difference, 1e-15)
-	assert.Equal(t, [2]int32{5, 1}, [2]int32{c.McNemarB, c.McNemarC})
-	assert.Equal(t, McNemarExact, c.Method)
-	assert.InDelta(t, 0.21875, c.PValue, 1e-12)
-	assert.LessOrEqual(t, c.CILow, c.Difference)
-	assert.GreaterOrEqual(t, c.CIHigh, c.Difference)
-
-	// Problems only one side scored are left out: B lacks problem 7.
-	c2, err := Compare(a, b[:7], FilterStrict, BootstrapOptions{Resamples: 100})
-	require.NoError(t, err)
-	assert.Equal(t, int32(7), c2.N)
-	assert.Equal(t, int32(4), c2.McNemarB)
-
-	rows := []ComparisonRow{c, {PValue: 0.01}}
-	require.NoError(t, AdjustHolm(rows))
-	// Sorted: 0.01·2 = 0.02, then max(0.02, 0.21875·1) = 0.21875.
-	assert.InDelta(t, 0.21875, rows[0].PHolm, 1e-12)
-	assert.InDelta(t, 0.02, rows[1].PHolm, 1e-12)
-
-	_, err = Compare(a, run("rc", "x"), FilterStrict, BootstrapOptions{})
-	assert.Error(t, err)
-}

@@ -69,11 +69,6 @@ func WriteSummary(path string, rows []SummaryRow) error {
 	return writeAll(path, SummarySchema, summaryColumns, checkSummaryRow, rows)
 }
 
-// WriteComparisons writes rows as a complete comparisons.arrow file.
-func WriteComparisons(path string, rows []ComparisonRow) error {
-	return writeAll(path, ComparisonSchema, comparisonColumns, checkComparisonRow, rows)
-}
-
 // WriteTraces writes rows as a complete traces.arrow file (tests, small runs).
 func WriteTraces(path string, rows []TraceRow) error {
 	return writeAll(path, TraceSchema, traceColumns, nil, rows)

@@ -150,15 +150,33 @@ func ParseFlag(s string) (Spec, error) {
 	return spec, nil
 }
 
+// TokenText is the inverse of TokenLookup: a token id's text in the model's
+// tokenizer (ok false when the id is not in the vocabulary).
+type TokenText func(id int32) (text string, ok bool)
+
 // New builds the sampler. lookup resolves Entropix's clarifying token text; it may
 // be nil when the spec gives clarifying_token_id or for baselines.
-func (s Spec) New(lookup TokenLookup) (Sampler, error) {
+func (s Spec) New(lookup TokenLookup) (Sampler, error) { return s.NewResolved(lookup, nil) }
+
+// NewResolved is New; text, when not nil, names the clarifying token given by
+// clarifying_token_id, so the sampler's description says which token ran.
+func (s Spec) NewResolved(lookup TokenLookup, text TokenText) (Sampler, error) {
 	if s.Name != "entropix" {
 		return NewBaseline(s.Name, s.Params, s.Order)
 	}
 	c := s.Entropix
 	id := int32(c.ClarifyingTokenID)
-	if c.ClarifyingTokenID < 0 {
+	resolved := c.ClarifyingToken
+	if c.ClarifyingTokenID >= 0 {
+		resolved = ""
+		if text != nil {
+			t, ok := text(id)
+			if !ok {
+				return nil, fmt.Errorf("sampler entropix: clarifying_token_id %d is not in this tokenizer's vocabulary", id)
+			}
+			resolved = t
+		}
+	} else {
 		if lookup == nil {
 			return nil, fmt.Errorf("sampler entropix: clarifying token %q: no tokenizer to resolve it; set clarifying_token_id", c.ClarifyingToken)
 		}
@@ -167,7 +185,12 @@ func (s Spec) New(lookup TokenLookup) (Sampler, error) {
 			return nil, fmt.Errorf("sampler entropix: clarifying token %q does not exist in this tokenizer's vocabulary; set clarifying_token to a token it has, or clarifying_token_id", c.ClarifyingToken)
 		}
 	}
-	return NewEntropix(c, id)
+	e, err := NewEntropix(c, id)
+	if err != nil {
+		return nil, err
+	}
+	e.clarifyText = resolved
+	return e, nil
 }
 
 // Label is the short name traces and tables use ("min_p", "entropix:frog").

@@ -12,13 +12,17 @@ import (
 // picks one of five strategies from the logits and attention metrics, then draws
 // with the strategy's parameters.
 type Entropix struct {
-	cfg        EntropixConfig
-	order      Order
-	clarifyID  int32
-	checkLast  bool // clarifying check on the last token only (else the whole history)
-	firstArgmx bool
-	tr         truncator
-	picks      []int // adaptive draws, reused
+	cfg       EntropixConfig
+	view      metrics.AttnView
+	order     Order
+	clarifyID int32
+	// clarifyText is the clarifying token's text as resolved ("" when unknown: an
+	// id given without a tokenizer to name it).
+	clarifyText string
+	checkLast   bool // clarifying check on the last token only (else the whole history)
+	firstArgmx  bool
+	tr          truncator
+	picks       []int // adaptive draws, reused
 }
 
 // stepMetrics are the six numbers the rules read.
@@ -47,8 +51,14 @@ func NewEntropix(cfg EntropixConfig, clarifyingID int32) (*Entropix, error) {
 		return nil, fmt.Errorf("sampler entropix: clarifying token id %d is negative", clarifyingID)
 	}
 	order, _ := ParseOrder(cfg.Order)
+	view, _ := cfg.AttnView() // validated above
+	text := ""
+	if cfg.ClarifyingTokenID < 0 {
+		text = cfg.ClarifyingToken // the id was resolved from this text
+	}
 	return &Entropix{
-		cfg: cfg, order: order, clarifyID: clarifyingID,
+		clarifyText: text,
+		cfg:         cfg, view: view, order: order, clarifyID: clarifyingID,
 		checkLast:  cfg.clarifyCheck() == "last",
 		firstArgmx: cfg.firstTokenArgmax(),
 		picks:      make([]int, cfg.NAdaptiveSamples),
@@ -60,12 +70,17 @@ func (e *Entropix) Name() string { return "entropix:" + e.cfg.Variant }
 // Config returns the configuration in effect.
 func (e *Entropix) Config() EntropixConfig { return e.cfg }
 
+// AttnView is the attention view the sampler's rules read; the engine computes
+// each sequence's statistics in its sampler's view.
+func (e *Entropix) AttnView() metrics.AttnView { return e.view }
+
 // ClarifyingID is the resolved clarifying token.
 func (e *Entropix) ClarifyingID() int32 { return e.clarifyID }
 
 func (e *Entropix) Describe() map[string]any {
 	m := e.cfg.Describe()
 	m["clarifying_token_id"] = int(e.clarifyID)
+	m["clarifying_token"] = e.clarifyText
 	return m
 }
 
@@ -82,6 +97,14 @@ func (e *Entropix) Sample(d *metrics.Dist, a *metrics.AttnStats, history []int32
 	}
 	if a == nil {
 		return Decision{}, fmt.Errorf("sampler %s: needs attention statistics, got none", e.Name())
+	}
+	if a.Slots > 0 && a.View != e.view {
+		// Statistics from an engine: they must be the variant's (frog's thresholds
+		// mean nothing on masked statistics).
+		return Decision{}, fmt.Errorf("sampler %s: needs attention statistics in view %s, got %s", e.Name(), e.view, a.View)
+	}
+	if e.cfg.Randomness == "upstream" && r != nil {
+		r.restartUpstream()
 	}
 	if int(e.clarifyID) >= d.VocabSize {
 		return Decision{}, fmt.Errorf("sampler %s: clarifying token %d outside the vocabulary of %d", e.Name(), e.clarifyID, d.VocabSize)
@@ -112,9 +135,12 @@ func (e *Entropix) Sample(d *metrics.Dist, a *metrics.AttnStats, history []int32
 		NSamples: p.nSamples, Confidence: p.confidence,
 	}
 	var c cut
-	if e.cfg.Faithful {
+	switch {
+	case e.cfg.Faithful && e.cfg.FaithfulDraw == "smollm":
+		c = e.tr.smollmSample(d, p.params)
+	case e.cfg.Faithful:
 		c = e.tr.originalSample(d, p.params)
-	} else {
+	default:
 		c = e.tr.truncate(d, p.params, e.order)
 	}
 	if p.strategy != StrategyAdaptive {

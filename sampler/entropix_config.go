@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/entropix-eval/entropix-eval/sampler/metrics"
 )
 
 // Levels are a metric's low / medium / high thresholds.
@@ -95,14 +97,33 @@ type EntropixConfig struct {
 	// the preset's, fixed uses "last".
 	ClarifyingCheck string
 	// FirstTokenArgmax takes the argmax for the first generated token, as the
-	// original loop did. Empty (nil) means: on when faithful.
+	// JAX loop did. Empty (nil) means: on when faithful for original and frog (the
+	// SmolLM port runs the rules on the prefill instead).
 	FirstTokenArgmax *bool
 	// AttnVarentropyDDOF picks which attention varentropy the rules read: 0
 	// (population variance, JAX) or 1 (sample variance, SmolLM port; NaN for a
 	// single head becomes 0 as there).
 	AttnVarentropyDDOF int
 
+	// AttnMode ("padded" or "masked") and PadLen are the attention view the rules
+	// read, part of each variant: upstream computes the statistics over its whole
+	// fixed KV cache, empty slots scoring 0 (JAX original and frog: 4096 slots; the
+	// SmolLM port: 2048). frog's attention thresholds only make sense there.
+	AttnMode string
+	PadLen   int
+	// FaithfulDraw is the upstream _sample that faithful mode reproduces: "jax"
+	// (entropix/sampler.py: min_p a no-op) or "smollm" (entr_model_torch/sampler.py:
+	// min_p applied at T, the survivors then drawn from the untempered logits).
+	FaithfulDraw string
+	// Randomness is "per_sequence" (each sequence's own stream, NewRNG) or
+	// "upstream" (faithful only: every step restarts one fixed stream, as the JAX
+	// original's PRNGKey(1337) passed to every call makes the same noise repeat).
+	Randomness string
+
 	presetCheck string // the preset's faithful clarifying check
+	// presetFirstArgmax: the preset's loop takes the prefill argmax as the first
+	// token (JAX main.py) rather than running the rules on the prefill (SmolLM port).
+	presetFirstArgmax bool
 }
 
 // EntropixVariants lists the presets EntropixPreset knows.
@@ -127,9 +148,15 @@ func EntropixPreset(variant string) (EntropixConfig, error) {
 		AdaScoreLogitsEnt: 0.1, AdaScoreAttnEnt: 0.2, AdaScoreLogitsVent: 0.3,
 		AdaScoreAttnVent: 0.4, AdaScoreAgree: 0.5, AdaScoreInt: 0.6,
 		ClarifyingToken: " ...", ClarifyingTokenID: -1,
+		AttnMode: "padded", PadLen: 4096, FaithfulDraw: "jax", Randomness: "per_sequence",
+		presetFirstArgmax: true,
 	}
 	smollm := func(vent, attnEnt, attnVent Levels) {
 		c.AdaptiveFormula, c.presetCheck = "frog", "last"
+		// The port's KV cache (config.py max_seq_len), its _sample, and the
+		// clarifying token its notebook passes: id 2026, "...", in SmolLM2's vocabulary.
+		c.PadLen, c.FaithfulDraw, c.ClarifyingToken = 2048, "smollm", "..."
+		c.presetFirstArgmax = false
 		c.UseAttention = true
 		c.AttnVarentropyDDOF = 1
 		c.LogitsEntropy = Levels{0.5, 1.484, 2.07}
@@ -166,6 +193,22 @@ func EntropixPreset(variant string) (EntropixConfig, error) {
 	return c, nil
 }
 
+// AttnView is the attention view the rules read (pad_len is ignored when masked).
+func (c *EntropixConfig) AttnView() (metrics.AttnView, error) {
+	mode, err := metrics.ParseAttnMode(c.AttnMode)
+	if err != nil || c.AttnMode == "" {
+		return metrics.AttnView{}, fmt.Errorf("field attn_mode: %q (want padded or masked)", c.AttnMode)
+	}
+	v := metrics.AttnView{Mode: mode}
+	if mode == metrics.Padded {
+		v.PadLen = c.PadLen
+	}
+	if err := v.Check(); err != nil {
+		return v, fmt.Errorf("field pad_len: %d: a padded view needs at least one slot", c.PadLen)
+	}
+	return v, nil
+}
+
 // clarifyCheck resolves the clarifying check in effect.
 func (c *EntropixConfig) clarifyCheck() string {
 	switch {
@@ -181,7 +224,7 @@ func (c *EntropixConfig) firstTokenArgmax() bool {
 	if c.FirstTokenArgmax != nil {
 		return *c.FirstTokenArgmax
 	}
-	return c.Faithful
+	return c.Faithful && c.presetFirstArgmax
 }
 
 // Validate checks every field a user can set.
@@ -203,6 +246,21 @@ func (c *EntropixConfig) Validate() error {
 	}
 	if !slices.Contains([]string{"", "history", "last"}, c.ClarifyingCheck) {
 		return fmt.Errorf("field clarifying_check: %q (want history or last)", c.ClarifyingCheck)
+	}
+	if _, err := c.AttnView(); err != nil {
+		return err
+	}
+	if !slices.Contains([]string{"jax", "smollm"}, c.FaithfulDraw) {
+		return fmt.Errorf("field faithful_draw: %q (want jax or smollm)", c.FaithfulDraw)
+	}
+	switch c.Randomness {
+	case "per_sequence":
+	case "upstream":
+		if !c.Faithful {
+			return fmt.Errorf("field randomness: upstream reproduces the faithful loop's fixed key; it needs faithful: true")
+		}
+	default:
+		return fmt.Errorf("field randomness: %q (want per_sequence or upstream)", c.Randomness)
 	}
 	if c.AttnVarentropyDDOF != 0 && c.AttnVarentropyDDOF != 1 {
 		return fmt.Errorf("field attn_varentropy_ddof: %d (want 0 or 1)", c.AttnVarentropyDDOF)
@@ -293,6 +351,8 @@ func (c *EntropixConfig) Describe() map[string]any {
 		"clarifying_token": c.ClarifyingToken, "clarifying_token_id": c.ClarifyingTokenID,
 		"clarifying_check": c.clarifyCheck(), "first_token_argmax": c.firstTokenArgmax(),
 		"attn_varentropy_ddof": c.AttnVarentropyDDOF,
+		"attn_mode":            c.AttnMode, "pad_len": c.PadLen, "faithful_draw": c.FaithfulDraw,
+		"randomness": c.Randomness,
 	}
 	for _, f := range c.floatFields() {
 		m[f.name] = *f.v

@@ -44,6 +44,8 @@ func (c *EntropixConfig) fields() map[string]entropixField {
 		"clarifying_token": {s: &c.ClarifyingToken}, "clarifying_token_id": {i: &c.ClarifyingTokenID},
 		"clarifying_check": {s: &c.ClarifyingCheck}, "first_token_argmax": {bPtr: &c.FirstTokenArgmax},
 		"attn_varentropy_ddof": {i: &c.AttnVarentropyDDOF},
+		"attn_mode":            {s: &c.AttnMode}, "pad_len": {i: &c.PadLen}, "faithful_draw": {s: &c.FaithfulDraw},
+		"randomness": {s: &c.Randomness},
 	}
 	for _, f := range c.floatFields() {
 		m[f.name] = entropixField{f: f.v}

@@ -46,6 +46,15 @@ func DeriveKey(runSeed uint64, problemID string, repeat int) [32]byte {
 	return key
 }
 
+// upstreamKey keys the stream of randomness "upstream": the JAX original passes
+// PRNGKey(1337) to every _sample call, so the same noise repeats at every step and
+// for every seed and problem. This reproduces that behaviour (one fixed stream,
+// restarted each step), not JAX's threefry bits.
+var upstreamKey = sha256.Sum256([]byte("entropix-eval/sampler/rng/upstream/PRNGKey(1337)"))
+
+// restartUpstream rewinds the stream to the fixed upstream key (no allocation).
+func (r *RNG) restartUpstream() { r.src.Seed(upstreamKey) }
+
 // Uint64 returns the next 64 bits of the stream.
 func (r *RNG) Uint64() uint64 { return r.src.Uint64() }
 

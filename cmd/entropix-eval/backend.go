@@ -44,6 +44,17 @@ func engineOpener(backend string, model *engine.Model, opts engine.Options) (eva
 	return nil, fmt.Errorf("%w: backend %q: want cpu or cuda", errUsage, backend)
 }
 
+// computeDType is the dtype a backend computes in, for manifests and the run
+// fingerprint: the CPU backend runs float32 throughout (weights widened in the
+// kernels, float32 KV cache); the CUDA backend keeps weights, GEMM inputs and the KV
+// cache in BF16 (FP32 accumulation).
+func computeDType(backend string) string {
+	if backend == "cuda" {
+		return "BF16"
+	}
+	return "F32"
+}
+
 // gpuIndex reads the N of "cuda:N"; a bare "cuda" means the worker's own index.
 func gpuIndex(device string, worker int) (int, error) {
 	_, n, ok := strings.Cut(device, ":")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,40 +15,75 @@ import (
 func init() {
 	register(command{
 		name:    "compare",
-		summary: "paired comparison of two runs of one task; exits 1 when a sampler's accuracy dropped significantly",
+		summary: "paired comparison of two runs of one task; exit 0 no significant drop, 1 significant drop, 2 error",
 		run: func(ctx context.Context, args []string) error {
 			return runCompare(ctx, args, os.Stdout, os.Stderr)
 		},
 	})
 }
 
+// exitError carries a command's exit status to main.
+type exitError struct {
+	err  error
+	code int
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+func (e *exitError) ExitCode() int { return e.code }
+
+// runCompare returns nil (exit 0) when no sampler dropped significantly, an
+// error with exit code 1 when one did, and any other error with exit code 2,
+// so a nightly job can tell a regression from a broken comparison.
 func runCompare(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	err := compareRuns(args, stdout, stderr)
+	var drop *runreport.RegressionError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return err
+	case errors.As(err, &drop):
+		return &exitError{err: err, code: 1}
+	}
+	return &exitError{err: err, code: 2}
+}
+
+func compareRuns(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var opt runreport.CompareOptions
-	gate := fs.String("gate", string(reports.FilterStrict), "filter whose significant drops fail: strict, flexible or numeric")
-	fs.Float64Var(&opt.Alpha, "alpha", 0.05, "family-wise significance level (Holm over samplers)")
-	fs.IntVar(&opt.Bootstrap.Resamples, "resamples", 0, "paired bootstrap resamples (default 10000)")
-	fs.Uint64Var(&opt.Bootstrap.Seed, "bootstrap-seed", 0, "seed of the bootstrap's resampling stream")
+	fs.StringVar(&opt.PrimaryFilter, "primary-filter", "", "filter whose significant drops fail the gate and whose p-values are Holm-adjusted (default: the sweep's primary_filter, else the task's first filter)")
+	fs.Float64Var(&opt.Alpha, "alpha", 0.05, "family-wise significance level (Holm over samplers on the primary filter)")
+	fs.IntVar(&opt.Paired.Bootstrap.Resamples, "resamples", 0, "paired bootstrap resamples (default 10000)")
+	fs.IntVar(&opt.Paired.Permutations, "permutations", 0, fmt.Sprintf("Monte-Carlo sign flips when the exact test is too costly (default %d)", reports.DefaultPermutations))
+	fs.Uint64Var(&opt.Paired.Bootstrap.Seed, "bootstrap-seed", 0, "seed of the bootstrap's and the sign flips' random stream")
+	asJSON := fs.Bool("json", false, "print the comparison rows as JSON (comparisons.arrow's column names) instead of the table")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: entropix-eval compare [flags] RUN_A RUN_B\n\n"+
 			"Pairs RUN_B (new) with RUN_A (reference) on their common problems, sampler by\n"+
-			"sampler, and prints the paired table. Exits 1 when a sampler's accuracy under\n"+
-			"the gate filter dropped with Holm-adjusted McNemar p < alpha: a nightly gate.")
+			"sampler (matched by canonical spec), and prints the paired table. Exit status:\n"+
+			"0 no significant drop, 1 a sampler's accuracy under the primary filter dropped\n"+
+			"with Holm-adjusted p < alpha, 2 error: a nightly gate.")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 2 {
 		return fmt.Errorf("%w: compare takes two run directories", errUsage)
 	}
-	opt.Gate = reports.Filter(*gate)
 	c, err := runreport.Compare(fs.Arg(0), fs.Arg(1), opt)
 	if err != nil {
 		return err
 	}
-	if err := c.WriteTable(stdout); err != nil {
+	if *asJSON {
+		b, err := reports.MarshalComparisonsJSON(c.Rows)
+		if err != nil {
+			return err
+		}
+		if _, err := stdout.Write(b); err != nil {
+			return err
+		}
+	} else if err := c.WriteTable(stdout); err != nil {
 		return err
 	}
 	return c.Err()

@@ -26,13 +26,17 @@ func TestCompareCommand(t *testing.T) {
 		name      string
 		args      []string
 		err, says string
+		code      int
 		usage     bool
 	}{
 		{name: "same runs pass", args: []string{lastNight, lastNight}, says: "0 significant drop(s)"},
-		{name: "drop fails the gate", args: []string{lastNight, tonight}, err: "entropix strict", says: "DROP"},
+		{name: "drop fails the gate", args: []string{lastNight, tonight}, err: "entropix strict", says: "DROP", code: 1},
 		{name: "improvement passes", args: []string{tonight, lastNight}, says: "0 significant drop(s)"},
-		{name: "one directory", args: []string{lastNight}, err: "two run directories", usage: true},
-		{name: "bad alpha", args: []string{"--alpha", "2", lastNight, tonight}, err: "alpha"},
+		{name: "json rows", args: []string{"--json", lastNight, tonight}, err: "entropix strict", code: 1,
+			says: `"sampler": "entropix", "baseline": "entropix", "filter": "strict", "primary": true, "n_problems": 200`},
+		{name: "one directory", args: []string{lastNight}, err: "two run directories", usage: true, code: 2},
+		{name: "bad alpha", args: []string{"--alpha", "2", lastNight, tonight}, err: "alpha", code: 2},
+		{name: "missing run", args: []string{lastNight, "/nonexistent/run"}, err: "results", code: 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
@@ -43,6 +47,9 @@ func TestCompareCommand(t *testing.T) {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tc.err)
 				assert.Equal(t, tc.usage, errors.Is(err, errUsage))
+				var coded interface{ ExitCode() int }
+				require.ErrorAs(t, err, &coded)
+				assert.Equal(t, tc.code, coded.ExitCode())
 			}
 			assert.Contains(t, out.String(), tc.says)
 		})

@@ -66,7 +66,7 @@ func datasetsInspect(args []string, out io.Writer) error {
 	fs := newDatasetsFlags("inspect")
 	nRows := fs.Int("n", 3, "number of first rows to show")
 	width := fs.Int("width", 120, "truncate shown values to this many characters (0: no limit)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
@@ -204,7 +204,7 @@ func datasetsConvert(args []string, out io.Writer) error {
 	fs := newDatasetsFlags("convert")
 	codecName := fs.String("compression", "snappy", "Parquet compression: snappy, zstd, gzip or none")
 	force := fs.Bool("force", false, "overwrite OUT if it exists")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 2 {

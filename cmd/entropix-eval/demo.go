@@ -65,7 +65,7 @@ func parseDemoFlags(args []string) (demoFlags, error) {
 			"and its report.html, and prints the accuracy table. Nothing is downloaded.")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return f, err
 		}
@@ -98,7 +98,7 @@ func runDemo(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 
 	// The same wiring and runner as 'entropix-eval run': the demo is a sweep.
-	runner, cleanup, err := wireRunner(plan.cfg)
+	runner, cleanup, err := wireRunner(ctx, plan.cfg)
 	if err != nil {
 		return err
 	}

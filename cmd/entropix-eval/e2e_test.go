@@ -311,3 +311,35 @@ func sequences(res []reports.ResultRow, tr []reports.TraceRow, sampler string, s
 	}
 	return out
 }
+
+// The SmolLM presets' clarifying token is "..." — id 2026 in SmolLM2's vocabulary,
+// the id the port's notebook passes — and every preset's resolved token reaches the
+// sampler description (the manifest) as id and text, also when an id overrides it.
+func TestClarifyingTokenResolvedPerVariant(t *testing.T) {
+	smol, err := tokenizer.Load(sharedtest.Path(t, "tokenizers/smollm"))
+	require.NoError(t, err)
+	llama, err := tokenizer.Load(sharedtest.Path(t, "models/tiny-llama3/tokenizer.json"))
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		tok      *tokenizer.Tokenizer
+		sampler  string
+		wantID   int
+		wantText string
+	}{
+		{smol, "entropix:smollm-135m", 2026, "..."},
+		{smol, "entropix:smollm-360m", 2026, "..."},
+		{smol, "entropix:smollm-1.7b,faithful=true", 2026, "..."},
+		{llama, "entropix:frog", 2564, " ..."},
+		{llama, "entropix,clarifying_token_id=1131", 1131, "..."},
+		{smol, "entropix:smollm-360m,clarifying_token_id=4563", 4563, " ..."},
+	} {
+		specs, err := eval.ParseSamplerList(tc.sampler)
+		require.NoError(t, err)
+		f, err := eval.NewSamplerResolver(tokenTextLookup(tc.tok), tokenIDText(tc.tok))(specs[0])
+		require.NoError(t, err, tc.sampler)
+		var desc map[string]any
+		require.NoError(t, json.Unmarshal([]byte(f.Describe()), &desc))
+		assert.Equal(t, float64(tc.wantID), desc["clarifying_token_id"], tc.sampler)
+		assert.Equal(t, tc.wantText, desc["clarifying_token"], tc.sampler)
+	}
+}

@@ -52,7 +52,7 @@ func runForward(ctx context.Context, args []string, stdout io.Writer) error {
 	padLen := fs.Int("pad-len", 4096, "cache size assumed by --attn-mode padded")
 	top := fs.Int("top", 10, "number of top candidates to print")
 	threads := fs.Int("threads", 0, "CPU threads (0: all)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}
 	if *model == "" {

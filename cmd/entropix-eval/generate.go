@@ -40,7 +40,7 @@ func runGenerate(ctx context.Context, args []string, stdout io.Writer) error {
 	maxTokens := fs.Int("max-tokens", 32, "maximum number of tokens to generate")
 	ignoreEOS := fs.Bool("ignore-eos", false, "keep generating past the model's EOS ids")
 	threads := fs.Int("threads", 0, "CPU threads (0: all)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}
 	if *model == "" {

@@ -30,18 +30,20 @@ func runMerge(_ context.Context, args []string, stdout, stderr io.Writer) error 
 			"directory holds the result files a single unsharded run would have written.")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *out == "" || fs.NArg() == 0 {
 		return fmt.Errorf("%w: merge needs --out and at least one shard directory", errUsage)
 	}
-	if err := eval.Merge(*out, fs.Args(), defaultOutputs()); err != nil {
+	o := defaultOutputs()
+	o.Report = reportTo(stdout)
+	if err := eval.Merge(*out, fs.Args(), o); err != nil {
 		return err
 	}
 	m, err := eval.ReadManifest(*out)
 	if err != nil {
 		return err
 	}
-	return finishRun(stdout, *out, m)
+	return printSummary(stdout, *out, m)
 }

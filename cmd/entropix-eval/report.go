@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/entropix-eval/entropix-eval/eval"
 	"github.com/entropix-eval/entropix-eval/reports/runreport"
 )
 
@@ -27,8 +28,12 @@ func runReport(_ context.Context, args []string, stdout, stderr io.Writer) error
 	fs.SetOutput(stderr)
 	var opt runreport.Options
 	fs.StringVar(&opt.Baseline, "baseline", "", `sampler the others are compared with (default "greedy" if present, else the first)`)
-	fs.IntVar(&opt.Bootstrap.Resamples, "resamples", 0, "paired bootstrap resamples (default 10000)")
-	fs.Uint64Var(&opt.Bootstrap.Seed, "bootstrap-seed", 0, "seed of the bootstrap's resampling stream")
+	fs.StringVar(&opt.PrimaryFilter, "primary-filter", "", "filter whose comparisons are Holm-adjusted and lead the page (default: the sweep's primary_filter, else the task's first filter)")
+	fs.StringVar(&opt.FigureSize, "figure-size", "one-column", "figures' size preset: one-column (3.3 in) or two-column (6.8 in); fonts stay 7–8 pt")
+	fs.StringVar(&opt.TableLabel, "table-label", "", `prefix of the LaTeX tables' \label keys: tab:PREFIX-accuracy, tab:PREFIX-paired (default "entropix")`)
+	fs.IntVar(&opt.Paired.Bootstrap.Resamples, "resamples", 0, "paired bootstrap resamples (default 10000)")
+	fs.IntVar(&opt.Paired.Permutations, "permutations", 0, "Monte-Carlo sign flips when the exact test is too costly (default 200000)")
+	fs.Uint64Var(&opt.Paired.Bootstrap.Seed, "bootstrap-seed", 0, "seed of the bootstrap's and the sign flips' random stream")
 	fs.IntVar(&opt.TokenBudget, "token-budget", 0,
 		fmt.Sprintf("generated tokens with per-token detail in report.html (default %d; -1: none)", runreport.DefaultTokenBudget))
 	fs.Usage = func() {
@@ -38,13 +43,24 @@ func runReport(_ context.Context, args []string, stdout, stderr io.Writer) error
 			"and tables/ (LaTeX booktabs) into it.")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
 		return fmt.Errorf("%w: report takes one run directory", errUsage)
 	}
-	return writeReport(fs.Arg(0), opt, stdout)
+	dir := fs.Arg(0)
+	if _, err := os.Stat(filepath.Join(dir, runreport.ResultsFile)); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	// The report's files are written under the run directory's lock, so a report
+	// never interleaves with a run, merge or another report writing there.
+	lock, err := eval.LockDir(dir)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	defer lock.Unlock()
+	return writeReport(dir, opt, stdout)
 }
 
 // writeReport builds dir's report and prints where it went; run calls it at the
@@ -59,6 +75,15 @@ func writeReport(dir string, opt runreport.Options, stdout io.Writer) error {
 		filepath.Join(dir, runreport.HTMLFile), len(rep.Samplers), len(rep.Problems), time.Since(start).Seconds())
 	for _, n := range rep.Notes {
 		fmt.Fprintf(stdout, "report: note: %s\n", n)
+	}
+	fmt.Fprintln(stdout)
+	if err := runreport.WriteMarkdown(stdout, rep); err != nil {
+		return err
+	}
+	for _, c := range rep.Comparisons {
+		if c.Primary {
+			fmt.Fprintf(stdout, "%s\n", c.Headline())
+		}
 	}
 	return nil
 }

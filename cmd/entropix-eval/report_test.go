@@ -27,8 +27,10 @@ func TestReportCommand(t *testing.T) {
 	cmp, err := reports.ReadComparisons(filepath.Join(dir, runreport.ComparisonsFile))
 	require.NoError(t, err)
 	require.NotEmpty(t, cmp)
-	assert.Equal(t, "entropix", cmp[0].SamplerB, "--baseline")
-	assert.Equal(t, int32(500), cmp[0].Resamples, "--resamples")
+	assert.Equal(t, "entropix", cmp[0].Baseline, "--baseline")
+	assert.Equal(t, int32(500), cmp[0].BootResamples, "--resamples")
+	assert.FileExists(t, filepath.Join(dir, "figures/forest.pdf"))
+	assert.Contains(t, out.String(), "|Tasks|Sampler|Filter|n-shot|Metric|", "the lm-eval style table")
 }
 
 func TestReportCommandErrors(t *testing.T) {

@@ -30,7 +30,7 @@ func runRescore(_ context.Context, args []string, stdout, stderr io.Writer) erro
 			"journal with the current extraction and scoring code.")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {

@@ -59,14 +59,23 @@ func newRunFlags(cfg *eval.Config, stderr io.Writer) *runFlags {
 	fs.IntVar(&cfg.PrefixCacheMB, "prefix-cache-mb", cfg.PrefixCacheMB, "memory per worker for reused prompt prefixes, MiB (default 1024)")
 	fs.BoolVar(&cfg.NoPrefixCache, "no-prefix-cache", cfg.NoPrefixCache, "compute every prompt in full (the results are the same)")
 	fs.IntVar(&cfg.Candidates, "candidates", cfg.Candidates, "top-K candidates the engine returns per step (0: whole vocabulary)")
-	fs.StringVar(&cfg.AttnMode, "attn-mode", cfg.AttnMode, "attention statistics: masked or padded")
+	fs.StringVar(&cfg.AttnMode, "attn-mode", cfg.AttnMode, "attention statistics of samplers without their own view (baselines' trace columns): masked or padded; each Entropix variant uses its own (attn_mode/pad_len in its spec)")
 	fs.IntVar(&cfg.PadLen, "pad-len", cfg.PadLen, "padded cache length for --attn-mode padded")
 	fs.StringVar(&cfg.Task, "task", cfg.Task, "task name, e.g. gsm8k_cot")
 	fs.StringVar(&cfg.Dataset, "dataset", cfg.Dataset, "dataset file or glob (.jsonl or .parquet)")
 	fs.StringVar(&cfg.TrainDataset, "train-dataset", cfg.TrainDataset, "train split file or glob (tasks with random shots)")
 	fs.StringVar(&cfg.FewShot, "fewshot", cfg.FewShot, "directory with the fixed few-shot exemplar files")
 	fs.BoolVar(&cfg.ChatTemplate, "chat-template", cfg.ChatTemplate, "render prompts with the tokenizer's chat template")
+	fs.BoolFunc("fewshot-as-multiturn", "with --chat-template: one user/assistant turn pair per shot (default true, as lm-eval >= 0.4.10); =false puts the shots in the first user turn", func(s string) error {
+		v, err := strconv.ParseBool(s)
+		if err != nil {
+			return fmt.Errorf("want true or false, got %q", s)
+		}
+		cfg.FewshotAsMultiturn = &v
+		return nil
+	})
 	fs.IntVar(&cfg.Limit, "limit", cfg.Limit, "evaluate only the first N problems")
+	fs.StringVar(&cfg.PrimaryFilter, "primary-filter", cfg.PrimaryFilter, "filter whose comparisons the report Holm-adjusts and leads with (default: the task's first)")
 	fs.IntVar(&cfg.MaxNewTokens, "max-new-tokens", cfg.MaxNewTokens, "generation budget (default: the task's)")
 	fs.BoolVar(&cfg.FirstTokenArgmax, "first-token-argmax", cfg.FirstTokenArgmax, "take the argmax as the first token (original Entropix loop)")
 	fs.Func("samplers", `samplers, e.g. "greedy,min_p,min_p=0.05,temperature=1.5,entropix:frog"`, func(s string) error {
@@ -103,7 +112,7 @@ func parseRunArgs(args []string, stderr io.Writer) (eval.Config, string, error) 
 	}
 	var probe eval.Config
 	rf := newRunFlags(&probe, stderr)
-	if err := rf.fs.Parse(args); err != nil {
+	if err := parseFlags(rf.fs, args); err != nil {
 		return eval.Config{}, "", err
 	}
 	switch {
@@ -117,11 +126,11 @@ func parseRunArgs(args []string, stderr io.Writer) (eval.Config, string, error) 
 	if file != "" {
 		var err error
 		if cfg, err = eval.LoadConfig(file); err != nil {
-			return eval.Config{}, "", err
+			return eval.Config{}, "", fmt.Errorf("%w: %w", errUsage, err)
 		}
 	}
 	rf = newRunFlags(&cfg, io.Discard)
-	if err := rf.fs.Parse(args); err != nil {
+	if err := parseFlags(rf.fs, args); err != nil {
 		return eval.Config{}, "", err
 	}
 	cfg = cfg.WithDefaults()
@@ -136,7 +145,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	runner, cleanup, err := wireRunner(cfg)
+	runner, cleanup, err := wireRunner(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -144,23 +153,18 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := useProgress(runner, progress); err != nil {
 		return err
 	}
+	runner.Outputs.Report = reportTo(stdout)
 	m, err := runner.Run(ctx)
 	if err != nil {
 		return err
 	}
-	return finishRun(stdout, cfg.Out, m)
+	return printSummary(stdout, cfg.Out, m)
 }
 
-// finishRun prints the accuracy summary and, once every item is done, builds the
-// report, so a finished run directory always carries report.html beside its data.
-func finishRun(stdout io.Writer, dir string, m *eval.Manifest) error {
-	if err := printSummary(stdout, dir, m); err != nil {
-		return err
-	}
-	if m.Status != eval.StatusComplete {
-		return nil
-	}
-	return writeReport(dir, runreport.Options{}, stdout)
+// reportTo builds a finished run directory's report (run and merge call it
+// under the directory's lock), so it always carries report.html beside its data.
+func reportTo(stdout io.Writer) func(dir string) error {
+	return func(dir string) error { return writeReport(dir, runreport.Options{}, stdout) }
 }
 
 // useProgress sets the runner's progress display; with live bars, log lines are
@@ -194,8 +198,10 @@ func pickProgress(mode string) (eval.Progress, error) {
 	return nil, fmt.Errorf("%w: --progress %q: want auto, bars, log or none", errUsage, mode)
 }
 
-// wireRunner loads the model, tokenizer, data and samplers a sweep names.
-func wireRunner(cfg eval.Config) (*eval.Runner, func(), error) {
+// wireRunner loads the model, tokenizer, data and samplers a sweep names, and
+// checks all that can be checked before the run directory is created: token ids
+// against the vocabulary, the engine's memory budget, one finite forward pass.
+func wireRunner(ctx context.Context, cfg eval.Config) (*eval.Runner, func(), error) {
 	model, err := engine.Load(cfg.Model)
 	if err != nil {
 		return nil, nil, err
@@ -222,12 +228,15 @@ func wireRunner(cfg eval.Config) (*eval.Runner, func(), error) {
 	if err != nil {
 		return fail(err)
 	}
-	resolve := eval.NewSamplerResolver(tokenTextLookup(tok))
+	resolve := eval.NewSamplerResolver(tokenTextLookup(tok), tokenIDText(tok))
 	samplers := make([]eval.SamplerFactory, len(cfg.Samplers))
 	for i, s := range cfg.Samplers {
 		if samplers[i], err = resolve(s); err != nil {
 			return fail(fmt.Errorf("samplers[%d]: %w", i, err))
 		}
+	}
+	if err := checkVocab(cfg, model, tok, samplers); err != nil {
+		return fail(err)
 	}
 	prov, err := provenance(cfg, model, inputs.Files, samplers)
 	if err != nil {
@@ -245,6 +254,10 @@ func wireRunner(cfg eval.Config) (*eval.Runner, func(), error) {
 	if threads == 0 {
 		threads = max(1, runtime.GOMAXPROCS(0)/len(cfg.Devices))
 	}
+	// More slots than items would only reserve memory no sequence uses.
+	if items := eval.ItemCount(cfg, len(inputs.Problems)); cfg.BatchSize > items {
+		cfg.BatchSize = max(items, 1)
+	}
 	opts := engine.Options{
 		Slots: cfg.BatchSize, MaxSeqLen: cfg.MaxSeqLen, TopK: cfg.Candidates, AttnMode: attnMode,
 		PadLen: cfg.PadLen, MetricLayer: -1, PrefillChunk: cfg.PrefillChunk, Threads: threads,
@@ -257,6 +270,16 @@ func wireRunner(cfg eval.Config) (*eval.Runner, func(), error) {
 	if err != nil {
 		return fail(err)
 	}
+	first := int32(0)
+	if _, id, ok := tok.BOS(); ok {
+		first = id
+	}
+	open, release, err := preflightEngine(ctx, open, cfg.Devices[0], first)
+	if err != nil {
+		return fail(err)
+	}
+	closeModel := cleanup
+	cleanup = func() { release(); closeModel() }
 	return &eval.Runner{
 		Config: cfg, Task: inputs.Task, Problems: inputs.Problems,
 		Tokenizer:  eval.TokenizerAdapter{T: tok, AddSpecial: !cfg.ChatTemplate},
@@ -285,6 +308,15 @@ func tokenTextLookup(tok *tokenizer.Tokenizer) func(string) (int32, bool) {
 	}
 }
 
+// tokenIDText names a token id as the tokenizer decodes it alone (special tokens
+// kept), for manifests.
+func tokenIDText(tok *tokenizer.Tokenizer) func(int32) (string, bool) {
+	return func(id int32) (string, bool) {
+		s, err := tok.Decode([]int32{id}, false)
+		return s, err == nil
+	}
+}
+
 func defaultOutputs() eval.Outputs {
 	return eval.Outputs{Grader: eval.NewLMEvalGrader(), Arrow: eval.ReportsArrow{}}
 }
@@ -303,7 +335,7 @@ func provenance(cfg eval.Config, model *engine.Model, dataFiles []string, sample
 		return eval.Provenance{}, err
 	}
 	return eval.Provenance{
-		Model: msum, Datasets: dsum, DType: "F32", WeightDType: string(model.Config.DType),
+		Model: msum, Datasets: dsum, DType: computeDType(cfg.Backend), WeightDType: string(model.Config.DType),
 		SamplerOrder: samplerOrders(cfg, samplers),
 	}, nil
 }

@@ -35,7 +35,7 @@ func runTokenize(ctx context.Context, args []string, stdin io.Reader, stdout io.
 			"       entropix-eval tokenize --model DIR --jsonl FILE")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *model == "" {

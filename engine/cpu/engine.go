@@ -68,6 +68,16 @@ func New(m *engine.Model, opts engine.Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cpu engine: model %s: %w", m.Dir, err)
 	}
+	tile := max(tileFloats, c.HiddenSize, c.Intermediate, c.Heads*c.HeadDim)
+	prefixBudget := opts.PrefixCacheBytes
+	if avail, ok := availableMemory(); ok {
+		if err := checkBudget(&c, opts, tile, avail); err != nil {
+			return nil, fmt.Errorf("cpu engine: model %s: %w", m.Dir, err)
+		}
+		// The prefix cache grows as it is used: let it take at most half of what
+		// the cache and buffers leave.
+		prefixBudget = min(prefixBudget, (avail-planMemory(&c, opts, tile).total())/2)
+	}
 	w, err := loadWeights(m)
 	if err != nil {
 		return nil, fmt.Errorf("cpu engine: %w", err)
@@ -81,8 +91,7 @@ func New(m *engine.Model, opts engine.Options) (*Engine, error) {
 		cache: newKVCache(c.Layers, opts.Slots, opts.MaxSeqLen, c.KVHeads*c.HeadDim),
 		seen:  make([]bool, opts.Slots),
 	}
-	e.prefix = newPrefixStore(c.Layers, c.KVHeads*c.HeadDim, opts.Slots, opts.PrefixCacheBytes)
-	tile := max(tileFloats, c.HiddenSize, c.Intermediate, c.Heads*c.HeadDim)
+	e.prefix = newPrefixStore(c.Layers, c.KVHeads*c.HeadDim, opts.Slots, prefixBudget)
 	for range opts.Threads {
 		e.scratch = append(e.scratch, workerScratch{
 			tile:   make([]float32, tile),

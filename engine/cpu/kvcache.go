@@ -1,5 +1,11 @@
 package cpu
 
+import (
+	"fmt"
+
+	"github.com/entropix-eval/entropix-eval/engine"
+)
+
 // kvCache holds every layer's rotated keys and values in float32 (the goldens'
 // precision), laid out [slot][position][kv_heads·head_dim] per layer. It is
 // allocated once for Slots × MaxSeqLen; the OS backs pages only when written, so
@@ -28,4 +34,55 @@ func (c *kvCache) store(layer, slot, pos int, k, v []float32) {
 	o := c.offset(slot, pos)
 	copy(c.k[layer][o:o+c.kvDim], k)
 	copy(c.v[layer][o:o+c.kvDim], v)
+}
+
+// memoryPlan is what an engine allocates besides its memory-mapped weights,
+// computed before the first allocation so that an oversized request (say
+// --batch-size 100000000) fails with advice instead of crashing out of memory.
+// The cache is counted whole although the OS backs its pages only when written:
+// a long run writes them all.
+type memoryPlan struct {
+	KVCache, Buffers int64
+}
+
+func (p memoryPlan) total() int64 { return p.KVCache + p.Buffers }
+
+// planMemory sizes the KV cache and the largest step's buffers (see grow): token
+// rows up to slots × prefill chunk, per-input logits and attention scores, one
+// scratch per thread, the RoPE table.
+func planMemory(c *engine.Config, o engine.Options, tile int) memoryPlan {
+	slots, maxSeq := int64(o.Slots), int64(o.MaxSeqLen)
+	hid, qDim, kvDim := int64(c.HiddenSize), int64(c.Heads*c.HeadDim), int64(c.KVHeads*c.HeadDim)
+	chunk := int64(o.PrefillChunk)
+	if chunk <= 0 || chunk > maxSeq {
+		chunk = maxSeq
+	}
+	const f32 = 4
+	perRow := f32 * (2*hid + 2*qDim + 2*kvDim + 2*int64(c.Intermediate))
+	perInput := f32 * (hid + int64(c.VocabSize) + int64(c.Heads)*maxSeq)
+	perThread := f32 * (int64(tile) + maxSeq)
+	return memoryPlan{
+		KVCache: 2 * f32 * int64(c.Layers) * slots * maxSeq * kvDim,
+		Buffers: slots*chunk*perRow + slots*perInput + int64(o.Threads)*perThread + f32*maxSeq*int64(c.HeadDim),
+	}
+}
+
+// checkBudget returns nil when the plan fits in available bytes, else an error
+// saying what the request needs and what would fit, as the CUDA backend does.
+func checkBudget(c *engine.Config, o engine.Options, tile int, available int64) error {
+	p := planMemory(c, o, tile)
+	if p.total() <= available {
+		return nil
+	}
+	fits := func(slots, maxSeq int) bool {
+		q := o
+		q.Slots, q.MaxSeqLen = slots, maxSeq
+		return planMemory(c, q, tile).total() <= available
+	}
+	advice := engine.FitAdvice(o.Slots, o.MaxSeqLen, fits)
+	if advice == "" {
+		advice = "nothing: even one slot of one token does not"
+	}
+	return fmt.Errorf("out of memory: %s KV cache (%d slots × %d tokens) + %s buffers needed, %s available; fits: %s",
+		engine.GiB(p.KVCache), o.Slots, o.MaxSeqLen, engine.GiB(p.Buffers), engine.GiB(available), advice)
 }

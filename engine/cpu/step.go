@@ -56,9 +56,13 @@ func (e *Engine) plan(in []engine.Input) ([]tokenRow, error) {
 			return nil, fmt.Errorf("input %d (slot %d): %d tokens exceed the prefill chunk of %d; split the prompt",
 				i, inp.Slot, len(inp.Tokens), e.opts.PrefillChunk)
 		}
-		if have := e.cache.lens[inp.Slot]; have+len(inp.Tokens) > e.opts.MaxSeqLen {
+		have := e.cache.lens[inp.Slot]
+		if have+len(inp.Tokens) > e.opts.MaxSeqLen {
 			return nil, fmt.Errorf("input %d (slot %d): %d cached + %d new tokens overflow the cache of %d",
 				i, inp.Slot, have, len(inp.Tokens), e.opts.MaxSeqLen)
+		}
+		if err := e.opts.AttnViewOf(inp).Fits(have + len(inp.Tokens)); err != nil {
+			return nil, fmt.Errorf("input %d (slot %d): %w", i, inp.Slot, err)
 		}
 		for j, t := range inp.Tokens {
 			if t < 0 || int(t) >= e.cfg.VocabSize {
@@ -128,7 +132,7 @@ func (e *Engine) fillOutputs(in []engine.Input, out *[]engine.Output) error {
 		o[i].Slot = inp.Slot
 		metrics.FillDist(&o[i].Dist, e.buf.logits[i*vocab:(i+1)*vocab], e.opts.TopK)
 		kvLen := e.cache.lens[inp.Slot]
-		if err := o[i].Attn.Compute(e.attnScores[i][:heads*kvLen], heads, kvLen, e.opts.AttnMode, e.opts.PadLen); err != nil {
+		if err := o[i].Attn.ComputeView(e.attnScores[i][:heads*kvLen], heads, kvLen, e.opts.AttnViewOf(inp)); err != nil {
 			errs[i] = fmt.Errorf("cpu engine: slot %d: %w", inp.Slot, err)
 		}
 	})

@@ -69,7 +69,9 @@ func TestSplitBehaviors(t *testing.T) {
 	for _, c := range cases {
 		var sc scratch
 		var got []string
-		for _, p := range splitPiece(nil, piece{s: "a-b--c"}, m, c.behavior, c.invert, &sc) {
+		pieces, err := splitPiece(nil, piece{s: "a-b--c"}, m, c.behavior, c.invert, &sc)
+		require.NoError(t, err)
+		for _, p := range pieces {
 			got = append(got, p.s)
 		}
 		require.Equal(t, c.want, got, "behavior %d invert %v", c.behavior, c.invert)

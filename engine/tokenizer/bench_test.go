@@ -118,7 +118,9 @@ func BenchmarkLlama3Split(b *testing.B) {
 			count := 0
 			for b.Loop() {
 				for _, s := range texts {
-					m.m.matches(s, func(start, end int) { count++ })
+					if err := m.m.matches(s, func(start, end int) { count++ }); err != nil {
+						b.Fatal(err)
+					}
 				}
 			}
 		})

@@ -11,7 +11,7 @@ import (
 // decoder turns token strings back into text. Like the Rust library, decoders
 // work on the whole list of tokens (decode_chain) and Decode joins the result.
 type decoder interface {
-	decodeChain(tokens []string) []string
+	decodeChain(tokens []string) ([]string, error)
 }
 
 type (
@@ -104,22 +104,25 @@ func newDecoder(raw json.RawMessage) (decoder, error) {
 	return nil, fmt.Errorf("decoder type %q: unsupported", typ)
 }
 
-func (seq sequenceDecoder) decodeChain(tokens []string) []string {
+func (seq sequenceDecoder) decodeChain(tokens []string) ([]string, error) {
 	for _, d := range seq {
-		tokens = d.decodeChain(tokens)
+		var err error
+		if tokens, err = d.decodeChain(tokens); err != nil {
+			return nil, err
+		}
 	}
-	return tokens
+	return tokens, nil
 }
 
 // ByteLevel maps each token's alphabet runes back to bytes (a token with a rune
 // outside the alphabet, such as an added token, keeps its UTF-8 bytes) and decodes
 // the concatenation lossily.
-func (byteLevelDecoder) decodeChain(tokens []string) []string {
+func (byteLevelDecoder) decodeChain(tokens []string) ([]string, error) {
 	var raw []byte
 	for _, t := range tokens {
 		raw = appendByteLevelDecoded(raw, t)
 	}
-	return []string{string(appendLossyUTF8(make([]byte, 0, len(raw)), raw))}
+	return []string{string(appendLossyUTF8(make([]byte, 0, len(raw)), raw))}, nil
 }
 
 func appendByteLevelDecoded(dst []byte, t string) []byte {
@@ -136,7 +139,7 @@ func appendByteLevelDecoded(dst []byte, t string) []byte {
 
 // Metaspace turns "▁" back into spaces; in the first token Rust drops every
 // "▁" (not only a leading one) unless prepend_scheme is "never".
-func (d metaspaceDecoder) decodeChain(tokens []string) []string {
+func (d metaspaceDecoder) decodeChain(tokens []string) ([]string, error) {
 	out := make([]string, len(tokens))
 	for i, t := range tokens {
 		if i == 0 && d.stripLeading {
@@ -145,20 +148,23 @@ func (d metaspaceDecoder) decodeChain(tokens []string) []string {
 			out[i] = strings.ReplaceAll(t, d.replacement, " ")
 		}
 	}
-	return out
+	return out, nil
 }
 
-func (d replaceDecoder) decodeChain(tokens []string) []string {
+func (d replaceDecoder) decodeChain(tokens []string) ([]string, error) {
 	out := make([]string, len(tokens))
 	for i, t := range tokens {
-		out[i] = replaceAll(d.pattern, t, d.content)
+		var err error
+		if out[i], err = replaceAll(d.pattern, t, d.content); err != nil {
+			return nil, err
+		}
 	}
-	return out
+	return out, nil
 }
 
 // ByteFallback turns runs of "<0xNN>" tokens into text. A run that is not valid
 // UTF-8 becomes one U+FFFD per byte token, as in the Rust library.
-func (byteFallbackDecoder) decodeChain(tokens []string) []string {
+func (byteFallbackDecoder) decodeChain(tokens []string) ([]string, error) {
 	out := make([]string, 0, len(tokens))
 	var run []byte
 	flush := func() {
@@ -183,7 +189,7 @@ func (byteFallbackDecoder) decodeChain(tokens []string) []string {
 		out = append(out, t)
 	}
 	flush()
-	return out
+	return out, nil
 }
 
 // parseByteToken recognizes "<0xNN>" the way Rust's u8::from_str_radix does
@@ -199,11 +205,11 @@ func parseByteToken(t string) (byte, bool) {
 	return byte(v), true
 }
 
-func (fuseDecoder) decodeChain(tokens []string) []string {
-	return []string{strings.Join(tokens, "")}
+func (fuseDecoder) decodeChain(tokens []string) ([]string, error) {
+	return []string{strings.Join(tokens, "")}, nil
 }
 
-func (d stripDecoder) decodeChain(tokens []string) []string {
+func (d stripDecoder) decodeChain(tokens []string) ([]string, error) {
 	out := make([]string, len(tokens))
 	for i, t := range tokens {
 		runes := []rune(t)
@@ -216,5 +222,5 @@ func (d stripDecoder) decodeChain(tokens []string) []string {
 		}
 		out[i] = string(runes[lo:hi])
 	}
-	return out
+	return out, nil
 }

@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/dlclark/regexp2"
@@ -11,20 +12,20 @@ import (
 // matcher reports the non-overlapping matches of a pattern in s, left to right,
 // as byte offsets.
 type matcher interface {
-	matches(s string, fn func(start, end int))
+	matches(s string, fn func(start, end int)) error
 }
 
 // literalMatcher is a {"String": ...} pattern, matched literally as Rust does.
 type literalMatcher string
 
-func (l literalMatcher) matches(s string, fn func(start, end int)) {
+func (l literalMatcher) matches(s string, fn func(start, end int)) error {
 	if l == "" {
-		return
+		return nil
 	}
 	for off := 0; ; {
 		i := strings.Index(s[off:], string(l))
 		if i < 0 {
-			return
+			return nil
 		}
 		fn(off+i, off+i+len(l))
 		off += i + len(l)
@@ -34,30 +35,46 @@ func (l literalMatcher) matches(s string, fn func(start, end int)) {
 // runeMatcher matches every single rune for which the predicate holds.
 type runeMatcher func(r rune) bool
 
-func (f runeMatcher) matches(s string, fn func(start, end int)) {
+func (f runeMatcher) matches(s string, fn func(start, end int)) error {
 	for i, r := range s {
 		if f(r) {
 			fn(i, i+utf8.RuneLen(r))
 		}
 	}
+	return nil
 }
 
 // regexMatcher runs a tokenizer.json regex. The Rust library uses Oniguruma;
-// regexp2 is a backtracking engine with the same Perl-style semantics, including
 // the lookahead Go's regexp lacks. regexp2 reports rune offsets, converted here.
+//
+// A backtracking engine can take exponential time: tokenizer.json comes from the
+// internet, and a pattern like (a+)+$ on 40 "a"s runs for minutes. Each match
+// attempt therefore has a time limit, and the text one call scans is bounded.
 type regexMatcher struct {
 	re *regexp2.Regexp
 }
+
+// Limits on one regex scan; no real prompt or pattern comes near them.
+var (
+	regexMatchTimeout = 2 * time.Second
+	// MaxScanBytes bounds the text one tokenizer pass scans in one piece (the
+	// text between two added tokens).
+	MaxScanBytes = 4 << 20
+)
 
 func newRegexMatcher(pattern string) (*regexMatcher, error) {
 	re, err := regexp2.Compile(pattern, regexp2.Unicode)
 	if err != nil {
 		return nil, fmt.Errorf("regex %q: %w", pattern, err)
 	}
+	re.MatchTimeout = regexMatchTimeout
 	return &regexMatcher{re: re}, nil
 }
 
-func (m *regexMatcher) matches(s string, fn func(start, end int)) {
+func (m *regexMatcher) matches(s string, fn func(start, end int)) error {
+	if len(s) > MaxScanBytes {
+		return fmt.Errorf("regex %q: a piece of %d bytes is more than the %d bytes scanned in one piece", m.re.String(), len(s), MaxScanBytes)
+	}
 	runes := []rune(s)
 	// byteAt[i] is the byte offset of rune i; the input is valid UTF-8.
 	byteAt := make([]int, len(runes)+1)
@@ -72,6 +89,10 @@ func (m *regexMatcher) matches(s string, fn func(start, end int)) {
 		fn(byteAt[mt.Index], byteAt[mt.Index+mt.Length])
 		mt, err = m.re.FindNextMatch(mt)
 	}
+	if err != nil {
+		return fmt.Errorf("regex %q on a piece of %d bytes: %w (a pattern that backtracks catastrophically)", m.re.String(), len(s), err)
+	}
+	return nil
 }
 
 // newMatcher builds the matcher of a Split/Replace pattern. Known pre-tokenizer

@@ -12,7 +12,7 @@ import (
 // normalizer rewrites a text segment before pre-tokenization. Segments are the
 // pieces between added tokens, so e.g. Llama 2's Prepend("▁") applies to each.
 type normalizer interface {
-	normalize(s string) string
+	normalize(s string) (string, error)
 }
 
 type (
@@ -101,62 +101,70 @@ func newNormalizer(raw json.RawMessage) (normalizer, error) {
 	return nil, fmt.Errorf("normalizer type %q: unsupported", typ)
 }
 
-func (seq sequenceNormalizer) normalize(s string) string {
+func (seq sequenceNormalizer) normalize(s string) (string, error) {
 	for _, n := range seq {
-		s = n.normalize(s)
+		var err error
+		if s, err = n.normalize(s); err != nil {
+			return "", err
+		}
 	}
-	return s
+	return s, nil
 }
 
-func (u unicodeNormalizer) normalize(s string) string { return u.form.String(s) }
+func (u unicodeNormalizer) normalize(s string) (string, error) { return u.form.String(s), nil }
 
 // Rust lowercases char by char (no final-sigma rule); Go's ToLower agrees except
 // for U+0130, which Rust expands to "i̇".
-func (lowercaseNormalizer) normalize(s string) string {
-	return strings.ToLower(strings.ReplaceAll(s, "\u0130", "i\u0307"))
+func (lowercaseNormalizer) normalize(s string) (string, error) {
+	return strings.ToLower(strings.ReplaceAll(s, "\u0130", "i\u0307")), nil
 }
 
 // Rust prepends only to non-empty strings.
-func (p prependNormalizer) normalize(s string) string {
+func (p prependNormalizer) normalize(s string) (string, error) {
 	if s == "" {
-		return s
+		return s, nil
 	}
-	return p.prefix + s
+	return p.prefix + s, nil
 }
 
-func (r replaceNormalizer) normalize(s string) string { return replaceAll(r.pattern, s, r.content) }
+func (r replaceNormalizer) normalize(s string) (string, error) {
+	return replaceAll(r.pattern, s, r.content)
+}
 
-func (st stripNormalizer) normalize(s string) string {
+func (st stripNormalizer) normalize(s string) (string, error) {
 	if st.left {
 		s = strings.TrimLeftFunc(s, unicode.IsSpace)
 	}
 	if st.right {
 		s = strings.TrimRightFunc(s, unicode.IsSpace)
 	}
-	return s
+	return s, nil
 }
 
-func (stripAccentsNormalizer) normalize(s string) string {
+func (stripAccentsNormalizer) normalize(s string) (string, error) {
 	return strings.Map(func(r rune) rune {
 		if unicode.Is(unicode.M, r) {
 			return -1
 		}
 		return r
-	}, s)
+	}, s), nil
 }
 
 // replaceAll replaces every match of m in s by content.
-func replaceAll(m matcher, s, content string) string {
+func replaceAll(m matcher, s, content string) (string, error) {
 	if lit, ok := m.(literalMatcher); ok {
-		return strings.ReplaceAll(s, string(lit), content)
+		return strings.ReplaceAll(s, string(lit), content), nil
 	}
 	var b strings.Builder
 	prev := 0
-	m.matches(s, func(start, end int) {
+	err := m.matches(s, func(start, end int) {
 		b.WriteString(s[prev:start])
 		b.WriteString(content)
 		prev = end
 	})
+	if err != nil {
+		return "", err
+	}
 	b.WriteString(s[prev:])
-	return b.String()
+	return b.String(), nil
 }

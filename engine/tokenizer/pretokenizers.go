@@ -20,7 +20,7 @@ type piece struct {
 // preTokenizer splits a piece into smaller ones (and may rewrite them, as
 // ByteLevel does), appending the results to dst.
 type preTokenizer interface {
-	preTokenize(dst []piece, p piece, sc *scratch) []piece
+	preTokenize(dst []piece, p piece, sc *scratch) ([]piece, error)
 }
 
 type splitBehavior int
@@ -189,37 +189,45 @@ func newMetaspace(raw json.RawMessage) (preTokenizer, error) {
 	return p, nil
 }
 
-func (seq sequencePreTokenizer) preTokenize(dst []piece, p piece, sc *scratch) []piece {
+func (seq sequencePreTokenizer) preTokenize(dst []piece, p piece, sc *scratch) ([]piece, error) {
 	return seq.apply(dst, p, 0, sc)
 }
 
 // apply runs stages depth.. on p; each depth owns one scratch buffer.
-func (seq sequencePreTokenizer) apply(dst []piece, p piece, depth int, sc *scratch) []piece {
+func (seq sequencePreTokenizer) apply(dst []piece, p piece, depth int, sc *scratch) ([]piece, error) {
 	if depth == len(seq) {
-		return append(dst, p)
+		return append(dst, p), nil
 	}
 	for len(sc.stageBufs) <= depth {
 		sc.stageBufs = append(sc.stageBufs, nil)
 	}
-	out := seq[depth].preTokenize(sc.stageBufs[depth][:0], p, sc)
+	out, err := seq[depth].preTokenize(sc.stageBufs[depth][:0], p, sc)
+	if err != nil {
+		return nil, err
+	}
 	sc.stageBufs[depth] = out
 	for _, q := range out {
-		dst = seq.apply(dst, q, depth+1, sc)
+		if dst, err = seq.apply(dst, q, depth+1, sc); err != nil {
+			return nil, err
+		}
 	}
-	return dst
+	return dst, nil
 }
 
-func (sp splitPreTokenizer) preTokenize(dst []piece, p piece, sc *scratch) []piece {
+func (sp splitPreTokenizer) preTokenize(dst []piece, p piece, sc *scratch) ([]piece, error) {
 	return splitPiece(dst, p, sp.pattern, sp.behavior, sp.invert, sc)
 }
 
-func (bl byteLevelPreTokenizer) preTokenize(dst []piece, p piece, sc *scratch) []piece {
+func (bl byteLevelPreTokenizer) preTokenize(dst []piece, p piece, sc *scratch) ([]piece, error) {
 	if bl.addPrefixSpace && !strings.HasPrefix(p.s, " ") {
 		p.s = " " + p.s
 	}
 	start := len(dst)
 	if bl.split != nil {
-		dst = splitPiece(dst, p, bl.split, behaviorIsolated, false, sc)
+		var err error
+		if dst, err = splitPiece(dst, p, bl.split, behaviorIsolated, false, sc); err != nil {
+			return nil, err
+		}
 	} else if p.s != "" {
 		dst = append(dst, p)
 	}
@@ -230,10 +238,10 @@ func (bl byteLevelPreTokenizer) preTokenize(dst []piece, p piece, sc *scratch) [
 			dst[i].byteLevel = true
 		}
 	}
-	return dst
+	return dst, nil
 }
 
-func (ms metaspacePreTokenizer) preTokenize(dst []piece, p piece, sc *scratch) []piece {
+func (ms metaspacePreTokenizer) preTokenize(dst []piece, p piece, sc *scratch) ([]piece, error) {
 	s := strings.ReplaceAll(p.s, " ", ms.replacement)
 	prepend := ms.prepend == "always" || (ms.prepend == "first" && p.first)
 	if prepend && !strings.HasPrefix(s, ms.replacement) {
@@ -243,7 +251,7 @@ func (ms metaspacePreTokenizer) preTokenize(dst []piece, p piece, sc *scratch) [
 		if s != "" {
 			dst = append(dst, piece{s: s, first: p.first})
 		}
-		return dst
+		return dst, nil
 	}
 	return splitPiece(dst, piece{s: s, first: p.first}, literalMatcher(ms.replacement), behaviorMergedWithNext, false, sc)
 }
@@ -257,19 +265,22 @@ type span struct {
 // splitPiece cuts p at the matches of m and groups the stretches as the Rust
 // library's NormalizedString::split does for the given behavior; empty results
 // are dropped.
-func splitPiece(dst []piece, p piece, m matcher, behavior splitBehavior, invert bool, sc *scratch) []piece {
+func splitPiece(dst []piece, p piece, m matcher, behavior splitBehavior, invert bool, sc *scratch) ([]piece, error) {
 	if p.s == "" {
-		return dst
+		return dst, nil
 	}
 	spans := sc.spans[:0]
 	prev := 0
-	m.matches(p.s, func(start, end int) {
+	err := m.matches(p.s, func(start, end int) {
 		if prev != start {
 			spans = append(spans, span{prev, start, invert})
 		}
 		spans = append(spans, span{start, end, !invert})
 		prev = end
 	})
+	if err != nil {
+		return nil, err
+	}
 	if prev != len(p.s) {
 		spans = append(spans, span{prev, len(p.s), invert})
 	}
@@ -318,5 +329,5 @@ func splitPiece(dst []piece, p piece, m matcher, behavior splitBehavior, invert 
 		dst = append(dst, piece{s: p.s[g.start:g.end], first: p.first && g.start == 0, byteLevel: p.byteLevel})
 	}
 	sc.groups = groups
-	return dst
+	return dst, nil
 }

@@ -123,12 +123,13 @@ func whitespaceTail(s string, i, end int) int {
 
 type llama3Scanner struct{ maxDigits int }
 
-func (l llama3Scanner) matches(s string, fn func(start, end int)) {
+func (l llama3Scanner) matches(s string, fn func(start, end int)) error {
 	for i := 0; i < len(s); {
 		end := l.matchAt(s, i)
 		fn(i, end)
 		i = end
 	}
+	return nil
 }
 
 func (l llama3Scanner) matchAt(s string, i int) int {
@@ -186,12 +187,13 @@ func (l llama3Scanner) matchAt(s string, i int) int {
 
 type gpt2Scanner struct{}
 
-func (gpt2Scanner) matches(s string, fn func(start, end int)) {
+func (gpt2Scanner) matches(s string, fn func(start, end int)) error {
 	for i := 0; i < len(s); {
 		end := gpt2MatchAt(s, i)
 		fn(i, end)
 		i = end
 	}
+	return nil
 }
 
 func gpt2MatchAt(s string, i int) int {

@@ -11,7 +11,9 @@ type spanList [][2]int
 
 func collect(m matcher, s string) spanList {
 	var out spanList
-	m.matches(s, func(start, end int) { out = append(out, [2]int{start, end}) })
+	if err := m.matches(s, func(start, end int) { out = append(out, [2]int{start, end}) }); err != nil {
+		return spanList{{-1, -1}} // never equal to a real match list
+	}
 	return out
 }
 

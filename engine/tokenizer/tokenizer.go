@@ -32,6 +32,9 @@ type Tokenizer struct {
 	vocabSize     int
 	specialTokens SpecialTokens
 	chatTemplate  string
+	// path and configPath name the files in errors ("tokenizer.json" and
+	// "tokenizer_config.json" when parsed from bytes).
+	path, configPath string
 
 	scratchPool sync.Pool
 }
@@ -57,6 +60,7 @@ func Load(path string) (*Tokenizer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	t.path = path
 	cfgPath := filepath.Join(filepath.Dir(path), "tokenizer_config.json")
 	cfg, err := os.ReadFile(cfgPath)
 	switch {
@@ -67,6 +71,7 @@ func Load(path string) (*Tokenizer, error) {
 		if err := t.applyConfig(cfg); err != nil {
 			return nil, fmt.Errorf("%s: %w", cfgPath, err)
 		}
+		t.configPath = cfgPath
 	}
 	return t, nil
 }
@@ -77,7 +82,7 @@ func Parse(data []byte) (*Tokenizer, error) {
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf("tokenizer.json: %w", err)
 	}
-	t := &Tokenizer{}
+	t := &Tokenizer{path: "tokenizer.json", configPath: "tokenizer_config.json"}
 	var err error
 	if t.model, err = newModel(f.Model); err != nil {
 		return nil, fmt.Errorf("tokenizer.json: %w", err)
@@ -119,7 +124,10 @@ func (t *Tokenizer) setAddedTokens(list []addedTokenSchema) error {
 		if a.Normalized {
 			text := a.Content
 			if t.normalizer != nil {
-				text = t.normalizer.normalize(text)
+				var err error
+				if text, err = t.normalizer.normalize(text); err != nil {
+					return fmt.Errorf("added_tokens[%d] %q: normalizer: %w", i, a.Content, err)
+				}
 			}
 			normalized = append(normalized, addedPattern{text: text, token: tok})
 		} else {
@@ -158,6 +166,14 @@ func (t *Tokenizer) Encode(text string, addSpecial bool) ([]int32, error) {
 
 // AppendEncode is Encode appending to dst, so callers can reuse a buffer.
 func (t *Tokenizer) AppendEncode(dst []int32, text string, addSpecial bool) ([]int32, error) {
+	out, err := t.appendEncode(dst, text, addSpecial)
+	if err != nil {
+		return nil, fmt.Errorf("%s: encode: %w", t.path, err)
+	}
+	return out, nil
+}
+
+func (t *Tokenizer) appendEncode(dst []int32, text string, addSpecial bool) ([]int32, error) {
 	text = lossyString(text)
 	sc := t.scratchPool.Get().(*scratch)
 	defer t.scratchPool.Put(sc)
@@ -174,7 +190,9 @@ func (t *Tokenizer) AppendEncode(dst []int32, text string, addSpecial bool) ([]i
 		}
 		norm := seg.s
 		if t.normalizer != nil {
-			norm = t.normalizer.normalize(norm)
+			if norm, err = t.normalizer.normalize(norm); err != nil {
+				return nil, fmt.Errorf("normalizer: %w", err)
+			}
 		}
 		sub := t.normAdded.split(sc.subSegments[:0], norm, 0)
 		for _, s := range sub {
@@ -201,17 +219,22 @@ func (t *Tokenizer) encodePlain(dst []int32, p piece, sc *scratch) ([]int32, err
 	if p.s == "" {
 		return dst, nil
 	}
+	if len(p.s) > MaxScanBytes {
+		return nil, fmt.Errorf("a piece of %d bytes between special tokens is more than the %d bytes scanned in one piece", len(p.s), MaxScanBytes)
+	}
 	words := sc.pieces[:0]
+	var err error
 	switch {
 	case t.preTokenizer != nil:
-		words = t.preTokenizer.preTokenize(words, p, sc)
+		if words, err = t.preTokenizer.preTokenize(words, p, sc); err != nil {
+			return nil, fmt.Errorf("pre_tokenizer: %w", err)
+		}
 	case t.model.splitsAtMetaspace:
 		words = appendMetaspaceWords(words, p)
 	default:
 		words = append(words, p)
 	}
 	sc.pieces = words
-	var err error
 	for _, w := range words {
 		if dst, err = t.model.tokenizePiece(dst, w, sc); err != nil {
 			return nil, err
@@ -253,7 +276,11 @@ func (t *Tokenizer) Decode(ids []int32, skipSpecial bool) (string, error) {
 	if t.decoder == nil {
 		return strings.Join(tokens, " "), nil
 	}
-	return strings.Join(t.decoder.decodeChain(tokens), ""), nil
+	out, err := t.decoder.decodeChain(tokens)
+	if err != nil {
+		return "", fmt.Errorf("%s: decode: decoder: %w", t.path, err)
+	}
+	return strings.Join(out, ""), nil
 }
 
 func (t *Tokenizer) isSpecial(id int32) bool {

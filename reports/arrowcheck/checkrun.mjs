@@ -50,7 +50,7 @@ const show = (v) => (typeof v === 'bigint' ? `${v}n` : JSON.stringify(v));
 
 // ---- expected schemas (reports/schemas.go; types as Go's arrow names them) ----
 
-const SCHEMA_VERSION = '1';
+const SCHEMA_VERSION = '2';
 const col = (name, type, nullable = false) => ({ name, type, nullable });
 const RESULT_FIELDS = [
   col('run_id', 'utf8'), col('sampler', 'utf8'), col('seed', 'int64'), col('problem_id', 'int32'),
@@ -341,6 +341,7 @@ function main() {
   const wantTraceRows = seqs.reduce((n, s) => n + s.gen, 0);
   check(traces.numRows === wantTraceRows, `traces.arrow: ${traces.numRows} rows, want the sum of gen_tokens = ${wantTraceRows}`);
   const wholeVocab = cfg.candidates === 0;
+  const specials = specialTokenIDs(cfg.model);
   let t = 0;
   for (const s of seqs) {
     const name = s.sampler.spec.name;
@@ -348,6 +349,7 @@ function main() {
     const allowed = name.startsWith('entropix') ? ENTROPIX_STRATEGIES : baseline;
     const isGreedy = name === 'greedy';
     let text = '';
+    let visible = ''; // without special tokens, as the scored response is decoded
     for (let step = 0; step < s.gen; step++, t++) {
       const where = `traces.arrow row ${t} (${s.runID}, problem ${s.pIndex}, repeat ${s.repeat}, step ${step})`;
       check(T.run_id[t] === s.runID && T.problem_id[t] === s.pIndex && T.repeat[t] === s.repeat,
@@ -382,15 +384,19 @@ function main() {
         `${where}: attention statistics partly null or non-finite: ${attn.join(', ')}`);
       check(attn[0] === null || (attn[0] >= 0 && attn[1] >= 0), `${where}: negative attention entropy/varentropy ${attn[0]}, ${attn[1]}`);
       text += T.token_text[t];
+      if (!specials.has(T.token_id[t])) visible += T.token_text[t];
     }
-    // The token texts are the streamed pieces of the response: they concatenate to it,
-    // plus the stop string that ended it; an EOS token adds no text.
+    // The token texts are the streamed pieces of the response. As lm-eval's HF
+    // backend, the response is the texts without special tokens, cut at the
+    // earliest stop string; generation stopped on the texts with them (a stop
+    // that spans a special token stops generation but no longer cuts the
+    // response). An EOS token adds no text.
     const where = `traces.arrow: ${s.runID}, problem ${s.pIndex}, repeat ${s.repeat}`;
+    const cut = stops.reduce((end, st) => { const i = visible.indexOf(st); return i >= 0 ? Math.min(end, i) : end; }, visible.length);
+    check(visible.slice(0, cut) === s.response,
+      () => `${where}: token texts without special tokens, cut at the first stop, are ${show(visible.slice(0, cut))}; response is ${show(s.response)}`);
     if (s.fin === 'stop') {
-      check(text.startsWith(s.response) && stops.some((st) => text.slice(s.response.length).startsWith(st)),
-        () => `${where}: token texts ${show(text)} are not the response ${show(s.response)} followed by a stop string`);
-    } else {
-      check(text === s.response, () => `${where}: token texts concatenate to ${show(text)}, response is ${show(s.response)}`);
+      check(stops.some((st) => text.includes(st)), () => `${where}: finish_reason stop, but no stop string in the token texts ${show(text)}`);
     }
     if (s.fin === 'eos') check(T.token_text[t - 1] === '', `${where}: the EOS token has text ${show(T.token_text[t - 1])}`);
   }
@@ -433,4 +439,16 @@ try {
   if (!(e instanceof Violation)) throw e;
   console.error(`checkrun: ${dir}: ${e.message}`);
   process.exit(1);
+}
+
+// specialTokenIDs reads the special tokens of the run's model from its
+// tokenizer.json (added_tokens with special: true); empty when the file cannot
+// be read, and then every token counts as text.
+function specialTokenIDs(modelDir) {
+  try {
+    const tok = JSON.parse(readFileSync(join(modelDir, 'tokenizer.json'), 'utf8'));
+    return new Set((tok.added_tokens ?? []).filter((a) => a.special).map((a) => a.id));
+  } catch {
+    return new Set();
+  }
 }

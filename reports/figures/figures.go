@@ -12,10 +12,14 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/charmap"
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/palette/brewer"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -27,19 +31,77 @@ import (
 	"github.com/entropix-eval/entropix-eval/reports/model"
 )
 
-// Default figure size: one column of a two-column paper at 2×.
-const (
-	Width  = 5 * vg.Inch
-	Height = 3.6 * vg.Inch
+// Size is a figure's size on paper. Fonts are set in points whatever the size
+// (8 pt titles and labels, 7 pt ticks and legends), so a figure pasted at 100%
+// reads like the paper's own small print.
+type Size struct {
+	Name          string
+	Width, Height vg.Length
+}
+
+// The size presets: one column and the full width of a two-column paper.
+var (
+	OneColumn = Size{Name: "one-column", Width: 3.3 * vg.Inch, Height: 2.4 * vg.Inch}
+	TwoColumn = Size{Name: "two-column", Width: 6.8 * vg.Inch, Height: 3.2 * vg.Inch}
 )
+
+// SizeNamed returns the preset called name.
+func SizeNamed(name string) (Size, error) {
+	for _, s := range []Size{OneColumn, TwoColumn} {
+		if s.Name == name {
+			return s, nil
+		}
+	}
+	return Size{}, fmt.Errorf("figure size %q: want one-column (3.3 in) or two-column (6.8 in)", name)
+}
+
+// Font sizes of every figure, in points.
+const (
+	titlePt  = 8
+	labelPt  = 8
+	tickPt   = 7
+	legendPt = 7
+)
+
+// setFonts applies the figure font sizes to p.
+func setFonts(p *plot.Plot) {
+	p.Title.TextStyle.Font.Size = titlePt
+	for _, ax := range []*plot.Axis{&p.X, &p.Y} {
+		ax.Label.TextStyle.Font.Size = labelPt
+		ax.Tick.Label.Font.Size = tickPt
+	}
+	p.Legend.TextStyle.Font.Size = legendPt
+	p.Legend.ThumbnailWidth = vg.Points(12)
+}
+
+// drawFigure draws p onto c with its legend beside the data, in a column on
+// the right, never over it.
+func drawFigure(p *plot.Plot, c draw.Canvas) {
+	setFonts(p)
+	c.SetColor(color.White)
+	c.Fill(c.Rectangle.Path())
+	leg := p.Legend
+	r := leg.Rectangle(c)
+	w := r.Max.X - r.Min.X
+	if w <= 0 {
+		p.Draw(c)
+		return
+	}
+	p.Legend = plot.NewLegend()
+	defer func() { p.Legend = leg }()
+	gap := vg.Points(4)
+	p.Draw(draw.Crop(c, 0, -(w + gap), 0, 0))
+	leg.Left, leg.Top, leg.XOffs, leg.YOffs = true, true, 0, 0
+	top := vg.Points(titlePt * 1.6) // below the title line
+	leg.Draw(draw.Crop(c, c.Max.X-c.Min.X-w, 0, 0, -top))
+}
 
 // Colours shared by the figures (Okabe–Ito, readable with colour blindness).
 var (
-	blue    = color.RGBA{0, 114, 178, 255}
-	orange  = color.RGBA{213, 94, 0, 255}
-	grey    = color.RGBA{90, 90, 90, 255}
-	purple  = color.RGBA{204, 121, 167, 255}
-	skyblue = color.RGBA{86, 180, 233, 255}
+	blue   = color.RGBA{0, 114, 178, 255}
+	orange = color.RGBA{213, 94, 0, 255}
+	grey   = color.RGBA{90, 90, 90, 255}
+	purple = color.RGBA{204, 121, 167, 255}
 )
 
 // Density draws sampler d's tokens on entropy × varentropy axes, coloured by
@@ -57,17 +119,17 @@ func Density(d model.Density) (p *plot.Plot, err error) {
 	if err != nil {
 		return nil, err
 	}
-	g := grid{d: d}
-	hm := plotter.NewHeatMap(g, pal)
-	hm.NaN = color.Transparent
-	// One image instead of thousands of rectangles: a tenth of the bytes in SVG and PDF.
-	hm.Rasterized = true
-	if hm.Min >= hm.Max {
-		hm.Max = hm.Min + 1
+	scale := newColourScale(grid{d: d}, pal.Colors())
+	if d.CountMax > 0 { // the report's shared scale: equal colours mean equal counts
+		scale.min, scale.max = math.Log10(2), max(math.Log10(1+float64(d.CountMax)), math.Log10(2)+1e-9)
 	}
-	p.Add(hm)
-	p.Legend.TextStyle.Font.Size = vg.Points(8) // the key sits over the data's sparse corner
-	addColourKey(p, hm, d)
+	// Cells are vector rectangles (runs of equal colour merged), the same in
+	// SVG and PDF. Raster images are avoided: gonum's rasterised heat map is a
+	// 16-bit image that vgpdf embeds with a 16-bit header over 8-bit samples (a
+	// corrupt image), vgpdf draws images upside down, and vgsvg labels PNG data
+	// image/jpg.
+	p.Add(cells{g: grid{d: d}, scale: scale})
+	addColourKey(p, scale, d)
 	if t := d.Thresholds; t != nil {
 		for _, l := range t.Entropy {
 			if err := addLine(p, plotter.XYs{{X: l.Value, Y: 0}, {X: l.Value, Y: d.VarentMax}}, orange, true); err != nil {
@@ -80,12 +142,11 @@ func Density(d model.Density) (p *plot.Plot, err error) {
 			}
 		}
 		if len(t.Entropy) > 0 {
-			p.Legend.Add("entropy thresholds "+levels(t.Entropy), lineThumb(orange))
+			p.Legend.Add("entropy thr. "+levels(t.Entropy), lineThumb(orange))
 		}
 		if len(t.Varentropy) > 0 {
-			p.Legend.Add("varentropy thresholds "+levels(t.Varentropy), lineThumb(purple))
+			p.Legend.Add("varentropy thr. "+levels(t.Varentropy), lineThumb(purple))
 		}
-		p.Legend.Top = true
 	}
 	p.X.Min, p.X.Max = 0, d.EntropyMax
 	p.Y.Min, p.Y.Max = 0, d.VarentMax
@@ -95,26 +156,83 @@ func Density(d model.Density) (p *plot.Plot, err error) {
 
 // addColourKey adds legend swatches for 1, 10, 100, ... tokens per cell, the
 // density's colour scale (gonum/plot has no colour bar).
-func addColourKey(p *plot.Plot, hm *plotter.HeatMap, d model.Density) {
+func addColourKey(p *plot.Plot, scale colourScale, d model.Density) {
 	var top uint32
 	for _, n := range d.Counts {
 		top = max(top, n)
 	}
-	pal := hm.Palette.Colors()
+	if d.CountMax > 0 {
+		top = d.CountMax
+	}
 	for n := uint32(1); n <= top; n *= 10 {
-		v := math.Log10(1 + float64(n))
-		i := int((v-hm.Min)*float64(len(pal)-1)/(hm.Max-hm.Min) + 0.5)
-		i = max(0, min(len(pal)-1, i))
-		label := fmt.Sprintf("%d tokens per cell", n)
+		label := fmt.Sprintf("%d tokens/cell", n)
 		if n == 1 {
-			label = "1 token per cell"
+			label = "1 token/cell"
 		}
-		p.Legend.Add(label, swatch{pal[i]})
+		p.Legend.Add(label, swatch{scale.colour(math.Log10(1 + float64(n)))})
 		if n > math.MaxUint32/10 {
 			break
 		}
 	}
-	p.Legend.Top = true
+}
+
+// colourScale maps a cell's value linearly onto a palette between the
+// smallest and largest value present.
+type colourScale struct {
+	pal      []color.Color
+	min, max float64
+}
+
+func newColourScale(g grid, pal []color.Color) colourScale {
+	s := colourScale{pal: pal, min: math.Inf(1), max: math.Inf(-1)}
+	nx, ny := g.Dims()
+	for r := range ny {
+		for c := range nx {
+			if z := g.Z(c, r); !math.IsNaN(z) {
+				s.min, s.max = min(s.min, z), max(s.max, z)
+			}
+		}
+	}
+	if !(s.max > s.min) {
+		s.max = s.min + 1
+	}
+	return s
+}
+
+func (s colourScale) colour(z float64) color.Color {
+	i := int((z-s.min)*float64(len(s.pal)-1)/(s.max-s.min) + 0.5)
+	return s.pal[max(0, min(len(s.pal)-1, i))]
+}
+
+// cells draws a density grid as filled rectangles; runs of equal colour along a
+// row are merged into one rectangle, so a 60 × 60 grid stays small.
+type cells struct {
+	g     grid
+	scale colourScale
+}
+
+func (c cells) Plot(dc draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&dc)
+	nx, ny := c.g.Dims()
+	w, h := c.g.d.EntropyMax/float64(nx), c.g.d.VarentMax/float64(ny)
+	for r := range ny {
+		for i := 0; i < nx; {
+			z := c.g.Z(i, r)
+			if math.IsNaN(z) {
+				i++
+				continue
+			}
+			col := c.scale.colour(z)
+			j := i + 1
+			for j < nx && !math.IsNaN(c.g.Z(j, r)) && c.scale.colour(c.g.Z(j, r)) == col {
+				j++
+			}
+			x0, x1 := trX(float64(i)*w), trX(float64(j)*w)
+			y0, y1 := trY(float64(r)*h), trY(float64(r+1)*h)
+			dc.FillPolygon(col, dc.ClipPolygonXY([]vg.Point{{X: x0, Y: y0}, {X: x0, Y: y1}, {X: x1, Y: y1}, {X: x1, Y: y0}}))
+			i = j
+		}
+	}
 }
 
 // swatch is a filled legend square.
@@ -159,6 +277,9 @@ func EntropyCurves(c model.EntropyCurve) (p *plot.Plot, err error) {
 	p.X.Label.Text = "generation step (token)"
 	p.Y.Label.Text = "mean entropy (bits)"
 	p.Y.Min = 0
+	if c.YMax > 0 { // the report's shared axis: curves of all samplers compare
+		p.Y.Max = c.YMax * 1.05
+	}
 	for _, s := range []struct {
 		name string
 		pts  []model.CurvePoint
@@ -179,7 +300,6 @@ func EntropyCurves(c model.EntropyCurve) (p *plot.Plot, err error) {
 		p.Add(l)
 		p.Legend.Add(s.name, l)
 	}
-	p.Legend.Top = true
 	p.X.Tick.Marker, p.Y.Tick.Marker = plainTicks{}, plainTicks{}
 	p.Add(plotter.NewGrid())
 	return p, nil
@@ -199,8 +319,8 @@ func (plainTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ticks
 }
 
-// Accuracy draws each sampler's accuracy under filter index fi (0 strict) as a
-// bar with its 95% Wilson interval.
+// Accuracy draws each sampler's accuracy under filter index fi as a bar with
+// its 95% interval over problems (mean ± 1.96 SE, the SE the tables print).
 func Accuracy(samplers []model.Sampler, fi int) (p *plot.Plot, err error) {
 	defer recoverPlot(&err, "accuracy")
 	if len(samplers) == 0 {
@@ -214,14 +334,14 @@ func Accuracy(samplers []model.Sampler, fi int) (p *plot.Plot, err error) {
 			return nil, fmt.Errorf("accuracy: sampler %s has no filter %d", s.Label, fi)
 		}
 		f := s.Filters[fi]
-		vals = append(vals, 100*f.Accuracy)
-		bars.xys = append(bars.xys, plotter.XY{X: float64(i), Y: 100 * f.Accuracy})
-		bars.low = append(bars.low, 100*(f.Accuracy-f.CILow))
-		bars.high = append(bars.high, 100*(f.CIHigh-f.Accuracy))
+		vals = append(vals, 100*f.Mean)
+		bars.xys = append(bars.xys, plotter.XY{X: float64(i), Y: 100 * f.Mean})
+		bars.low = append(bars.low, 100*(f.Mean-f.CILow))
+		bars.high = append(bars.high, 100*(f.CIHigh-f.Mean))
 		names = append(names, s.Label)
 	}
 	p = plot.New()
-	p.Title.Text = "accuracy (" + string(samplers[0].Filters[fi].Filter) + ", 95% Wilson interval)"
+	p.Title.Text = "accuracy (" + samplers[0].Filters[fi].Filter + ", 95% CI over problems)"
 	p.Y.Label.Text = "accuracy (%)"
 	p.Y.Min = 0
 	p.Y.Tick.Marker = plainTicks{}
@@ -229,12 +349,13 @@ func Accuracy(samplers []model.Sampler, fi int) (p *plot.Plot, err error) {
 	if err != nil {
 		return nil, err
 	}
-	bc.Color, bc.LineStyle.Width = skyblue, 0
+	bc.Color, bc.LineStyle.Width = blue, 0
 	eb, err := plotter.NewYErrorBars(bars)
 	if err != nil {
 		return nil, err
 	}
-	eb.LineStyle.Color, eb.LineStyle.Width = grey, vg.Points(1.2)
+	// Black intervals over the Okabe–Ito blue bars: full contrast.
+	eb.LineStyle.Color, eb.LineStyle.Width = color.Black, vg.Points(1.2)
 	p.Add(plotter.NewGrid(), bc, eb)
 	p.NominalX(names...)
 	// Sampler labels such as min_p(min_p=0.1,temperature=1) overlap when
@@ -283,11 +404,11 @@ func recoverPlot(err *error, what string) {
 	}
 }
 
-// SVG renders p as an SVG document.
-func SVG(p *plot.Plot, w, h vg.Length) (out []byte, err error) {
+// SVG renders p as an SVG document of size sz.
+func SVG(p *plot.Plot, sz Size) (out []byte, err error) {
 	defer recoverPlot(&err, "svg")
-	c := vgsvg.New(w, h)
-	p.Draw(draw.New(c))
+	c := vgsvg.New(sz.Width, sz.Height)
+	drawFigure(p, draw.New(c))
 	var b bytes.Buffer
 	if _, err := c.WriteTo(&b); err != nil {
 		return nil, err
@@ -295,12 +416,12 @@ func SVG(p *plot.Plot, w, h vg.Length) (out []byte, err error) {
 	return b.Bytes(), nil
 }
 
-// PDF renders p as a PDF document with its fonts embedded.
-func PDF(p *plot.Plot, w, h vg.Length) (out []byte, err error) {
+// PDF renders p as a PDF document of size sz with its fonts embedded.
+func PDF(p *plot.Plot, sz Size) (out []byte, err error) {
 	defer recoverPlot(&err, "pdf")
-	c := vgpdf.New(w, h)
+	c := vgpdf.New(sz.Width, sz.Height)
 	c.EmbedFonts(true)
-	p.Draw(draw.New(c))
+	drawFigure(p, draw.New(cp1252Canvas{c}))
 	var b bytes.Buffer
 	if _, err := c.WriteTo(&b); err != nil {
 		return nil, err
@@ -308,13 +429,14 @@ func PDF(p *plot.Plot, w, h vg.Length) (out []byte, err error) {
 	return b.Bytes(), nil
 }
 
-// Save writes dir/name.svg and dir/name.pdf and returns the SVG bytes.
-func Save(p *plot.Plot, dir, name string) ([]byte, error) {
-	svg, err := SVG(p, Width, Height)
+// Save writes dir/name.svg and dir/name.pdf at size sz and returns the SVG
+// bytes. Both are drawn from the same plot by the same code: the same content.
+func Save(p *plot.Plot, dir, name string, sz Size) ([]byte, error) {
+	svg, err := SVG(p, sz)
 	if err != nil {
 		return nil, fmt.Errorf("figure %s: %w", name, err)
 	}
-	pdf, err := PDF(p, Width, Height)
+	pdf, err := PDF(p, sz)
 	if err != nil {
 		return nil, fmt.Errorf("figure %s: %w", name, err)
 	}
@@ -352,4 +474,91 @@ func Slug(s string) string {
 // interrupted report never leaves a half-written figure under its real name.
 func WriteFileAtomic(path string, data []byte) error {
 	return reports.WriteFileAtomic(path, func(w io.Writer) error { _, err := w.Write(data); return err })
+}
+
+// Forest draws each sampler's paired difference from the baseline under one
+// filter as a point with its 95% CI, on a shared axis with a line at zero: the
+// page's first figure.
+func Forest(rows []reports.ComparisonRow, filter string) (p *plot.Plot, err error) {
+	defer recoverPlot(&err, "forest plot")
+	var pts plotter.XYs
+	var bars errorBars
+	var names []string
+	for _, r := range rows {
+		if r.Filter != filter || math.IsNaN(r.Delta) {
+			continue
+		}
+		y := float64(len(pts)) // flipped below, so the first row is on top
+		pts = append(pts, plotter.XY{X: 100 * r.Delta, Y: y})
+		lo, hi := r.CILow, r.CIHigh
+		if math.IsNaN(lo) || math.IsNaN(hi) {
+			lo, hi = r.Delta, r.Delta
+		}
+		bars.xys = append(bars.xys, plotter.XY{X: 100 * r.Delta, Y: y})
+		bars.low = append(bars.low, 100*(r.Delta-lo))
+		bars.high = append(bars.high, 100*(hi-r.Delta))
+		names = append(names, r.Sampler)
+	}
+	if len(pts) == 0 {
+		return nil, fmt.Errorf("forest plot: no comparison under %s", filter)
+	}
+	for i := range pts {
+		pts[i].Y = float64(len(pts)-1) - pts[i].Y
+		bars.xys[i].Y = pts[i].Y
+	}
+	p = plot.New()
+	p.Title.Text = "difference from " + rows[0].Baseline + " (" + filter + ", 95% CI)"
+	p.X.Label.Text = "accuracy difference (pp)"
+	eb, err := plotter.NewXErrorBars(xErrorBars(bars))
+	if err != nil {
+		return nil, err
+	}
+	eb.LineStyle.Color, eb.LineStyle.Width = blue, vg.Points(1.5)
+	sc, err := plotter.NewScatter(pts)
+	if err != nil {
+		return nil, err
+	}
+	sc.GlyphStyle.Color, sc.GlyphStyle.Shape, sc.GlyphStyle.Radius = blue, draw.CircleGlyph{}, vg.Points(3)
+	p.Add(plotter.NewGrid(), eb, sc)
+	lo, hi := 0.0, 0.0
+	for i := range bars.xys {
+		lo = min(lo, bars.xys[i].X-bars.low[i])
+		hi = max(hi, bars.xys[i].X+bars.high[i])
+	}
+	pad := max(0.5, 0.08*(hi-lo))
+	p.X.Min, p.X.Max = lo-pad, hi+pad
+	if err := addLine(p, plotter.XYs{{X: 0, Y: -0.5}, {X: 0, Y: float64(len(pts)) - 0.5}}, grey, true); err != nil {
+		return nil, err
+	}
+	p.Y.Min, p.Y.Max = -0.5, float64(len(pts))-0.5
+	slices.Reverse(names) // the first sampler on top, as in the headline list
+	p.NominalY(names...)
+	p.X.Tick.Marker = plainTicks{}
+	return p, nil
+}
+
+type xErrorBars errorBars
+
+func (e xErrorBars) Len() int                        { return len(e.xys) }
+func (e xErrorBars) XY(i int) (float64, float64)     { return e.xys[i].X, e.xys[i].Y }
+func (e xErrorBars) XError(i int) (float64, float64) { return e.low[i], e.high[i] }
+
+// cp1252Canvas hands vgpdf its text in Windows-1252, the encoding vgpdf
+// embeds its fonts with: given UTF-8, "bits²" would print as "bitsÂ²".
+// Characters outside Windows-1252 print as "?", so figure text keeps to it
+// (no Δ or − in labels).
+type cp1252Canvas struct{ *vgpdf.Canvas }
+
+func (c cp1252Canvas) FillString(f font.Face, pt vg.Point, text string) {
+	c.Canvas.FillString(f, pt, toCP1252(text))
+}
+
+// toCP1252 encodes s in Windows-1252 (golang.org/x/text), a true minus as
+// a hyphen and anything else outside the code page as "?".
+func toCP1252(s string) string {
+	out, err := encoding.ReplaceUnsupported(charmap.Windows1252.NewEncoder()).String(strings.ReplaceAll(s, "−", "-"))
+	if err != nil { // only on invalid UTF-8, which plot text never is
+		return s
+	}
+	return strings.ReplaceAll(out, "\x1a", "?") // the encoder's substitute byte
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"testing"
 
 	"github.com/entropix-eval/entropix-eval/reports"
@@ -21,7 +23,7 @@ func density() model.Density {
 
 func TestFiguresRender(t *testing.T) {
 	acc := func(a float64) []model.FilterAccuracy {
-		return []model.FilterAccuracy{{Filter: reports.FilterStrict, Accuracy: a, CILow: a - 0.1, CIHigh: a + 0.05}}
+		return []model.FilterAccuracy{{Filter: "strict", ClusteredAccuracy: reports.ClusteredAccuracy{Mean: a, CILow: a - 0.1, CIHigh: a + 0.05}}}
 	}
 	curve := model.EntropyCurve{Sampler: "greedy", Correct: []model.CurvePoint{{Step: 0, Mean: 0.5, N: 9}, {Step: 1, Mean: 0.7, N: 9}}, Wrong: []model.CurvePoint{{Step: 0, Mean: 2, N: 9}}}
 	dir := t.TempDir()
@@ -40,7 +42,7 @@ func TestFiguresRender(t *testing.T) {
 	}
 	p, err := Density(density())
 	require.NoError(t, err)
-	svg, err := Save(p, dir, "density")
+	svg, err := Save(p, dir, "density", OneColumn)
 	require.NoError(t, err)
 	assert.True(t, bytes.HasPrefix(bytes.TrimSpace(svg), []byte("<?xml")) || bytes.Contains(svg[:200], []byte("<svg")))
 	assert.NotContains(t, string(svg), `<b>"x"</b>`, "titles are escaped inside the SVG")
@@ -70,9 +72,9 @@ func TestFiguresRejectDegenerateInput(t *testing.T) {
 	one := model.Density{Sampler: "one", NX: 1, NY: 1, EntropyMax: 1, VarentMax: 1, Counts: []uint32{7}, Tokens: 7}
 	p, err := Density(one)
 	require.NoError(t, err)
-	_, err = SVG(p, Width, Height)
+	_, err = SVG(p, OneColumn)
 	assert.NoError(t, err)
-	_, err = Accuracy([]model.Sampler{{Label: "x", Filters: []model.FilterAccuracy{{Accuracy: math.NaN(), CILow: math.NaN(), CIHigh: math.NaN()}}}}, 0)
+	_, err = Accuracy([]model.Sampler{{Label: "x", Filters: []model.FilterAccuracy{{ClusteredAccuracy: reports.ClusteredAccuracy{Mean: math.NaN(), CILow: math.NaN(), CIHigh: math.NaN()}}}}}, 0)
 	assert.Error(t, err, "NaN bars are refused, not drawn wrong")
 }
 
@@ -83,4 +85,27 @@ func TestSlug(t *testing.T) {
 	} {
 		assert.Equal(t, want, Slug(in), in)
 	}
+}
+
+// The forest plot lists samplers top to bottom in the report's order.
+func TestForestOrder(t *testing.T) {
+	p, err := Forest([]reports.ComparisonRow{
+		{Sampler: "first", Baseline: "greedy", Filter: "strict", Delta: 0.02, CILow: 0, CIHigh: 0.04},
+		{Sampler: "second", Baseline: "greedy", Filter: "strict", Delta: -0.01, CILow: -0.03, CIHigh: 0.01},
+		{Sampler: "other-filter", Baseline: "greedy", Filter: "flexible", Delta: 0.5, CILow: 0.4, CIHigh: 0.6},
+	}, "strict")
+	require.NoError(t, err)
+	svg, err := SVG(p, OneColumn)
+	require.NoError(t, err)
+	height := func(label string) float64 {
+		m := regexp.MustCompile(`y="(-?[0-9.]+)"[^>]*>` + label + `<`).FindSubmatch(svg)
+		require.NotNil(t, m, label)
+		y, err := strconv.ParseFloat(string(m[1]), 64)
+		require.NoError(t, err)
+		return -y // vgsvg flips y: -y is the height above the bottom
+	}
+	assert.Greater(t, height("first"), height("second"))
+	assert.NotContains(t, string(svg), "other-filter", "one filter per forest plot")
+	_, err = Forest(nil, "strict")
+	assert.Error(t, err)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/entropix-eval/entropix-eval/reports/model"
 )
@@ -15,9 +16,15 @@ import (
 // <script> element that holds it; the page reads the blocks with JSON.parse and
 // writes every string with textContent, never as markup.
 
+type thresholdsJSON struct {
+	Entropy    []float64 `json:"e"`
+	Varentropy []float64 `json:"v"`
+}
+
 type problemJSON struct {
 	ID        int32          `json:"id"`
 	Question  string         `json:"q"`
+	Prompt    string         `json:"p"` // the prompt after the prefix all prompts share
 	Target    string         `json:"t"`
 	Responses []responseJSON `json:"r"`
 }
@@ -36,31 +43,52 @@ type responseJSON struct {
 }
 
 type browserData struct {
-	Samplers   []string      `json:"samplers"`
-	Strategies []string      `json:"strategies"`
-	Problems   []problemJSON `json:"problems"`
+	Samplers []string `json:"samplers"`
+	// Thresholds are each sampler's Entropix logits thresholds (entropy "e",
+	// varentropy "v"), drawn on the token timeline; empty for other samplers.
+	Thresholds []thresholdsJSON `json:"thresholds"`
+	Strategies []string         `json:"strategies"`
+	// PromptPrefix is the longest prefix every prompt shares (the few-shot
+	// examples), stored once instead of once per problem.
+	PromptPrefix string        `json:"promptPrefix"`
+	Problems     []problemJSON `json:"problems"`
 }
 
 // encodeBrowser returns the problems block and the token block.
 func encodeBrowser(r *model.Report) (problems, tokens []byte, err error) {
-	d := browserData{Samplers: []string{}, Strategies: []string{}, Problems: []problemJSON{}}
+	d := browserData{Samplers: []string{}, Thresholds: []thresholdsJSON{}, Strategies: []string{}, Problems: []problemJSON{}}
 	samplerIdx := map[string]int{}
 	for i, s := range r.Samplers {
 		samplerIdx[s.Label] = i
 		d.Samplers = append(d.Samplers, s.Label)
+		th := thresholdsJSON{Entropy: []float64{}, Varentropy: []float64{}}
+		if t := s.Thresholds; t != nil {
+			for _, l := range t.Entropy {
+				th.Entropy = append(th.Entropy, l.Value)
+			}
+			for _, l := range t.Varentropy {
+				th.Varentropy = append(th.Varentropy, l.Value)
+			}
+		}
+		d.Thresholds = append(d.Thresholds, th)
 	}
 	strategyIdx := map[string]int{}
 	var tok bytes.Buffer
 	tok.WriteByte('[')
 	nTok := 0
+	d.PromptPrefix = commonPrefix(r.Problems)
 	for _, p := range r.Problems {
 		pj := problemJSON{ID: p.ID, Question: p.Question, Target: p.Target, Responses: []responseJSON{}}
+		if p.Prompt != "" {
+			pj.Prompt = p.Prompt[len(d.PromptPrefix):]
+		}
 		for _, resp := range p.Responses {
 			si, ok := samplerIdx[resp.Sampler]
 			if !ok {
 				si = len(d.Samplers)
 				samplerIdx[resp.Sampler] = si
 				d.Samplers = append(d.Samplers, resp.Sampler)
+				d.Thresholds = append(d.Thresholds, thresholdsJSON{Entropy: []float64{}, Varentropy: []float64{}})
 			}
 			rj := responseJSON{
 				Sampler: si, Seed: resp.Seed, Repeat: resp.Repeat, Text: resp.Text,
@@ -105,6 +133,8 @@ func encodeTokens(b *bytes.Buffer, t *model.Tokens, idx map[string]int, names *[
 	writeFloats(b, t.Entropy)
 	b.WriteString(`,"v":`)
 	writeFloats(b, t.Varentropy)
+	b.WriteString(`,"a":`)
+	writeFloats(b, t.AttnEntropy)
 	b.WriteString(`,"g":[`)
 	for i, s := range t.Strategy {
 		id, ok := idx[s]
@@ -135,4 +165,33 @@ func writeFloats(b *bytes.Buffer, xs []float64) {
 		b.WriteString(strconv.FormatFloat(math.Round(x*1000)/1000, 'f', -1, 64))
 	}
 	b.WriteByte(']')
+}
+
+// commonPrefix is the longest prefix of every known prompt, cut back to a
+// UTF-8 character boundary; "" with fewer than two prompts.
+func commonPrefix(problems []model.Problem) string {
+	var prefix string
+	n := 0
+	for _, p := range problems {
+		if p.Prompt == "" {
+			continue
+		}
+		if n == 0 {
+			prefix = p.Prompt
+		} else {
+			i := 0
+			for i < len(prefix) && i < len(p.Prompt) && prefix[i] == p.Prompt[i] {
+				i++
+			}
+			prefix = prefix[:i]
+		}
+		n++
+	}
+	if n < 2 {
+		return ""
+	}
+	for len(prefix) > 0 && !utf8.ValidString(prefix) {
+		prefix = prefix[:len(prefix)-1]
+	}
+	return prefix
 }

@@ -36,20 +36,30 @@ type Figure struct {
 
 // Figures are the page's figures, made by package figures.
 type Figures struct {
+	Forest   *Figure
 	Accuracy *Figure
 	Density  []Figure
 	Curves   []Figure
 }
 
 var tmpl = template.Must(template.New("report").Funcs(template.FuncMap{
-	"pct":      pct,
-	"pp":       signedPP,
-	"pvalue":   pvalue,
-	"num":      num,
-	"svgURL":   svgURL,
-	"filter":   func(f reports.Filter) string { return string(f) },
-	"sig":      func(p float64) bool { return p < 0.05 },
-	"seedList": seedList,
+	"pct": pct,
+	// The same formatting as the headline sentences, compare and the terminal.
+	"pp":           reports.SignedPP,
+	"pvalue":       reports.FormatP,
+	"num":          num,
+	"svgURL":       svgURL,
+	"filter":       func(f reports.Filter) string { return string(f) },
+	"sigHolm":      func(r reports.ComparisonRow) bool { return r.PHolm.Valid && r.PHolm.V < 0.05 },
+	"notNaN":       func(x float64) bool { return !math.IsNaN(x) },
+	"seedList":     seedList,
+	"tokenMetrics": func() []string { return model.TokenMetrics[:] },
+	"num3": func(x float64) string {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return "–"
+		}
+		return fmt.Sprintf("%.3f", x)
+	},
 	"pctWidth": func(share float64) float64 { return 120 * max(0, min(1, share)) },
 }).Parse(pageTemplate))
 
@@ -91,23 +101,6 @@ func pct(x float64) string {
 		return "–"
 	}
 	return fmt.Sprintf("%.1f", 100*x)
-}
-
-func signedPP(x float64) string {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return "–"
-	}
-	return fmt.Sprintf("%+.1f", 100*x)
-}
-
-func pvalue(p float64) string {
-	switch {
-	case math.IsNaN(p):
-		return "–"
-	case p < 0.001:
-		return "< 0.001"
-	}
-	return fmt.Sprintf("%.3f", p)
 }
 
 func num(x float64) string {

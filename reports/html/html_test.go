@@ -20,18 +20,20 @@ const hostile = `<script>alert(1)</script></textarea><img src=x onerror=alert(2)
 func hostileReport() *model.Report {
 	var filters []model.FilterAccuracy
 	for _, f := range reports.Filters {
-		filters = append(filters, model.FilterAccuracy{Filter: f, N: 2, Accuracy: 0.5, SE: 0.5, CILow: 0.1, CIHigh: 0.9, SeedSD: math.NaN()})
+		filters = append(filters, model.FilterAccuracy{Filter: string(f), SeedSD: math.NaN(),
+			ClusteredAccuracy: reports.ClusteredAccuracy{N: 2, Mean: 0.5, SE: 0.5, CILow: 0.1, CIHigh: 0.9, WithinSD: math.NaN()}})
 	}
 	label := `evil<b>"sampler"</b>`
 	return &model.Report{
 		RunDir: "runs/</title><script>x()</script>", Task: "gsm8k", Generated: time.Date(2026, 11, 22, 6, 0, 0, 0, time.UTC),
-		Baseline: "greedy",
+		Baseline: "greedy", Filters: []string{"strict", "flexible", "numeric"}, PrimaryFilter: "strict",
 		Manifest: model.Manifest{Highlights: []model.KeyValue{{Key: "model", Value: hostile}}, Pretty: `{"model": "` + hostile + `"}`},
 		Samplers: []model.Sampler{{Label: "greedy", Seeds: []int64{0}, Filters: filters}, {Label: label, Seeds: []int64{0}, Filters: filters}},
-		Comparisons: []reports.ComparisonRow{{SamplerA: label, SamplerB: "greedy", Filter: reports.FilterStrict, N: 2,
-			Difference: -0.5, CILow: -1, CIHigh: 0, McNemarC: 1, Method: reports.McNemarExact, PValue: 1, PHolm: 1}},
+		Comparisons: []reports.ComparisonRow{{Sampler: label, Baseline: "greedy", Filter: "strict", Primary: true, NProblems: 2,
+			SamplesPerProblem: 1, BaselineSamplesPerProblem: 1, Delta: -0.5, DeltaSE: 0.5, CILow: -1, CIHigh: 0, P: 1, PTest: reports.SignFlipExact,
+			PHolm: reports.Some(1.0), MDE80: 1.4, McNemarB: reports.Some[int32](0), McNemarC: reports.Some[int32](1), McNemarP: reports.Some(1.0)}},
 		Notes: []string{hostile},
-		Problems: []model.Problem{{ID: 0, Question: hostile, Target: "18", Responses: []model.Response{
+		Problems: []model.Problem{{ID: 0, Question: hostile, Prompt: "Q: " + hostile + "\nA:", Target: "18", Responses: []model.Response{
 			{Sampler: "greedy", Text: "The answer is 18.", Correct: [3]bool{true, true, true}, Finish: "stop", GenTokens: 5},
 			{Sampler: label, Text: hostile, ExtractedStrict: hostile, Finish: "length", GenTokens: 3,
 				Tokens: &model.Tokens{Text: []string{"<script>", "alert(1)", "</script></textarea>"}, Entropy: []float64{0.12345, math.NaN(), 2},
@@ -73,6 +75,8 @@ func TestRenderDataBlocksRoundTrip(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(blocks["problems-data"]), &d))
 	require.Len(t, d.Problems, 1)
 	assert.Equal(t, hostile, d.Problems[0].Question)
+	assert.Equal(t, "", d.PromptPrefix, "one prompt: nothing shared")
+	assert.Equal(t, "Q: "+hostile+"\nA:", d.PromptPrefix+d.Problems[0].Prompt)
 	assert.Equal(t, hostile, d.Problems[0].Responses[1].Text)
 	assert.Equal(t, -1, d.Problems[0].Responses[0].Tokens, "no token detail")
 	assert.Equal(t, 0, d.Problems[0].Responses[1].Tokens)
@@ -96,6 +100,8 @@ func TestRenderDataBlocksRoundTrip(t *testing.T) {
 
 func TestAssetsAreOffline(t *testing.T) {
 	for name, s := range map[string]string{"template": pageTemplate, "css": pageCSS, "js": pageJS} {
+		// The SVG namespace is an identifier the DOM compares, never fetched.
+		s = strings.ReplaceAll(s, `"http://www.w3.org/2000/svg"`, "")
 		for _, bad := range []string{"http://", "https://", "//cdn", "@import", "fetch(", "XMLHttpRequest", "innerHTML", "eval("} {
 			assert.NotContains(t, s, bad, "%s must not use %s", name, bad)
 		}
@@ -112,10 +118,29 @@ func TestRenderSections(t *testing.T) {
 	svg := []byte(`<svg xmlns="http://www.w3.org/2000/svg"><text>&lt;script&gt;</text></svg>`)
 	require.NoError(t, Render(&b, r, Figures{Accuracy: &Figure{Title: "acc", SVG: svg}, Density: []Figure{{Title: "d", SVG: svg}}}))
 	page := b.String()
-	for _, id := range []string{`id="manifest"`, `id="accuracy-table"`, `id="paired-table"`, `id="strategies"`, `id="density"`, `id="curves"`, `id="problems"`, `id="token-note"`} {
+	for _, id := range []string{`id="headline-list"`, `id="manifest"`, `id="accuracy-table"`, `id="paired-table"`, `id="strategies"`, `id="density"`, `id="curves"`, `id="problems"`, `id="token-note"`} {
 		assert.True(t, strings.Contains(page, id), "page lacks %s", id)
 	}
 	assert.True(t, strings.Contains(page, `src="data:image/svg&#43;xml;base64,`), "figures are inlined as images")
+}
+
+// What a reader sees first is the answer: the headline sentence, then the
+// forest plot; the manifest comes last, folded.
+func TestRenderLeadsWithTheAnswer(t *testing.T) {
+	r := hostileReport()
+	svg := []byte(`<svg xmlns="http://www.w3.org/2000/svg"></svg>`)
+	var b bytes.Buffer
+	require.NoError(t, Render(&b, r, Figures{Forest: &Figure{Title: "forest", SVG: svg}, Accuracy: &Figure{Title: "acc", SVG: svg}}))
+	page := b.String()
+	headline := "evil&lt;b&gt;&#34;sampler&#34;&lt;/b&gt; −50.0 pp [95% CI −100.0, &#43;0.0], p = 1.00, Holm p = 1.00, n = 2 problems; detectable: ±140.0 pp"
+	require.Contains(t, page, headline)
+	order := []string{headline, `id="forest"`, `id="accuracy-table"`, `id="paired-table"`, `id="problems"`, `id="manifest"`}
+	for i := 1; i < len(order); i++ {
+		assert.Less(t, strings.Index(page, order[i-1]), strings.Index(page, order[i]), "%s before %s", order[i-1], order[i])
+	}
+	manifest := page[strings.Index(page, `id="manifest"`):]
+	assert.Less(t, strings.Index(manifest, "<details>"), strings.Index(manifest, `<table class="kv">`), "the manifest is folded")
+	assert.Contains(t, page, "secondary")
 }
 
 // FuzzRenderEscapes puts arbitrary text everywhere model output and run
@@ -126,7 +151,7 @@ func FuzzRenderEscapes(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text, label, token string) {
 		r := hostileReport()
 		r.Samplers[1].Label = label
-		r.Comparisons[0].SamplerA = label
+		r.Comparisons[0].Sampler = label
 		p := &r.Problems[0]
 		p.Question, p.Target = text, token
 		p.Responses[1].Sampler, p.Responses[1].Text = label, text
@@ -139,4 +164,13 @@ func FuzzRenderEscapes(f *testing.F) {
 			assert.Equal(t, want, strings.Count(page, tag), tag)
 		}
 	})
+}
+
+func TestCommonPrefix(t *testing.T) {
+	shots := "Q: 1+1?\nA: 2\n\nQ: "
+	ps := []model.Problem{{Prompt: shots + "3+4?\nA:"}, {}, {Prompt: shots + "5+6?\nA:"}}
+	assert.Equal(t, shots, commonPrefix(ps))
+	assert.Equal(t, "", commonPrefix(ps[:2]), "one prompt")
+	// The shared bytes end inside "é" (C3 A9 vs C3 A8): cut before it.
+	assert.Equal(t, "caf", commonPrefix([]model.Problem{{Prompt: "café"}, {Prompt: "cafè"}}))
 }

@@ -16,8 +16,15 @@
     score: document.getElementById("score"), colour: document.getElementById("colour"),
     count: document.getElementById("count"), page: document.getElementById("page"),
     prev: document.getElementById("prev"), next: document.getElementById("next"),
-    list: document.getElementById("list"), legend: document.getElementById("legend")
+    list: document.getElementById("list"), legend: document.getElementById("legend"),
+    pairA: document.getElementById("pair-a"), pairB: document.getElementById("pair-b")
   };
+  data.samplers.forEach(function (name, i) {
+    var a = el("option", null, name), b = el("option", null, name);
+    a.value = String(i); b.value = String(i);
+    els.pairA.appendChild(a); els.pairB.appendChild(b);
+  });
+  if (data.samplers.length > 1) { els.pairB.value = "1"; }
   var state = { page: 0, matches: [] };
   // Okabe–Ito plus greys: distinguishable strategy colours.
   var STRATEGY_COLOURS = ["#cfe8f7", "#fde2c4", "#d3f0e6", "#f6d7e8", "#fff3b0", "#e1dcf4", "#f9d3c9", "#dfe6ea", "#c8e6c9", "#ffe0b2"];
@@ -41,6 +48,7 @@
       case "allwrong": return right === 0;
       case "someright": return right > 0;
       case "disagree": return disagree(p);
+      case "pair": return pairRightWrong(p, Number(els.pairA.value), Number(els.pairB.value));
     }
     return true;
   }
@@ -63,6 +71,19 @@
       }
     }
     return false;
+  }
+
+  // "A right, B wrong": A's share of correct samples on the problem is above
+  // B's (with one sample each: A right and B wrong).
+  function pairRightWrong(p, a, b) {
+    var right = [0, 0], total = [0, 0];
+    for (var i = 0; i < p.r.length; i++) {
+      var side = p.r[i].s === a ? 0 : (p.r[i].s === b ? 1 : -1);
+      if (side < 0) { continue; }
+      total[side]++;
+      if (correct(p.r[i])) { right[side]++; }
+    }
+    return a !== b && total[0] > 0 && total[1] > 0 && right[0] / total[0] > right[1] / total[1];
   }
 
   function matchesQuery(p, q) {
@@ -93,10 +114,15 @@
     els.page.textContent = "page " + (state.page + 1) + " / " + pages;
     els.prev.disabled = state.page === 0;
     els.next.disabled = state.page >= pages - 1;
+    // Problems the reader opened stay open when the list is redrawn.
+    var open = {};
+    els.list.querySelectorAll("details.problem[open]").forEach(function (d) { open[d.getAttribute("data-problem")] = true; });
     els.list.textContent = "";
     var start = state.page * PAGE;
     for (var i = start; i < Math.min(start + PAGE, state.matches.length); i++) {
-      els.list.appendChild(problemCard(data.problems[state.matches[i]]));
+      var card = problemCard(data.problems[state.matches[i]]);
+      els.list.appendChild(card);
+      if (open[card.getAttribute("data-problem")]) { card.open = true; }
     }
     renderLegend();
   }
@@ -110,7 +136,7 @@
     var marks = el("span", "marks");
     for (var i = 0; i < p.r.length; i++) {
       var r = p.r[i], ok = correct(r);
-      var m = el("span", "mark " + (ok ? "ok" : "bad"), ok ? "✓" : "✗");
+      var m = el("span", "mark " + (ok ? "ok" : "bad"), (ok ? "✓ " : "✗ ") + data.samplers[r.s] + " s" + r.seed + (r.rep > 0 ? " r" + r.rep : ""));
       m.title = data.samplers[r.s] + " seed " + r.seed + " repeat " + r.rep + ": " + (ok ? "correct" : "wrong");
       marks.appendChild(m);
     }
@@ -125,6 +151,13 @@
   function problemBody(p) {
     var b = el("div", "pbody");
     b.appendChild(el("p", "question", p.q || "(question not recorded)"));
+    if (p.p || data.promptPrefix) {
+      var prompt = data.promptPrefix + p.p;
+      var pd = el("details", "prompt");
+      pd.appendChild(el("summary", null, "prompt the model saw (" + prompt.length + " characters)"));
+      pd.appendChild(el("pre", "prompt-text", prompt));
+      b.appendChild(pd);
+    }
     var t = el("p", "target");
     t.appendChild(el("b", null, "target: "));
     t.appendChild(document.createTextNode(p.t));
@@ -150,7 +183,66 @@
       pre.textContent = r.x;
     }
     box.appendChild(pre);
+    if (r.k >= 0) {
+      var tl = timeline(tokenBlock()[r.k], data.thresholds[r.s] || { e: [], v: [] }, data.samplers[r.s]);
+      if (tl) { box.appendChild(tl); }
+    }
     return box;
+  }
+
+  // timeline draws a response's per-token entropy, varentropy and attention
+  // entropy against the step, with the sampler's Entropix thresholds dashed.
+  var SVGNS = "http://www.w3.org/2000/svg";
+  var SERIES = [{ key: "e", name: "entropy", colour: "#0072B2", th: "e" },
+    { key: "v", name: "varentropy", colour: "#D55E00", th: "v" },
+    { key: "a", name: "attn entropy", colour: "#009E73", th: null }];
+  function svgEl(tag, attrs, text) {
+    var e = document.createElementNS(SVGNS, tag);
+    for (var k in attrs) {
+      if (Object.prototype.hasOwnProperty.call(attrs, k)) { e.setAttribute(k, String(attrs[k])); }
+    }
+    if (text !== undefined) { e.textContent = String(text); }
+    return e;
+  }
+  function timeline(t, th, sampler) {
+    var n = t.e.length;
+    if (n === 0) { return null; }
+    var W = 640, H = 150, L = 36, R = 8, T = 20, B = 20, top = 0;
+    SERIES.forEach(function (s) {
+      (t[s.key] || []).forEach(function (x) { if (x !== null) { top = Math.max(top, x); } });
+      if (s.th) { th[s.th].forEach(function (x) { top = Math.max(top, x); }); }
+    });
+    top = top > 0 ? top * 1.05 : 1;
+    function x(i) { return L + (W - L - R) * (n === 1 ? 0.5 : i / (n - 1)); }
+    function y(v) { return T + (H - T - B) * (1 - v / top); }
+    var svg = svgEl("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, "class": "timeline", role: "img" });
+    svg.setAttribute("aria-label", "token timeline of " + sampler);
+    svg.appendChild(svgEl("line", { x1: L, y1: y(0), x2: W - R, y2: y(0), stroke: "#888" }));
+    svg.appendChild(svgEl("line", { x1: L, y1: T, x2: L, y2: y(0), stroke: "#888" }));
+    svg.appendChild(svgEl("text", { x: L - 4, y: y(0) + 4, "text-anchor": "end", "font-size": 10 }, "0"));
+    svg.appendChild(svgEl("text", { x: L - 4, y: T + 4, "text-anchor": "end", "font-size": 10 }, top.toFixed(1)));
+    svg.appendChild(svgEl("text", { x: W - R, y: H - 4, "text-anchor": "end", "font-size": 10 }, "step " + (n - 1)));
+    var lx = L + 6;
+    SERIES.forEach(function (s) {
+      var v = t[s.key] || [], d = "", pen = "M";
+      for (var i = 0; i < v.length; i++) {
+        if (v[i] === null) { pen = "M"; continue; }
+        d += pen + x(i).toFixed(1) + "," + y(v[i]).toFixed(1);
+        pen = "L";
+      }
+      if (d) {
+        svg.appendChild(svgEl("path", { d: d, fill: "none", stroke: s.colour, "stroke-width": 1.2, "class": "series-" + s.key }));
+        svg.appendChild(svgEl("text", { x: lx, y: 12, fill: s.colour, "font-size": 10 }, s.name));
+        lx += 8 + 6 * s.name.length;
+      }
+      if (s.th) {
+        th[s.th].forEach(function (level) {
+          svg.appendChild(svgEl("line", { x1: L, y1: y(level), x2: W - R, y2: y(level), stroke: s.colour,
+            "stroke-dasharray": "4 3", "class": "threshold" }));
+        });
+      }
+    });
+    return svg;
   }
 
   function entropyColour(h) {
@@ -196,6 +288,8 @@
 
   els.q.addEventListener("input", refilter);
   els.show.addEventListener("change", refilter);
+  els.pairA.addEventListener("change", refilter);
+  els.pairB.addEventListener("change", refilter);
   els.score.addEventListener("change", refilter);
   els.colour.addEventListener("change", render);
   els.prev.addEventListener("click", function () { state.page--; render(); });

@@ -39,44 +39,60 @@ func TestPValue(t *testing.T) {
 func report() *model.Report {
 	acc := func(a, se float64) []model.FilterAccuracy {
 		var out []model.FilterAccuracy
-		for _, f := range reports.Filters {
-			out = append(out, model.FilterAccuracy{Filter: f, N: 1319, Accuracy: a, SE: se, SeedMean: a, SeedSD: 0.01})
+		for _, f := range []string{"strict-match", "flexible-extract"} {
+			out = append(out, model.FilterAccuracy{Filter: f, SeedMean: a, SeedSD: 0.01,
+				ClusteredAccuracy: reports.ClusteredAccuracy{N: 1319, Mean: a, SE: se}})
 		}
 		return out
 	}
 	return &model.Report{
 		RunDir: "runs/night_1", Task: "gsm8k_cot", Baseline: "greedy",
+		Filters: []string{"strict-match", "flexible-extract"}, PrimaryFilter: "strict-match",
 		Samplers: []model.Sampler{
 			{Label: "greedy", Seeds: []int64{0}, Filters: acc(0.312, 0.0128), TruncationRate: 0.02, MeanGenTokens: 141.25},
 			{Label: "min_p(min_p=0.1,T=1.5)", Seeds: []int64{0, 1, 2}, Filters: acc(0.2875, 0.0125), MeanGenTokens: 150},
 		},
-		Comparisons: []reports.ComparisonRow{{SamplerA: "min_p(min_p=0.1,T=1.5)", SamplerB: "greedy", Filter: reports.FilterStrict,
-			Difference: -0.0245, CILow: -0.041, CIHigh: -0.008, McNemarB: 40, McNemarC: 72, PValue: 0.0033, PHolm: 0.0099}},
+		Comparisons: []reports.ComparisonRow{
+			{Sampler: "min_p(min_p=0.1,T=1.5)", Baseline: "greedy", Filter: "flexible-extract",
+				Delta: 0.004, CILow: -0.01, CIHigh: 0.018, P: 0.61, PTest: reports.SignFlipExact, MDE80: 0.02},
+			{Sampler: "min_p(min_p=0.1,T=1.5)", Baseline: "greedy", Filter: "strict-match", Primary: true,
+				Delta: -0.0245, CILow: -0.041, CIHigh: -0.008, P: 0.0033, PTest: reports.SignFlipExact, PHolm: reports.Some(0.0099), MDE80: 0.0231},
+		},
 	}
 }
 
 func TestAccuracyTable(t *testing.T) {
 	var b bytes.Buffer
-	require.NoError(t, AccuracyTable(&b, report()))
+	require.NoError(t, AccuracyTable(&b, report(), Options{Label: "gsm8k"}))
 	s := b.String()
-	for _, want := range []string{`\toprule`, `\midrule`, `\bottomrule`, `\begin{tabular}{lrrrrrrr}`,
-		`greedy & 31.2 $\pm$ 1.3 & 31.2 $\pm$ 1.3 & 31.2 $\pm$ 1.3 & 1319 & 2.0 & 141.2 & -- \\`,
-		`min\_p(min\_p=0.1,T=1.5) & 28.7 $\pm$ 1.2`, `28.7 $\pm$ 1.0 (3) \\`, `runs/night\_1`} {
+	for _, want := range []string{`\toprule`, `\midrule`, `\bottomrule`, `\label{tab:gsm8k-accuracy}`,
+		`\begin{tabular}{>{\raggedright\arraybackslash}p{0.27\columnwidth}rr}`,
+		`greedy & \textbf{31.2}\,{\scriptsize$\pm$1.3} & \textbf{31.2}\,{\scriptsize$\pm$1.3} \\`,
+		`min\_\allowbreak{}p(\allowbreak{}min\_\allowbreak{}p=\allowbreak{}0.1,\allowbreak{}T=\allowbreak{}1.5) & 28.7\,{\scriptsize$\pm$1.2}`,
+		`runs/night\_1`, `\begin{tabular}[b]{@{}c@{}}strict\\match\end{tabular}`, `$n = 1319$ problems`} {
 		assert.Contains(t, s, want)
 	}
 	assert.Equal(t, strings.Count(s, `\begin{`), strings.Count(s, `\end{`))
 }
 
-func TestComparisonTable(t *testing.T) {
+func TestComparisonTables(t *testing.T) {
 	var b bytes.Buffer
-	require.NoError(t, ComparisonTable(&b, report()))
+	require.NoError(t, ComparisonTable(&b, report(), Options{}))
 	s := b.String()
-	assert.Contains(t, s, `min\_p(min\_p=0.1,T=1.5) & strict & -2.5 & [-4.1, -0.8] & 40/72 & 0.003 & 0.010 \\`)
-	assert.Contains(t, s, `with greedy on the same problems`)
+	assert.Contains(t, s, `min\_\allowbreak{}p(\allowbreak{}min\_\allowbreak{}p=\allowbreak{}0.1,\allowbreak{}T=\allowbreak{}1.5) & $-$2.5$^{**}$ & [$-$4.1, $-$0.8] & 0.003 & 0.010 & 2.3 \\`)
+	assert.NotContains(t, s, "flexible-extract &", "secondary filters have their own table")
+	assert.Contains(t, s, `\label{tab:entropix-paired}`)
+	assert.Contains(t, s, `strict-match: paired difference from greedy`)
+
+	b.Reset()
+	require.NoError(t, SecondaryTable(&b, report(), Options{}))
+	s = b.String()
+	assert.Contains(t, s, `\begin{table*}`)
+	assert.Contains(t, s, `& flexible-extract & +0.4 & [$-$1.0, +1.8] & 0.610 & 2.0 \\`)
 
 	r := report()
 	r.Comparisons = nil
 	b.Reset()
-	require.NoError(t, ComparisonTable(&b, r))
+	require.NoError(t, ComparisonTable(&b, r, Options{}))
 	assert.Contains(t, b.String(), "nothing to compare")
 }

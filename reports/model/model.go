@@ -21,8 +21,28 @@ type Report struct {
 	Samplers []Sampler
 	// Summary is summary.arrow: one row per sampler × seed × filter.
 	Summary []reports.SummaryRow
-	// Comparisons is comparisons.arrow: every sampler against Baseline, per filter,
-	// seeds pooled; PHolm is adjusted over all rows.
+	// Filters are the task's filters in its order; PrimaryFilter is the one
+	// whose comparisons form the Holm family and lead the page.
+	Filters       []string
+	PrimaryFilter string
+	// Throughput is generated tokens per wall-clock second of the run's last
+	// session (manifest stats); 0 when unknown. Per-sampler rates are not
+	// shown: samplers share batches, so no wall clock belongs to one sampler.
+	Throughput float64
+	// ArrowMeta is the run's provenance for comparisons.arrow's schema
+	// metadata (reports.Meta* keys); nil without a manifest.
+	ArrowMeta map[string]string
+	// FigureSize names the figures' size preset (figures.SizeNamed); "" means
+	// one column.
+	FigureSize string
+	// TableLabel prefixes the LaTeX tables' \label keys; "" means the default.
+	TableLabel string
+	// FewShot is the number of few-shot examples; −1 when the manifest does
+	// not say.
+	FewShot int
+	// Comparisons is comparisons.arrow: every sampler against Baseline, per
+	// filter, seeds and repeats averaged within a problem; PHolm is adjusted
+	// over the samplers on PrimaryFilter.
 	Comparisons []reports.ComparisonRow
 	// Trace-derived sections; empty when the run has no traces.arrow.
 	HasTraces  bool
@@ -49,25 +69,19 @@ type Sampler struct {
 	Label    string
 	Entropix bool
 	Seeds    []int64
-	// Filters follow reports.Filters' order.
+	// Filters follow Report.Filters' order.
 	Filters        []FilterAccuracy
 	Responses      int
 	TruncationRate float64
 	MeanGenTokens  float64
-	// TokensPerSecond is per sequence: generated tokens over the sum of response
-	// latencies. Sequences share a batch, so it is not the device's throughput.
-	TokensPerSecond float64
-	Thresholds      *Thresholds
+	Thresholds     *Thresholds
 }
 
-// FilterAccuracy is a sampler's accuracy under one filter.
+// FilterAccuracy is a sampler's accuracy under one filter: problem-level, each
+// problem's seeds and repeats averaged first.
 type FilterAccuracy struct {
-	Filter   reports.Filter
-	N        int // problems
-	Accuracy float64
-	SE       float64 // lm-eval SE over problems (repeats and seeds averaged first)
-	CILow    float64 // 95% Wilson interval
-	CIHigh   float64
+	Filter string
+	reports.ClusteredAccuracy
 	// SeedMean ± SeedSD is the spread of per-seed accuracies (SeedSD NaN with one seed).
 	SeedMean float64
 	SeedSD   float64
@@ -90,17 +104,24 @@ type StrategyStats struct {
 	Sampler string
 	Tokens  int64
 	Shares  []StrategyShare // most frequent first
-	// ByFrequency is the strict accuracy of responses grouped by the share of
+	// ByFrequency is the primary filter's accuracy of responses grouped by the share of
 	// their tokens that came from one strategy.
 	ByFrequency []FrequencyBin
 }
 
-// StrategyShare is one strategy's share of a sampler's tokens.
+// StrategyShare is one strategy's share of a sampler's tokens and the mean
+// metrics of the tokens it decided (the entropix repos' per-strategy view).
 type StrategyShare struct {
 	Strategy string
 	Tokens   int64
 	Share    float64
+	// Means of the decided tokens' metrics, in TokenMetrics order; NaN where
+	// the run did not record a metric (attention statistics are optional).
+	Means [len(TokenMetrics)]float64
 }
+
+// TokenMetrics names the per-token metrics averaged per strategy, with units.
+var TokenMetrics = [6]string{"entropy (bits)", "varentropy (bits²)", "attn entropy", "attn varentropy", "agreement", "interaction strength"}
 
 // FrequencyBin is the accuracy of the responses whose share of Strategy tokens
 // lies in (Low, High] (Low = High = 0: the strategy never fired).
@@ -123,13 +144,18 @@ type Density struct {
 	Counts     []uint32
 	Tokens     int64
 	Clipped    int64 // tokens beyond the axes, counted in the last bins
+	// CountMax is the largest cell count of all the report's densities: the
+	// top of their shared colour scale (0: this density's own largest).
+	CountMax   uint32
 	Thresholds *Thresholds
 }
 
 // EntropyCurve is the mean token entropy at each generation step, separately for
-// responses that ended correct and wrong (strict).
+// responses that ended correct and wrong on the primary filter.
 type EntropyCurve struct {
 	Sampler string
+	// YMax is the top of the y axis shared by all the report's curves (0: own).
+	YMax    float64
 	Correct []CurvePoint
 	Wrong   []CurvePoint
 }
@@ -145,6 +171,7 @@ type CurvePoint struct {
 type Problem struct {
 	ID        int32
 	Question  string
+	Prompt    string // the exact prompt (few-shot examples included); "" when unknown
 	Target    string
 	Responses []Response
 }
@@ -163,10 +190,11 @@ type Response struct {
 	Tokens            *Tokens // nil when the token budget left it out
 }
 
-// Tokens is a response's per-token trace, for colouring.
+// Tokens is a response's per-token trace, for colouring and its timeline.
 type Tokens struct {
-	Text       []string
-	Entropy    []float64
-	Varentropy []float64
-	Strategy   []string
+	Text        []string
+	Entropy     []float64
+	Varentropy  []float64
+	AttnEntropy []float64 // NaN where the run did not record it
+	Strategy    []string
 }

@@ -136,6 +136,10 @@ type pageState struct {
 	Scripts      int    `json:"scripts"`
 	Alerts       int    `json:"alerts"`
 	FirstRow     string `json:"firstRow"`
+	Headlines    int    `json:"headlines"`
+	Forest       bool   `json:"forest"`
+	FirstSection string `json:"firstSection"`
+	LastSection  string `json:"lastSection"`
 }
 
 const readState = `(() => ({
@@ -150,6 +154,10 @@ const readState = `(() => ({
   scripts: document.scripts.length,
   alerts: window.__alerts.length,
   firstRow: document.querySelector('#accuracy-table tbody tr td').textContent,
+  headlines: document.querySelectorAll('#headline-list li').length,
+  forest: document.querySelector('#forest img') !== null && document.querySelector('#forest img').naturalWidth > 0,
+  firstSection: document.querySelector('main section').id,
+  lastSection: Array.from(document.querySelectorAll('main section')).pop().id,
 }))()`
 
 // The hostile response, once its problem is opened: shown as text, with no
@@ -161,6 +169,9 @@ const readHostile = `(() => {
     tokens: document.querySelectorAll('#list span.tok').length,
     tokenTitle: (document.querySelector('#list span.tok') || {title: ''}).title,
     injected: document.querySelectorAll('#list script, #list img, #list textarea').length,
+    timelinePaths: document.querySelectorAll('#list svg.timeline path').length,
+    prompt: (document.querySelector('#list details.prompt pre') || {textContent: ''}).textContent,
+    thresholdLines: document.querySelectorAll('#list svg.timeline line.threshold').length,
     scripts: document.scripts.length,
     alerts: window.__alerts.length,
   };
@@ -171,6 +182,9 @@ type hostileState struct {
 	Tokens      int    `json:"tokens"`
 	TokenTitle  string `json:"tokenTitle"`
 	Injected    int    `json:"injected"`
+	Timeline    int    `json:"timelinePaths"`
+	Prompt      string `json:"prompt"`
+	Thresholds  int    `json:"thresholdLines"`
 	Scripts     int    `json:"scripts"`
 	Alerts      int    `json:"alerts"`
 }
@@ -180,8 +194,27 @@ func TestReportInChromium(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, fixture.Write(dir, fixture.Small()))
 	// A budget below the run's tokens: some problems plain, with the note shown.
-	_, err := Build(dir, Options{TokenBudget: 600})
+	rep, err := Build(dir, Options{TokenBudget: 600})
 	require.NoError(t, err)
+	// Problems where the last sampler's share of strict-correct samples is
+	// above greedy's (the first): what "A right, B wrong" must show.
+	a, b := rep.Samplers[len(rep.Samplers)-1].Label, rep.Samplers[0].Label
+	wantPair := 0
+	for _, p := range rep.Problems {
+		var right, total [2]float64
+		for _, r := range p.Responses {
+			side := map[string]int{a: 0, b: 1}
+			if i, ok := side[r.Sampler]; ok {
+				total[i]++
+				if r.Correct[0] {
+					right[i]++
+				}
+			}
+		}
+		if total[0] > 0 && total[1] > 0 && right[0]/total[0] > right[1]/total[1] {
+			wantPair++
+		}
+	}
 
 	ctx, issues := openBrowser(t, bin)
 	url := "file://" + filepath.Join(dir, HTMLFile)
@@ -192,7 +225,11 @@ func TestReportInChromium(t *testing.T) {
 	assert.Equal(t, 3, st.AccuracyRows, "one row per sampler")
 	assert.Equal(t, 6, st.PairedRows, "two samplers × three filters against greedy")
 	assert.Positive(t, st.StrategyRows, "Entropix strategy shares")
-	assert.Equal(t, 1+3+3, st.Images, "accuracy, 3 densities, 3 curves")
+	assert.Equal(t, 1+1+3+3, st.Images, "forest, accuracy, 3 densities, 3 curves")
+	assert.Equal(t, 2, st.Headlines, "one headline sentence per sampler against greedy")
+	assert.True(t, st.Forest, "the forest plot is drawn")
+	assert.Equal(t, "headline", st.FirstSection, "the page leads with the answer")
+	assert.Equal(t, "manifest", st.LastSection, "the manifest comes last")
 	assert.Zero(t, st.BrokenImages)
 	assert.Equal(t, 12, st.Cards)
 	assert.Equal(t, "12 of 12 problems", st.Count)
@@ -213,6 +250,9 @@ func TestReportInChromium(t *testing.T) {
 	assert.Zero(t, hs.Alerts)
 	assert.Positive(t, hs.Tokens, "problem 0 has per-token detail")
 	assert.Contains(t, hs.TokenTitle, "entropy")
+	assert.Positive(t, hs.Timeline, "each response with token detail has its timeline")
+	assert.True(t, strings.HasPrefix(hs.Prompt, "Q: ") && strings.HasSuffix(hs.Prompt, "\nA:"), "the prompt the model saw: %q", hs.Prompt)
+	assert.Positive(t, hs.Thresholds, "the entropix response's timeline draws its thresholds")
 
 	// Filters: disagreeing samplers, then back to all for the screenshot.
 	count, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => {
@@ -221,6 +261,25 @@ func TestReportInChromium(t *testing.T) {
 	require.NoError(t, err)
 	assert.Regexp(t, `^\d+ of 12 problems$`, count)
 	assert.NotEqual(t, "12 of 12 problems", count, "some problems have agreeing samplers")
+	pair, err := chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(`(() => {
+	  document.getElementById('pair-a').value = '%d'; document.getElementById('pair-b').value = '0';
+	  const s = document.getElementById('show'); s.value = 'pair';
+	  s.dispatchEvent(new Event('change')); return document.getElementById('count').textContent; })()`, len(rep.Samplers)-1)))
+	require.NoError(t, err)
+	assert.Positive(t, wantPair, "the fixture has problems where %s beats %s", a, b)
+	assert.Equal(t, fmt.Sprintf("%d of 12 problems", wantPair), pair, "%s right, %s wrong", a, b)
+
+	// An open problem stays open when the score filter changes the colouring.
+	stillOpen, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => {
+	  const s = document.getElementById('show'); s.value = 'all'; s.dispatchEvent(new Event('change'));
+	  const d = document.querySelector('#list details.problem'); d.open = true; const id = d.getAttribute('data-problem');
+	  const sc = document.getElementById('score'); sc.value = '1'; sc.dispatchEvent(new Event('change'));
+	  return document.querySelector('#list details.problem[data-problem="' + id + '"]').open; })()`))
+	require.NoError(t, err)
+	assert.True(t, stillOpen)
+	labels, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('#list .marks .mark').textContent`))
+	require.NoError(t, err)
+	assert.Regexp(t, `^[✓✗] \S+ s\d+`, labels, "every mark names its sampler and seed")
 	require.NoError(t, chromedp.Do(ctx,
 		chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById('show'); s.value = 'all'; s.dispatchEvent(new Event('change'));
 		  const c = document.getElementById('colour'); c.value = 'strategy'; c.dispatchEvent(new Event('change'));

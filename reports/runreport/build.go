@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/entropix-eval/entropix-eval/reports"
+	"github.com/entropix-eval/entropix-eval/reports/figures"
 	"github.com/entropix-eval/entropix-eval/reports/model"
 )
 
@@ -24,8 +25,18 @@ type Options struct {
 	// Baseline is the sampler the others are compared with; default "greedy"
 	// when the run has it, else the first sampler.
 	Baseline string
-	// Bootstrap configures the paired bootstrap (resamples, level, seed).
-	Bootstrap reports.BootstrapOptions
+	// Paired configures the paired bootstrap (resamples, level, seed) and the
+	// Monte-Carlo sign-flip test.
+	Paired reports.PairedOptions
+	// PrimaryFilter is the filter whose comparisons form the Holm family;
+	// default the sweep's primary_filter, else the task's first filter.
+	PrimaryFilter string
+	// FigureSize is the figures' size preset: "one-column" (3.3 in, the
+	// default) or "two-column" (6.8 in).
+	FigureSize string
+	// TableLabel prefixes the LaTeX tables' \label keys (tab:<TableLabel>-accuracy,
+	// ...); default "entropix".
+	TableLabel string
 	// TokenBudget caps the tokens with per-token detail in report.html; 0 means
 	// DefaultTokenBudget, negative means none.
 	TokenBudget int
@@ -51,7 +62,23 @@ func Compute(dir string, opt Options) (*model.Report, error) {
 		return nil, err
 	}
 	groups := groupBySampler(r.results, r.samplerOrder())
-	rep := &model.Report{RunDir: dir, Task: r.task(), Manifest: r.manifestView(), Notes: r.notes}
+	scores, err := scoresOf(r.results)
+	if err != nil {
+		return nil, fmt.Errorf("run directory %s: %w", dir, err)
+	}
+	rep := &model.Report{RunDir: dir, Task: r.task(), Manifest: r.manifestView(), Notes: r.notes,
+		Filters: scores.filters, Throughput: r.throughput(), ArrowMeta: r.arrowMeta(), FewShot: -1, TableLabel: opt.TableLabel, FigureSize: opt.FigureSize}
+	if opt.FigureSize != "" {
+		if _, err := figures.SizeNamed(opt.FigureSize); err != nil {
+			return nil, err
+		}
+	}
+	if n := r.manifest.Config.NumFewshot; n != nil {
+		rep.FewShot = *n
+	}
+	if rep.PrimaryFilter, err = scores.primaryFilter(cmp.Or(opt.PrimaryFilter, r.manifest.Config.PrimaryFilter)); err != nil {
+		return nil, fmt.Errorf("run directory %s: %w", dir, err)
+	}
 	rep.Generated = time.Now().UTC()
 	if opt.Now != nil {
 		rep.Generated = opt.Now()
@@ -62,7 +89,7 @@ func Compute(dir string, opt Options) (*model.Report, error) {
 	labels := make([]string, len(groups))
 	for i, g := range groups {
 		labels[i] = g.label
-		s, err := samplerSummary(g, rep.Summary)
+		s, err := samplerSummary(g, scores, rep.Summary)
 		if err != nil {
 			return nil, fmt.Errorf("run directory %s: %w", dir, err)
 		}
@@ -82,12 +109,17 @@ func Compute(dir string, opt Options) (*model.Report, error) {
 	}
 	done := make(chan comparisons, 1)
 	go func() {
-		rows, notes, err := comparisonRows(groups, rep.Baseline, opt.Bootstrap)
+		rows, notes, err := comparisonRows(scores, labels, rep.Baseline, rep.PrimaryFilter, opt.Paired)
 		done <- comparisons{rows, notes, err}
 	}()
 	order := browserOrder(r.results, labels)
-	detail, note := selectDetail(r.results, order, opt.tokenBudget())
-	agg := newTraceAgg(r.results, labels, detail)
+	// Glue to the result rows' fixed filters: the primary filter's score.
+	primaryIndex := slices.Index(reports.Filters, reports.Filter(rep.PrimaryFilter))
+	correct := func(res *reports.ResultRow) bool {
+		return primaryIndex >= 0 && res.Correct(reports.Filters[primaryIndex])
+	}
+	detail, note := selectDetail(r.results, order, opt.tokenBudget(), correct)
+	agg := newTraceAgg(r.results, labels, detail, correct)
 	found, traceErr := agg.readTraces(tracesPath(dir))
 	c := <-done
 	if c.err != nil {
@@ -113,12 +145,25 @@ func Compute(dir string, opt Options) (*model.Report, error) {
 			// Without a manifest entry, the decisions tell an Entropix sampler.
 			rep.Samplers[i].Entropix = rep.Samplers[i].Entropix || agg.decidesBeyondBaseline(i)
 		}
+		labels := make([]string, len(rep.Samplers))
+		thresholds := make([]*model.Thresholds, len(rep.Samplers))
 		for i, s := range rep.Samplers {
-			rep.Density = append(rep.Density, agg.density[i].density(s.Label, s.Thresholds))
-			rep.Curves = append(rep.Curves, agg.curve(i, s.Label))
+			labels[i], thresholds[i] = s.Label, s.Thresholds
+		}
+		rep.Density = sharedDensities(agg.density, labels, thresholds)
+		var yMax float64
+		for i, s := range rep.Samplers {
+			c := agg.curve(i, s.Label)
+			for _, pt := range append(c.Correct, c.Wrong...) {
+				yMax = max(yMax, pt.Mean)
+			}
+			rep.Curves = append(rep.Curves, c)
 			if s.Entropix {
 				rep.Strategies = append(rep.Strategies, agg.strategyStats(i, s.Label))
 			}
+		}
+		for i := range rep.Curves {
+			rep.Curves[i].YMax = yMax
 		}
 	}
 	rep.Problems = problemsOf(r, order, detail)
@@ -144,38 +189,69 @@ func browserOrder(results []reports.ResultRow, labels []string) []int {
 	return order
 }
 
-// selectDetail picks whole problems, in order, whose responses fit the token
-// budget, and says in words what was left out.
-func selectDetail(results []reports.ResultRow, order []int, budget int) (map[int]*model.Tokens, string) {
-	detail := map[int]*model.Tokens{}
-	var used int64
-	problems, covered := 0, 0
-	full := true
+// selectDetail picks whole problems whose responses fit the token budget, the
+// most interesting first: problems where the samplers disagree (their shares of
+// correct responses under the primary filter differ), then problems every
+// sampler got wrong, then the rest, each group in problem order. It says in
+// words what was left out.
+func selectDetail(results []reports.ResultRow, order []int, budget int, correct func(*reports.ResultRow) bool) (map[int]*model.Tokens, string) {
+	type group struct {
+		rows     []int
+		tokens   int64
+		interest int // 0 disagree, 1 all wrong, 2 other
+	}
+	var groups []group
 	for start := 0; start < len(order); {
 		end := start
-		var need int64
+		g := group{}
+		right, total := map[string]int{}, map[string]int{}
 		for end < len(order) && results[order[end]].ProblemID == results[order[start]].ProblemID {
-			need += int64(max(results[order[end]].GenTokens, 0))
+			r := &results[order[end]]
+			g.tokens += int64(max(r.GenTokens, 0))
+			total[r.Sampler]++
+			if correct(r) {
+				right[r.Sampler]++
+			}
 			end++
 		}
-		problems++
-		if full && used+need <= int64(budget) {
-			used += need
-			covered++
-			for _, i := range order[start:end] {
-				detail[i] = &model.Tokens{}
+		g.rows = order[start:end]
+		g.interest = 2
+		anyRight, share := false, -1.0
+		for s, n := range total {
+			x := float64(right[s]) / float64(n)
+			anyRight = anyRight || right[s] > 0
+			if share >= 0 && x != share {
+				g.interest = 0
 			}
-		} else {
-			full = false
+			share = x
 		}
+		if g.interest != 0 && !anyRight {
+			g.interest = 1
+		}
+		groups = append(groups, g)
 		start = end
 	}
-	if covered == problems {
+	slices.SortStableFunc(groups, func(a, b group) int { return cmp.Compare(a.interest, b.interest) })
+	detail := map[int]*model.Tokens{}
+	var used int64
+	covered := 0
+	for _, g := range groups {
+		if used+g.tokens > int64(budget) {
+			continue
+		}
+		used += g.tokens
+		covered++
+		for _, i := range g.rows {
+			detail[i] = &model.Tokens{}
+		}
+	}
+	if covered == len(groups) {
 		return detail, ""
 	}
-	return detail, fmt.Sprintf("Token-level detail (colouring and hover metrics) is embedded for the first %d of %d problems "+
-		"(%d tokens, the report's token budget) to keep this page fast; the other problems show their responses as plain text. "+
-		"Every token is in traces.arrow; rebuild with a larger --token-budget to embed more.", covered, problems, used)
+	return detail, fmt.Sprintf("Token-level detail (colouring, hover metrics and the token timeline) is embedded for %d of %d problems "+
+		"(%d tokens, the report's token budget), chosen by interest: problems where the samplers disagree first, then problems all got wrong. "+
+		"The other problems show their responses as plain text. Every token is in traces.arrow; rebuild with a larger --token-budget to embed more.",
+		covered, len(groups), used)
 }
 
 func problemsOf(r *run, order []int, detail map[int]*model.Tokens) []model.Problem {
@@ -183,7 +259,8 @@ func problemsOf(r *run, order []int, detail map[int]*model.Tokens) []model.Probl
 	for _, i := range order {
 		res := &r.results[i]
 		if len(out) == 0 || out[len(out)-1].ID != res.ProblemID {
-			out = append(out, model.Problem{ID: res.ProblemID, Question: r.questions[res.ProblemID], Target: res.Target})
+			t := r.questions[res.ProblemID]
+			out = append(out, model.Problem{ID: res.ProblemID, Question: t.Question, Prompt: t.Prompt, Target: res.Target})
 		}
 		p := &out[len(out)-1]
 		p.Responses = append(p.Responses, model.Response{

@@ -1,9 +1,10 @@
 package runreport
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strings"
 	"text/tabwriter"
 
@@ -12,46 +13,44 @@ import (
 
 // CompareOptions configure Compare.
 type CompareOptions struct {
-	// Gate is the filter whose drops fail the gate (default strict).
-	Gate reports.Filter
+	// PrimaryFilter is the filter whose significant drops fail the gate and
+	// whose comparisons form the Holm family; default the new run's sweep
+	// primary_filter, else the task's first filter.
+	PrimaryFilter string
 	// Alpha is the family-wise significance level of the gate (default 0.05).
-	Alpha     float64
-	Bootstrap reports.BootstrapOptions
+	Alpha  float64
+	Paired reports.PairedOptions
 }
 
 // Comparison is run B (new) against run A (old), sampler by sampler.
 type Comparison struct {
-	RunA, RunB string
-	Task       string
-	Gate       reports.Filter
-	Alpha      float64
-	// Rows compare each sampler present in both runs (SamplerA = SamplerB = the
-	// label; AccuracyA is the new run, AccuracyB the old one), per filter. PHolm
-	// is adjusted within each filter over the samplers.
+	RunA, RunB    string
+	Task          string
+	PrimaryFilter string
+	Alpha         float64
+	// Rows compare each sampler of B with the sampler of A that has the same
+	// canonical spec (Sampler: B's label, Baseline: A's label), per filter.
+	// PHolm is adjusted over the samplers on the primary filter.
 	Rows []reports.ComparisonRow
-	// Regressions are the gate filter's rows where the new run is worse and the
-	// Holm-adjusted McNemar p is below Alpha.
+	// Regressions are the primary filter's rows where the new run is worse and
+	// the Holm-adjusted p is below Alpha.
 	Regressions []reports.ComparisonRow
 	// OnlyA and OnlyB list samplers present in one run only (not compared).
 	OnlyA, OnlyB []string
 	Notes        []string
 }
 
-// Compare pairs two run directories of the same task on their common problems
-// (problem ids), sampler by sampler, seeds pooled as in a report: dirB is the
-// new run (tonight), dirA the reference (last night).
+// Compare pairs two run directories of the same task on their common problems,
+// sampler by sampler (matched by canonical spec, so a sampler named on the
+// command line pairs with the same sampler written out in YAML), seeds and
+// repeats averaged within a problem as in a report: dirB is the new run
+// (tonight), dirA the reference (last night).
 func Compare(dirA, dirB string, opt CompareOptions) (*Comparison, error) {
-	if opt.Gate == "" {
-		opt.Gate = reports.FilterStrict
-	}
 	if opt.Alpha == 0 {
 		opt.Alpha = 0.05
 	}
 	if !(opt.Alpha > 0 && opt.Alpha < 1) {
 		return nil, fmt.Errorf("compare: alpha %v, want (0, 1)", opt.Alpha)
-	}
-	if !isFilter(opt.Gate) {
-		return nil, fmt.Errorf("compare: gate filter %q: want strict, flexible or numeric", opt.Gate)
 	}
 	a, err := loadRun(dirA)
 	if err != nil {
@@ -65,64 +64,67 @@ func Compare(dirA, dirB string, opt CompareOptions) (*Comparison, error) {
 	if ta != tb && ta != "" && tb != "" {
 		return nil, fmt.Errorf("compare: %s is task %q but %s is task %q; compare runs of the same task", dirA, ta, dirB, tb)
 	}
-	c := &Comparison{RunA: dirA, RunB: dirB, Task: tb, Gate: opt.Gate, Alpha: opt.Alpha}
+	sa, err := scoresOf(a.results)
+	if err != nil {
+		return nil, fmt.Errorf("run directory %s: %w", dirA, err)
+	}
+	sb, err := scoresOf(b.results)
+	if err != nil {
+		return nil, fmt.Errorf("run directory %s: %w", dirB, err)
+	}
+	primary, err := sb.primaryFilter(cmp.Or(opt.PrimaryFilter, b.manifest.Config.PrimaryFilter))
+	if err != nil {
+		return nil, fmt.Errorf("compare: %w", err)
+	}
+	c := &Comparison{RunA: dirA, RunB: dirB, Task: tb, PrimaryFilter: primary, Alpha: opt.Alpha}
 	if n := promptMismatches(a.results, b.results); n > 0 {
 		c.Notes = append(c.Notes, fmt.Sprintf("%d problems have different prompt hashes in the two runs (prompt or template changed).", n))
 	}
-	ga := groupBySampler(a.results, a.samplerOrder())
-	gb := groupBySampler(b.results, b.samplerOrder())
-	inA := map[string]*samplerRows{}
-	for _, g := range ga {
-		inA[g.label] = g
+	keysA := a.canonicalSpecs()
+	byKeyA := map[string]string{}
+	for _, label := range a.samplerOrder() {
+		byKeyA[keysA[label]] = label
 	}
-	inB := map[string]bool{}
-	for _, f := range reports.Filters {
-		var family []reports.ComparisonRow
-		for _, g := range gb {
-			inB[g.label] = true
-			old := inA[g.label]
-			if old == nil {
-				continue
-			}
-			row, err := reports.Compare(g.pooled, old.pooled, f, opt.Bootstrap)
-			if err != nil {
-				return nil, fmt.Errorf("compare sampler %q: %w", g.label, err)
-			}
-			family = append(family, row)
+	keysB := b.canonicalSpecs()
+	pairedA := map[string]bool{}
+	for _, label := range b.samplerOrder() {
+		old, ok := byKeyA[keysB[label]]
+		if !ok {
+			c.OnlyB = append(c.OnlyB, label)
+			continue
 		}
-		if err := reports.AdjustHolm(family); err != nil {
-			return nil, err
+		pairedA[old] = true
+		rows, err := compareAcross(sb, label, sa, old, primary, opt.Paired)
+		if errors.Is(err, errNoCommonProblem) {
+			c.Notes = append(c.Notes, fmt.Sprintf("%s shares no problem with the reference run: not compared.", label))
+			continue
 		}
-		c.Rows = append(c.Rows, family...)
+		if err != nil {
+			return nil, fmt.Errorf("compare sampler %q: %w", label, err)
+		}
+		c.Rows = append(c.Rows, rows...)
 	}
-	for _, g := range ga {
-		if !inB[g.label] {
-			c.OnlyA = append(c.OnlyA, g.label)
-		}
-	}
-	for _, g := range gb {
-		if inA[g.label] == nil {
-			c.OnlyB = append(c.OnlyB, g.label)
+	for _, label := range a.samplerOrder() {
+		if !pairedA[label] {
+			c.OnlyA = append(c.OnlyA, label)
 		}
 	}
 	if len(c.Rows) == 0 {
 		return nil, fmt.Errorf("compare: %s and %s share no sampler (A: %q, B: %q)", dirA, dirB, c.OnlyA, c.OnlyB)
 	}
+	if err := reports.HolmOverPrimary(c.Rows); err != nil {
+		return nil, err
+	}
 	for _, r := range c.Rows {
-		if r.Filter == opt.Gate && r.Difference < 0 && r.PHolm < opt.Alpha {
+		if c.isDrop(r) {
 			c.Regressions = append(c.Regressions, r)
 		}
 	}
 	return c, nil
 }
 
-func isFilter(f reports.Filter) bool {
-	for _, g := range reports.Filters {
-		if f == g {
-			return true
-		}
-	}
-	return false
+func (c *Comparison) isDrop(r reports.ComparisonRow) bool {
+	return r.Primary && r.Delta < 0 && r.PHolm.Valid && r.PHolm.V < c.Alpha
 }
 
 // promptMismatches counts problems whose prompt hash differs between the runs.
@@ -143,34 +145,36 @@ func promptMismatches(a, b []reports.ResultRow) int {
 	return n
 }
 
-// Err returns an error naming every significant drop, or nil: the gate.
+// RegressionError is the gate's failure: a significant drop, not a broken
+// comparison.
+type RegressionError struct{ msg string }
+
+func (e *RegressionError) Error() string { return e.msg }
+
+// Err returns a *RegressionError naming every significant drop, or nil: the gate.
 func (c *Comparison) Err() error {
 	if len(c.Regressions) == 0 {
 		return nil
 	}
 	parts := make([]string, len(c.Regressions))
 	for i, r := range c.Regressions {
-		parts[i] = fmt.Sprintf("%s %s %.1f%% → %.1f%% (Δ %+.1f pp, Holm p %s)", r.SamplerA, r.Filter,
-			100*r.AccuracyB, 100*r.AccuracyA, 100*r.Difference, formatP(r.PHolm))
+		parts[i] = fmt.Sprintf("%s %s %.1f%% → %.1f%% (Δ %s pp, Holm p %s)", r.Sampler, r.Filter,
+			100*r.BaselineAcc, 100*r.SamplerAcc, reports.SignedPP(r.Delta), reports.FormatP(r.PHolm.V))
 	}
-	return fmt.Errorf("accuracy dropped significantly (α = %g): %s", c.Alpha, strings.Join(parts, "; "))
+	return &RegressionError{fmt.Sprintf("accuracy dropped significantly (α = %g): %s", c.Alpha, strings.Join(parts, "; "))}
 }
 
-// WriteTable prints the paired table as aligned text.
+// WriteTable prints the paired table as aligned text, the primary filter's
+// headline sentences first.
 func (c *Comparison) WriteTable(w io.Writer) error {
 	fmt.Fprintf(w, "task %s\nA (reference): %s\nB (new):       %s\n\n", c.Task, c.RunA, c.RunB)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "sampler\tfilter\tn\tA %\tB %\tΔ pp\t95% CI\tB+/A+\tp\tHolm p\t\t")
 	for _, r := range c.Rows {
-		mark := ""
-		if r.Filter == c.Gate && r.Difference < 0 && r.PHolm < c.Alpha {
-			mark = "DROP"
+		if r.Primary {
+			fmt.Fprintf(w, "%s\n", r.Headline())
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f\t%.1f\t%+.1f\t[%+.1f, %+.1f]\t%d/%d\t%s\t%s\t%s\t\n",
-			r.SamplerA, r.Filter, r.N, 100*r.AccuracyB, 100*r.AccuracyA, 100*r.Difference,
-			100*r.CILow, 100*r.CIHigh, r.McNemarB, r.McNemarC, formatP(r.PValue), formatP(r.PHolm), mark)
 	}
-	if err := tw.Flush(); err != nil {
+	fmt.Fprintln(w)
+	if err := WriteComparisonTable(w, c.Rows, c.isDrop); err != nil {
 		return err
 	}
 	for _, s := range c.OnlyA {
@@ -182,18 +186,32 @@ func (c *Comparison) WriteTable(w io.Writer) error {
 	for _, n := range c.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
-	fmt.Fprintf(w, "\nΔ = B − A on common problems (paired bootstrap over problems). B+/A+: pairs only B / only A got right.\n"+
-		"p: McNemar; Holm p: adjusted within each filter over samplers. Gate: %s, α = %g.\n", c.Gate, c.Alpha)
+	fmt.Fprintf(w, "\nΔ = B − A in pp over common problems (seeds and repeats averaged within a problem), normal 95%% CI; boot: paired bootstrap CI.\n"+
+		"p: sign-flip permutation test on per-problem differences; Holm p: over samplers on the primary filter %q (others are secondary).\n"+
+		"MDE: the |Δ| detectable with 80%% power at α = 0.05. Gate: %s, α = %g.\n", c.PrimaryFilter, c.PrimaryFilter, c.Alpha)
 	_, err := fmt.Fprintf(w, "%d significant drop(s).\n", len(c.Regressions))
 	return err
 }
 
-func formatP(p float64) string {
-	switch {
-	case math.IsNaN(p):
-		return "-"
-	case p < 0.001:
-		return "<0.001"
+// WriteComparisonTable prints comparison rows as aligned text: the one
+// terminal table of report, compare and run. mark flags rows (DROP).
+func WriteComparisonTable(w io.Writer, rows []reports.ComparisonRow, mark func(reports.ComparisonRow) bool) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "sampler\tvs\tfilter\tn×k\tbase %\tsampler %\tΔ pp\t95% CI\tboot CI\tp\tHolm p\tMDE pp\t\t")
+	for _, r := range rows {
+		flag := ""
+		if mark != nil && mark(r) {
+			flag = "DROP"
+		}
+		filter, holm := r.Filter, "secondary"
+		if r.Primary {
+			filter += " *"
+			holm = reports.FormatP(r.PHolm.V)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d×%d\t%.1f\t%.1f\t%s\t[%s, %s]\t[%s, %s]\t%s\t%s\t%.1f\t%s\t\n",
+			r.Sampler, r.Baseline, filter, r.NProblems, r.SamplesPerProblem, 100*r.BaselineAcc, 100*r.SamplerAcc,
+			reports.SignedPP(r.Delta), reports.SignedPP(r.CILow), reports.SignedPP(r.CIHigh),
+			reports.SignedPP(r.BootCILow), reports.SignedPP(r.BootCIHigh), reports.FormatP(r.P), holm, 100*r.MDE80, flag)
 	}
-	return fmt.Sprintf("%.3f", p)
+	return tw.Flush()
 }

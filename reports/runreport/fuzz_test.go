@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/entropix-eval/entropix-eval/reports"
 )
 
 // FuzzRunFiles feeds arbitrary manifest.json and problems.jsonl to a report:
@@ -22,7 +24,7 @@ func FuzzRunFiles(f *testing.F) {
 		if err := os.WriteFile(filepath.Join(dir, ProblemsFile), problems, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		rep, err := Compute(dir, Options{Bootstrap: bootstrapForFuzz})
+		rep, err := Compute(dir, Options{Paired: reports.PairedOptions{Bootstrap: bootstrapForFuzz, Permutations: 1000}})
 		if err == nil && len(rep.Samplers) != 2 {
 			t.Fatalf("%d samplers", len(rep.Samplers))
 		}

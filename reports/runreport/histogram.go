@@ -60,7 +60,37 @@ func bin(x, top float64) (int, bool) {
 // density crops the grid to the cropQuant quantile of each axis (so one
 // outlier does not squash the plot) and merges cells to about plotBins per axis.
 func (h *histogram) density(label string, t *model.Thresholds) model.Density {
-	d := model.Density{Sampler: label, Tokens: h.tokens, Thresholds: t}
+	nx, ny := h.crop(t)
+	return h.densityIn(label, t, nx, ny)
+}
+
+// sharedDensities draws every sampler's density on the same axes (the widest
+// crop of any) and one colour scale, so small multiples compare at a glance.
+func sharedDensities(hs []*histogram, labels []string, ts []*model.Thresholds) []model.Density {
+	nx, ny := 1, 1
+	for i, h := range hs {
+		if h.tokens > 0 {
+			x, y := h.crop(ts[i])
+			nx, ny = max(nx, x), max(ny, y)
+		}
+	}
+	out := make([]model.Density, len(hs))
+	var top uint32
+	for i, h := range hs {
+		out[i] = h.densityIn(labels[i], ts[i], nx, ny)
+		for _, c := range out[i].Counts {
+			top = max(top, c)
+		}
+	}
+	for i := range out {
+		out[i].CountMax = top
+	}
+	return out
+}
+
+// crop returns the fine bins per axis that hold the cropQuant quantile of the
+// tokens and every threshold.
+func (h *histogram) crop(t *model.Thresholds) (nx, ny int) {
 	mx := make([]int64, fineBins)
 	my := make([]int64, fineBins)
 	for j := range fineBins {
@@ -70,8 +100,8 @@ func (h *histogram) density(label string, t *model.Thresholds) model.Density {
 			my[j] += c
 		}
 	}
-	nx := quantileBin(mx, h.tokens, cropQuant) + 1
-	ny := quantileBin(my, h.tokens, cropQuant) + 1
+	nx = quantileBin(mx, h.tokens, cropQuant) + 1
+	ny = quantileBin(my, h.tokens, cropQuant) + 1
 	// Keep the thresholds in view: they are the point of the plot.
 	if t != nil {
 		for _, l := range t.Entropy {
@@ -81,6 +111,13 @@ func (h *histogram) density(label string, t *model.Thresholds) model.Density {
 			ny = max(ny, min(fineBins, int(l.Value/varentTop*fineBins)+2))
 		}
 	}
+	return nx, ny
+}
+
+// densityIn merges the first nx × ny fine bins to about plotBins per axis;
+// tokens beyond them count in the last cells (Clipped).
+func (h *histogram) densityIn(label string, t *model.Thresholds, nx, ny int) model.Density {
+	d := model.Density{Sampler: label, Tokens: h.tokens, Thresholds: t}
 	kx := max(1, (nx+plotBins-1)/plotBins)
 	ky := max(1, (ny+plotBins-1)/plotBins)
 	d.NX, d.NY = (nx+kx-1)/kx, (ny+ky-1)/ky

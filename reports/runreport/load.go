@@ -3,6 +3,8 @@ package runreport
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -34,8 +36,9 @@ const (
 // manifest is the part of eval's manifest.json the report reads. Everything
 // else is shown verbatim.
 type manifest struct {
-	Status string `json:"status"`
-	Config struct {
+	Fingerprint string `json:"fingerprint"`
+	Status      string `json:"status"`
+	Config      struct {
 		Name         string        `json:"name"`
 		Model        string        `json:"model"`
 		Task         string        `json:"task"`
@@ -46,7 +49,9 @@ type manifest struct {
 		AttnMode     string        `json:"attn_mode"`
 		Seeds        []json.Number `json:"seeds"` // uint64 in eval; shown, not used
 
-		Repeats int `json:"repeats"`
+		Repeats       int    `json:"repeats"`
+		PrimaryFilter string `json:"primary_filter"`
+		NumFewshot    *int   `json:"num_fewshot"`
 	} `json:"config"`
 	Stats *struct {
 		WallSeconds     float64 `json:"wall_seconds"`
@@ -58,11 +63,14 @@ type manifest struct {
 		Modified bool   `json:"modified"`
 	} `json:"code"`
 	Provenance struct {
-		DType        string `json:"dtype"`
-		SamplerOrder string `json:"sampler_order"`
+		DType        string    `json:"dtype"`
+		SamplerOrder string    `json:"sampler_order"`
+		ModelFiles   []fileSum `json:"model_files"`
+		DatasetFiles []fileSum `json:"dataset_files"`
 	} `json:"provenance"`
 	Backend          string   `json:"backend"`
 	Devices          []string `json:"devices"`
+	DeviceNames      []string `json:"device_names"`
 	BatchSize        int      `json:"batch_size"`
 	FirstTokenArgmax bool     `json:"first_token_argmax"`
 	Samplers         []struct {
@@ -83,8 +91,8 @@ type run struct {
 	dir      string
 	manifest manifest
 	raw      []byte
-	// questions by problem id; nil when problems.jsonl is missing.
-	questions map[int32]string
+	// questions and prompts by problem id; nil when problems.jsonl is missing.
+	questions map[int32]problemText
 	results   []reports.ResultRow
 	notes     []string
 }
@@ -107,7 +115,8 @@ func loadRun(dir string) (*run, error) {
 		return nil, fmt.Errorf("run directory %s: %w", dir, err)
 	}
 	if len(r.results) == 0 {
-		return nil, fmt.Errorf("run directory %s: %s has no rows", dir, ResultsFile)
+		// An empty shard is a finished run: its report says so instead of failing.
+		r.notes = append(r.notes, ResultsFile+" has no rows (an empty shard, or no problems): there is nothing to summarise.")
 	}
 	if r.questions, err = readQuestions(filepath.Join(dir, ProblemsFile)); err != nil {
 		return nil, fmt.Errorf("run directory %s: %w", dir, err)
@@ -118,8 +127,15 @@ func loadRun(dir string) (*run, error) {
 	return r, nil
 }
 
-// readQuestions maps problem index to question text; nil if the file is absent.
-func readQuestions(path string) (map[int32]string, error) {
+// problemText is what problems.jsonl says about a problem.
+type problemText struct {
+	Question string `json:"question"`
+	Prompt   string `json:"prompt"` // the exact text the model saw
+}
+
+// readQuestions maps problem index to its question and prompt; nil if the file
+// is absent.
+func readQuestions(path string) (map[int32]problemText, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -128,13 +144,13 @@ func readQuestions(path string) (map[int32]string, error) {
 		return nil, err
 	}
 	defer f.Close()
-	out := map[int32]string{}
+	out := map[int32]problemText{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for line := 1; sc.Scan(); line++ {
 		var e struct {
-			Index    int32  `json:"index"`
-			Question string `json:"question"`
+			Index int32 `json:"index"`
+			problemText
 		}
 		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
 			continue
@@ -142,7 +158,7 @@ func readQuestions(path string) (map[int32]string, error) {
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
 			return nil, fmt.Errorf("%s line %d: %w", path, line, err)
 		}
-		out[e.Index] = e.Question
+		out[e.Index] = e.problemText
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
@@ -227,6 +243,34 @@ func (r *run) thresholds(label string) *model.Thresholds {
 	return nil
 }
 
+// attnViews says which attention statistics each sampler read: an Entropix
+// sampler's own view (attn_mode, pad_len in its description), the sweep's
+// attn_mode for the rest.
+func (r *run) attnViews() string {
+	var parts []string
+	for _, s := range r.manifest.Samplers {
+		var d struct {
+			AttnMode string `json:"attn_mode"`
+			PadLen   int    `json:"pad_len"`
+		}
+		if json.Unmarshal(s.Description, &d) != nil || d.AttnMode == "" {
+			continue
+		}
+		v := d.AttnMode
+		if v == "padded" {
+			v = fmt.Sprintf("padded over %d slots", d.PadLen)
+		}
+		parts = append(parts, s.Label+": "+v)
+	}
+	if m := r.manifest.Config.AttnMode; m != "" {
+		if len(parts) == 0 {
+			return m
+		}
+		parts = append(parts, "others: "+m)
+	}
+	return strings.Join(parts, "; ")
+}
+
 // manifestView is the manifest table and the indented file.
 func (r *run) manifestView() model.Manifest {
 	m := r.manifest
@@ -261,8 +305,12 @@ func (r *run) manifestView() model.Manifest {
 	if m.Config.Repeats > 0 {
 		add("repeats", strconv.Itoa(m.Config.Repeats))
 	}
-	add("attention statistics", m.Config.AttnMode)
-	add("backend", strings.TrimSpace(m.Backend+" "+strings.Join(m.Devices, ",")))
+	add("attention statistics", r.attnViews())
+	backend := strings.TrimSpace(m.Backend + " " + strings.Join(m.Devices, ","))
+	if len(m.DeviceNames) > 0 {
+		backend += " (" + strings.Join(m.DeviceNames, ", ") + ")"
+	}
+	add("backend", backend)
 	if m.BatchSize > 0 {
 		add("batch size", strconv.Itoa(m.BatchSize))
 	}
@@ -277,8 +325,8 @@ func (r *run) manifestView() model.Manifest {
 	}
 	add("code", strings.TrimSpace(m.Code.Version+" "+rev))
 	if st := m.Stats; st != nil && st.WallSeconds > 0 {
-		add("throughput", fmt.Sprintf("%.1f generated tokens/s (%d tokens in %.0f s of this session)",
-			float64(st.GeneratedTokens)/st.WallSeconds, st.GeneratedTokens, st.WallSeconds))
+		add("throughput", fmt.Sprintf("%.1f generated tokens/s, wall clock (%d tokens in %.0f s of this session, all workers)",
+			r.throughput(), st.GeneratedTokens, st.WallSeconds))
 	}
 	add("status", m.Status)
 	add("started", m.Started)
@@ -289,4 +337,78 @@ func (r *run) manifestView() model.Manifest {
 		pretty.Write(r.raw)
 	}
 	return model.Manifest{Highlights: kv, Pretty: pretty.String()}
+}
+
+// throughput is generated tokens per wall-clock second of the run's last
+// session, all workers together; 0 when the manifest does not say.
+func (r *run) throughput() float64 {
+	if st := r.manifest.Stats; st != nil && st.WallSeconds > 0 {
+		return float64(st.GeneratedTokens) / st.WallSeconds
+	}
+	return 0
+}
+
+// canonicalSpecs maps each sampler label to a key that is equal for equal
+// samplers however they were written: the manifest's description (every
+// parameter in effect) re-encoded with sorted keys, else its spec, else the
+// label itself when the manifest does not describe the sampler.
+func (r *run) canonicalSpecs() map[string]string {
+	out := map[string]string{}
+	for _, label := range r.samplerOrder() {
+		out[label] = "label:" + label
+	}
+	for _, s := range r.manifest.Samplers {
+		for _, raw := range []json.RawMessage{s.Description, s.Spec} {
+			var v any
+			if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+				continue
+			}
+			if _, isObject := v.(map[string]any); !isObject {
+				continue
+			}
+			if b, err := json.Marshal(v); err == nil { // map keys come out sorted
+				out[s.Label] = "spec:" + string(b)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// fileSum is one hashed input file of the manifest.
+type fileSum struct {
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+}
+
+// arrowMeta is the provenance comparisons.arrow carries in its schema
+// metadata; empty without a manifest.
+func (r *run) arrowMeta() map[string]string {
+	if r.raw == nil {
+		return nil
+	}
+	m := r.manifest
+	combined := func(files []fileSum) string {
+		if len(files) == 0 {
+			return ""
+		}
+		h := sha256.New()
+		for _, f := range files {
+			fmt.Fprintf(h, "%s %s\n", f.SHA256, filepath.Base(f.Path))
+		}
+		return hex.EncodeToString(h.Sum(nil))
+	}
+	rev := m.Code.Revision
+	if rev != "" && m.Code.Modified {
+		rev += "+modified"
+	}
+	key := ""
+	if m.Fingerprint != "" {
+		key = m.Fingerprint + "@" + m.Started
+	}
+	return map[string]string{
+		reports.MetaRunKey: key, reports.MetaSweepFingerprint: m.Fingerprint,
+		reports.MetaModelSHA256: combined(m.Provenance.ModelFiles), reports.MetaDatasetSHA256: combined(m.Provenance.DatasetFiles),
+		reports.MetaCodeRevision: rev,
+	}
 }

@@ -1,6 +1,7 @@
 package runreport
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -87,27 +88,30 @@ func summaryRows(groups []*samplerRows) ([]reports.SummaryRow, error) {
 	return out, nil
 }
 
-// samplerSummary pools a sampler's seeds into the accuracy table's row.
-func samplerSummary(g *samplerRows, summary []reports.SummaryRow) (model.Sampler, error) {
+// samplerSummary pools a sampler's seeds into the accuracy table's row: per
+// filter the problem-level accuracy (each problem's seeds and repeats averaged
+// first) and the spread of the per-seed accuracies.
+func samplerSummary(g *samplerRows, scores *runScores, summary []reports.SummaryRow) (model.Sampler, error) {
 	s := model.Sampler{Label: g.label, Seeds: g.seeds, Responses: len(g.pooled)}
 	var tokens int64
-	var latency float64
+	var truncated int
 	for i := range g.pooled {
 		tokens += int64(g.pooled[i].GenTokens)
-		latency += g.pooled[i].LatencyMS
-	}
-	if latency > 0 {
-		s.TokensPerSecond = float64(tokens) / (latency / 1000)
-	}
-	for _, f := range reports.Filters {
-		row, err := reports.Summarize(g.pooled, f)
-		if err != nil {
-			return s, fmt.Errorf("sampler %q: %w", g.label, err)
+		if g.pooled[i].FinishReason == reports.FinishLength {
+			truncated++
 		}
-		s.TruncationRate, s.MeanGenTokens = row.TruncationRate, row.MeanGenTokens
+	}
+	if n := len(g.pooled); n > 0 {
+		s.TruncationRate, s.MeanGenTokens = float64(truncated)/float64(n), float64(tokens)/float64(n)
+	}
+	for _, f := range scores.filters {
+		acc, err := reports.ClusteredAccuracyOf(scores.groups[reports.SamplerFilter{Sampler: g.label, Filter: f}])
+		if err != nil {
+			return s, fmt.Errorf("sampler %q filter %q: %w", g.label, f, err)
+		}
 		var perSeed []float64
 		for _, r := range summary {
-			if r.Sampler == g.label && r.Filter == f {
+			if r.Sampler == g.label && string(r.Filter) == f {
 				perSeed = append(perSeed, r.Accuracy)
 			}
 		}
@@ -116,8 +120,7 @@ func samplerSummary(g *samplerRows, summary []reports.SummaryRow) (model.Sampler
 			return s, fmt.Errorf("sampler %q: seeds: %w", g.label, err)
 		}
 		s.Filters = append(s.Filters, model.FilterAccuracy{
-			Filter: f, N: int(row.N), Accuracy: row.Accuracy, SE: row.SE,
-			CILow: row.CILow, CIHigh: row.CIHigh, SeedMean: spread.Mean, SeedSD: spread.SD,
+			Filter: f, ClusteredAccuracy: acc, SeedMean: spread.Mean, SeedSD: spread.SD,
 		})
 	}
 	return s, nil
@@ -139,56 +142,35 @@ func chooseBaseline(groups []*samplerRows, want string) (string, error) {
 		}
 		return want, nil
 	}
-	if has("greedy") {
+	if has("greedy") || len(groups) == 0 {
 		return "greedy", nil
 	}
 	return groups[0].label, nil
 }
 
-// comparisonRows compares every sampler with the baseline under every filter
-// and Holm-adjusts the p-values over all rows, the report's one family. A
-// sampler that shares no problem with the baseline is left out with a note
-// rather than failing the whole report.
-func comparisonRows(groups []*samplerRows, baseline string, opt reports.BootstrapOptions) ([]reports.ComparisonRow, []string, error) {
-	var base *samplerRows
-	for _, g := range groups {
-		if g.label == baseline {
-			base = g
-		}
-	}
+// comparisonRows compares every sampler with the baseline under every filter;
+// Holm runs over the samplers on the primary filter only. A sampler that
+// shares no problem with the baseline is left out with a note rather than
+// failing the whole report.
+func comparisonRows(scores *runScores, labels []string, baseline, primary string, opt reports.PairedOptions) ([]reports.ComparisonRow, []string, error) {
 	var out []reports.ComparisonRow
 	var notes []string
-	for _, g := range groups {
-		if g == base {
+	for _, label := range labels {
+		if label == baseline {
 			continue
 		}
-		if !shareProblems(g.pooled, base.pooled) {
-			notes = append(notes, fmt.Sprintf("%s answered none of the problems %s answered: not compared.", g.label, baseline))
+		rows, err := scores.compare(label, baseline, primary, opt)
+		if errors.Is(err, errNoCommonProblem) {
+			notes = append(notes, fmt.Sprintf("%s answered none of the problems %s answered: not compared.", label, baseline))
 			continue
 		}
-		for _, f := range reports.Filters {
-			row, err := reports.Compare(g.pooled, base.pooled, f, opt)
-			if err != nil {
-				return nil, nil, fmt.Errorf("compare %q with %q: %w", g.label, baseline, err)
-			}
-			out = append(out, row)
+		if err != nil {
+			return nil, nil, err
 		}
+		out = append(out, rows...)
 	}
-	if err := reports.AdjustHolm(out); err != nil {
+	if err := reports.HolmOverPrimary(out); err != nil {
 		return nil, nil, err
 	}
 	return out, notes, nil
-}
-
-func shareProblems(a, b []reports.ResultRow) bool {
-	ids := make(map[int32]bool, len(b))
-	for i := range b {
-		ids[b[i].ProblemID] = true
-	}
-	for i := range a {
-		if ids[a[i].ProblemID] {
-			return true
-		}
-	}
-	return false
 }

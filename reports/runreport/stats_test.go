@@ -1,6 +1,8 @@
 package runreport
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"math"
 	"path/filepath"
 	"testing"
@@ -24,30 +26,37 @@ func TestComputeHandCase(t *testing.T) {
 	assert.Equal(t, "x", rep.Samplers[0].Label, "manifest order")
 
 	g := rep.Samplers[1].Filters[0]
-	assert.Equal(t, reports.FilterStrict, g.Filter)
-	assert.InDelta(t, 0.5, g.Accuracy, 1e-12)
+	assert.Equal(t, "strict", g.Filter)
+	assert.Equal(t, "strict", rep.PrimaryFilter, "the task's first filter")
+	assert.InDelta(t, 0.5, g.Mean, 1e-12)
 	assert.InDelta(t, math.Sqrt(0.25/9), g.SE, 1e-12, "lm-eval SE sqrt(p(1-p)/(n-1))")
-	assert.InDelta(t, 0.2366, g.CILow, 1e-4, "Wilson 5/10")
-	assert.InDelta(t, 0.7634, g.CIHigh, 1e-4)
+	// The interval is the SE's: 0.5 ± 1.959964·0.166667 = [0.173339, 0.826661].
+	assert.InDelta(t, 0.173339, g.CILow, 1e-6)
+	assert.InDelta(t, 0.826661, g.CIHigh, 1e-6)
 	assert.True(t, math.IsNaN(g.SeedSD), "one seed: no SD")
+	assert.True(t, math.IsNaN(g.WithinSD), "one sample per problem: no within-problem spread")
 
 	require.Len(t, rep.Comparisons, 3)
 	strict, flexible := rep.Comparisons[0], rep.Comparisons[1]
-	assert.Equal(t, "x", strict.SamplerA)
-	assert.Equal(t, "greedy", strict.SamplerB)
-	assert.InDelta(t, 0.3, strict.Difference, 1e-12)
-	assert.Equal(t, int32(3), strict.McNemarB)
-	assert.Equal(t, int32(0), strict.McNemarC)
-	assert.Equal(t, reports.McNemarExact, strict.Method)
-	assert.InDelta(t, 0.25, strict.PValue, 1e-12, "2·C(3,0)/2³")
-	assert.InDelta(t, 1, flexible.PValue, 1e-12, "no discordant pairs")
-	// Holm over [0.25, 1, 0.25]: 3·0.25, max(0.75, 2·0.25), max(0.75, 1·1).
-	assert.InDelta(t, 0.75, strict.PHolm, 1e-12)
-	assert.InDelta(t, 1, flexible.PHolm, 1e-12)
-	assert.InDelta(t, 0.75, rep.Comparisons[2].PHolm, 1e-12)
-	assert.LessOrEqual(t, strict.CILow, 0.3)
-	assert.GreaterOrEqual(t, strict.CIHigh, 0.3)
-	assert.GreaterOrEqual(t, strict.CILow, 0.0, "a difference that is never negative has a non-negative interval")
+	assert.Equal(t, "x", strict.Sampler)
+	assert.Equal(t, "greedy", strict.Baseline)
+	assert.InDelta(t, 0.3, strict.Delta, 1e-12)
+	assert.Equal(t, reports.Some[int32](3), strict.McNemarB)
+	assert.Equal(t, reports.Some[int32](0), strict.McNemarC)
+	// Three differences of +1: sign flip p = 2/2³ = 0.25, McNemar's exact p too.
+	assert.InDelta(t, 0.25, strict.P, 1e-12)
+	assert.InDelta(t, 0.25, strict.McNemarP.V, 1e-12)
+	assert.InDelta(t, 1, flexible.P, 1e-12, "no differences")
+	// Holm over the samplers on the primary filter: one test, unchanged.
+	assert.InDelta(t, 0.25, strict.PHolm.V, 1e-12)
+	assert.False(t, flexible.PHolm.Valid)
+	assert.False(t, rep.Comparisons[2].PHolm.Valid)
+	// SE of d (seven 0s, three 1s): √(0.3·0.7·10/9/10) = 0.152753;
+	// CI 0.3 ± 0.299390; MDE80 = 2.801585·0.152753 = 0.427949.
+	assert.InDelta(t, 0.152753, strict.DeltaSE, 1e-6)
+	assert.InDelta(t, 0.000610, strict.CILow, 1e-6)
+	assert.InDelta(t, 0.427949, strict.MDE80, 1e-6)
+	assert.GreaterOrEqual(t, strict.BootCILow, 0.0, "a difference that is never negative has a non-negative interval")
 }
 
 // Hand-computed: two seeds of one sampler over four problems.
@@ -67,7 +76,7 @@ func TestComputePoolsSeeds(t *testing.T) {
 	f := s.Filters[0]
 	// Problem scores [1, .5, 0, 0]: mean .375, sample variance .6875/3.
 	assert.Equal(t, 4, f.N)
-	assert.InDelta(t, 0.375, f.Accuracy, 1e-12)
+	assert.InDelta(t, 0.375, f.Mean, 1e-12)
 	assert.InDelta(t, math.Sqrt(0.6875/3/4), f.SE, 1e-12)
 	assert.InDelta(t, 0.375, f.SeedMean, 1e-12, "mean of 0.5 and 0.25")
 	assert.InDelta(t, math.Sqrt(2*0.125*0.125), f.SeedSD, 1e-12)
@@ -82,11 +91,14 @@ func TestComputePoolsSeeds(t *testing.T) {
 	cmp, err := reports.ReadComparisons(filepath.Join(dir, ComparisonsFile))
 	require.NoError(t, err)
 	require.Len(t, cmp, 3)
-	// McNemar pairs seed i of s with seed i of greedy: seed 1 differs on
-	// problem 2, seed 2 on problems 1 and 2: c = 3, b = 0.
-	assert.Equal(t, int32(0), cmp[0].McNemarB)
-	assert.Equal(t, int32(3), cmp[0].McNemarC)
-	assert.InDelta(t, 0.375-0.75, cmp[0].Difference, 1e-12)
+	// Problem means: s 1, .5, 0, 0; greedy 1, 1, 1, 0 (identical seeds).
+	// d = 0, −.5, −1, 0: Δ = −0.375. In halves the non-zero d are −1, −2, sum
+	// −3; of ±1 ± 2 (3, 1, −1, −3) two reach |3|: p = 0.5. Two samples a side:
+	// no McNemar.
+	assert.InDelta(t, -0.375, cmp[0].Delta, 1e-12)
+	assert.InDelta(t, 0.5, cmp[0].P, 1e-12)
+	assert.Equal(t, int32(2), cmp[0].SamplesPerProblem)
+	assert.False(t, cmp[0].McNemarP.Valid)
 }
 
 func TestChooseBaseline(t *testing.T) {
@@ -194,6 +206,63 @@ func TestManifestView(t *testing.T) {
 	assert.Equal(t, "18446744073709551615, 1", kv["seeds"], "uint64 seeds")
 	assert.Equal(t, "256", kv["max new tokens"])
 	assert.Equal(t, "gsm8k", kv["task"])
-	assert.Contains(t, kv["throughput"], "250.0 generated tokens/s")
+	assert.Contains(t, kv["throughput"], "250.0 generated tokens/s, wall clock")
+	assert.InDelta(t, 250, rep.Throughput, 1e-12)
 	assert.Contains(t, rep.Manifest.Pretty, `"model": "models/llama"`)
+}
+
+// The sweep's primary_filter moves the Holm family; --primary-filter
+// (Options.PrimaryFilter) overrides it; an unknown filter is an error.
+func TestPrimaryFilter(t *testing.T) {
+	m := taskManifest("gsm8k", "greedy", "x", "y")
+	m["config"] = map[string]any{"primary_filter": "numeric"}
+	dir := writeRun(t, m, concat(scored("greedy", 0, 1, 0, 0, 0), scored("x", 0, 1, 1, 1, 0), scored("y", 0, 0, 0, 0, 1)), nil)
+	rep, err := Compute(dir, Options{Paired: reports.PairedOptions{Bootstrap: reportsBootstrap(100)}})
+	require.NoError(t, err)
+	assert.Equal(t, "numeric", rep.PrimaryFilter)
+	var family []string
+	for _, c := range rep.Comparisons {
+		assert.Equal(t, c.Filter == "numeric", c.PHolm.Valid, "%s %s", c.Sampler, c.Filter)
+		if c.Primary {
+			family = append(family, c.Sampler)
+		}
+	}
+	assert.Equal(t, []string{"x", "y"}, family)
+
+	rep, err = Compute(dir, Options{PrimaryFilter: "flexible", Paired: reports.PairedOptions{Bootstrap: reportsBootstrap(100)}})
+	require.NoError(t, err)
+	assert.Equal(t, "flexible", rep.PrimaryFilter)
+
+	_, err = Compute(dir, Options{PrimaryFilter: "fuzzy"})
+	assert.ErrorContains(t, err, `primary filter "fuzzy" is not a filter of this task`)
+}
+
+// comparisons.arrow carries the run's provenance in its schema metadata: a
+// notebook can join many runs' comparisons.
+func TestComparisonsMetadata(t *testing.T) {
+	m := taskManifest("gsm8k", "greedy", "x")
+	m["fingerprint"] = "f00d"
+	m["started"] = "2026-11-22T06:00:00Z"
+	m["code"] = map[string]any{"revision": "abc123", "modified": true}
+	m["provenance"] = map[string]any{
+		"model_files":   []map[string]any{{"path": "/m/model.safetensors", "sha256": "11"}},
+		"dataset_files": []map[string]any{{"path": "/d/test.parquet", "sha256": "22"}},
+	}
+	dir := writeRun(t, m, concat(scored("greedy", 0, 1, 0), scored("x", 0, 1, 1)), nil)
+	_, err := Build(dir, Options{Paired: reports.PairedOptions{Bootstrap: reportsBootstrap(100)}})
+	require.NoError(t, err)
+	md, err := reports.ReadSchemaMetadata(filepath.Join(dir, ComparisonsFile))
+	require.NoError(t, err)
+	get := func(k string) string { return md[k] }
+	assert.Equal(t, "f00d@2026-11-22T06:00:00Z", get(reports.MetaRunKey))
+	assert.Equal(t, "f00d", get(reports.MetaSweepFingerprint))
+	assert.Equal(t, "abc123+modified", get(reports.MetaCodeRevision))
+	// sha256("11 model.safetensors\n")
+	assert.Equal(t, sha256hex("11 model.safetensors\n"), get(reports.MetaModelSHA256))
+	assert.Equal(t, sha256hex("22 test.parquet\n"), get(reports.MetaDatasetSHA256))
+}
+
+func sha256hex(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -41,7 +42,9 @@ type traceAgg struct {
 
 	strategyID  map[string]int
 	strategies  []string
-	perSampler  [][]int64                  // sampler → strategy → tokens
+	perSampler  [][]int64 // sampler → strategy → tokens
+	metricSum   [][maxStrategies + 1][len(model.TokenMetrics)]float64
+	metricN     [][maxStrategies + 1][len(model.TokenMetrics)]int64
 	perResponse [][maxStrategies + 1]int32 // response → strategy → tokens
 	tokens      []int32                    // response → tokens seen
 
@@ -53,7 +56,8 @@ type traceAgg struct {
 	orphans int64
 }
 
-func newTraceAgg(results []reports.ResultRow, samplers []string, detail map[int]*model.Tokens) *traceAgg {
+// correct scores a response under the report's primary filter.
+func newTraceAgg(results []reports.ResultRow, samplers []string, detail map[int]*model.Tokens, correct func(*reports.ResultRow) bool) *traceAgg {
 	idx := map[string]int{}
 	for i, s := range samplers {
 		idx[s] = i
@@ -65,6 +69,8 @@ func newTraceAgg(results []reports.ResultRow, samplers []string, detail map[int]
 		curveSum:   make([][2][]float64, len(samplers)),
 		curveN:     make([][2][]int64, len(samplers)),
 		strategyID: map[string]int{}, perSampler: make([][]int64, len(samplers)),
+		metricSum:   make([][maxStrategies + 1][len(model.TokenMetrics)]float64, len(samplers)),
+		metricN:     make([][maxStrategies + 1][len(model.TokenMetrics)]int64, len(samplers)),
 		perResponse: make([][maxStrategies + 1]int32, len(results)),
 		tokens:      make([]int32, len(results)),
 		detail:      detail, lastIdx: -1,
@@ -73,7 +79,7 @@ func newTraceAgg(results []reports.ResultRow, samplers []string, detail map[int]
 		r := &results[i]
 		a.respIndex[respKey{r.RunID, r.ProblemID, r.Repeat}] = i
 		a.sampler[i] = idx[r.Sampler]
-		a.correct[i] = r.CorrectStrict
+		a.correct[i] = correct(r)
 	}
 	for s := range samplers {
 		a.density[s] = newHistogram()
@@ -132,11 +138,24 @@ func (a *traceAgg) add(t *reports.TraceRow) {
 	id := a.strategy(t.Strategy)
 	a.perSampler[s][id]++
 	a.perResponse[i][id]++
+	for m, v := range [len(model.TokenMetrics)]reports.Opt[float64]{
+		reports.Some(t.Entropy), reports.Some(t.Varentropy), t.AttnEntropy, t.AttnVarentropy, t.Agreement, t.InteractionStrength,
+	} {
+		if v.Valid && isFinite(v.V) {
+			a.metricSum[s][id][m] += v.V
+			a.metricN[s][id][m]++
+		}
+	}
 	a.tokens[i]++
 	if d := a.detail[i]; d != nil {
 		d.Text = append(d.Text, t.TokenText)
 		d.Entropy = append(d.Entropy, t.Entropy)
 		d.Varentropy = append(d.Varentropy, t.Varentropy)
+		attn := math.NaN()
+		if t.AttnEntropy.Valid {
+			attn = t.AttnEntropy.V
+		}
+		d.AttnEntropy = append(d.AttnEntropy, attn)
 		d.Strategy = append(d.Strategy, t.Strategy)
 	}
 }
@@ -196,7 +215,14 @@ func (a *traceAgg) strategyStats(s int, label string) model.StrategyStats {
 	}
 	for id, n := range a.perSampler[s] {
 		if n > 0 {
-			st.Shares = append(st.Shares, model.StrategyShare{Strategy: a.strategyName(id), Tokens: n, Share: float64(n) / float64(st.Tokens)})
+			sh := model.StrategyShare{Strategy: a.strategyName(id), Tokens: n, Share: float64(n) / float64(st.Tokens)}
+			for m := range sh.Means {
+				sh.Means[m] = math.NaN()
+				if c := a.metricN[s][id][m]; c > 0 {
+					sh.Means[m] = a.metricSum[s][id][m] / float64(c)
+				}
+			}
+			st.Shares = append(st.Shares, sh)
 		}
 	}
 	sortShares(st.Shares)

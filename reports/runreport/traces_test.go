@@ -1,6 +1,7 @@
 package runreport
 
 import (
+	"math"
 	"testing"
 
 	"github.com/entropix-eval/entropix-eval/reports"
@@ -9,8 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Five correct responses of four tokens (entropy 0.5; argmax ×3, adaptive) and
-// five wrong ones (entropy 1, 2, 3, 4; adaptive ×4).
+// Five correct responses of four tokens (entropy 0.5; argmax ×3 with attention
+// entropy 1.5, adaptive) and five wrong ones (entropy 1, 2, 3, 4; adaptive ×4
+// with agreement 0.25).
 func entropixCase() ([]reports.ResultRow, []reports.TraceRow) {
 	results := scored("entropix", 0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0)
 	var traces []reports.TraceRow
@@ -22,9 +24,11 @@ func entropixCase() ([]reports.ResultRow, []reports.TraceRow) {
 				tr.Entropy, tr.Varentropy = 0.5, 0.5
 				if step < 3 {
 					tr.Strategy = "argmax"
+					tr.AttnEntropy = reports.Some(1.5)
 				}
 			} else {
 				tr.Entropy, tr.Varentropy = float64(step+1), float64(step+1)
+				tr.Agreement = reports.Some(0.25)
 			}
 			traces = append(traces, tr)
 		}
@@ -45,7 +49,19 @@ func TestTraceSections(t *testing.T) {
 	require.Len(t, rep.Strategies, 1)
 	st := rep.Strategies[0]
 	assert.Equal(t, int64(40), st.Tokens)
-	assert.Equal(t, []model.StrategyShare{{Strategy: "adaptive", Tokens: 25, Share: 0.625}, {Strategy: "argmax", Tokens: 15, Share: 0.375}}, st.Shares)
+	require.Len(t, st.Shares, 2)
+	assert.Equal(t, [2]any{"adaptive", int64(25)}, [2]any{st.Shares[0].Strategy, st.Shares[0].Tokens})
+	assert.Equal(t, [2]any{"argmax", int64(15)}, [2]any{st.Shares[1].Strategy, st.Shares[1].Tokens})
+	assert.InDelta(t, 0.625, st.Shares[0].Share, 1e-15)
+	// Adaptive decided 5 tokens at entropy 0.5 and 5 each at 1, 2, 3, 4:
+	// mean (2.5 + 50)/25 = 2.1 (varentropy the same); no attention entropy;
+	// agreement 0.25 on the 20 that had it. Argmax: 0.5, 0.5, attention 1.5.
+	nan := math.NaN()
+	for i, want := range [][6]float64{{2.1, 2.1, nan, nan, 0.25, nan}, {0.5, 0.5, 1.5, nan, nan, nan}} {
+		for m, w := range want {
+			assertCloseOrNaN(t, w, st.Shares[i].Means[m], "%s %s", st.Shares[i].Strategy, model.TokenMetrics[m])
+		}
+	}
 	assert.Equal(t, []model.FrequencyBin{
 		{Strategy: "adaptive", Label: "20–50%", Low: 0.2, High: 0.5, Responses: 5, Accuracy: 1},
 		{Strategy: "adaptive", Label: "> 50%", Low: 0.5, High: 1, Responses: 5, Accuracy: 0},
@@ -133,4 +149,13 @@ func TestEntropixRecognisedFromTraces(t *testing.T) {
 	assert.True(t, rep.Samplers[0].Entropix)
 	assert.Len(t, rep.Strategies, 1)
 	assert.Nil(t, rep.Density[0].Thresholds, "thresholds come from the manifest only")
+}
+
+func assertCloseOrNaN(t *testing.T, want, got float64, msg string, args ...any) {
+	t.Helper()
+	if math.IsNaN(want) {
+		assert.True(t, math.IsNaN(got), append([]any{msg + ": want NaN, got %v"}, append(args, got)...)...)
+		return
+	}
+	assert.InDelta(t, want, got, 1e-12, append([]any{msg}, args...)...)
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/entropix-eval/entropix-eval/reports"
 	"github.com/entropix-eval/entropix-eval/reports/figures"
@@ -32,7 +33,7 @@ func Write(dir string, rep *model.Report) error {
 	if err := reports.WriteSummary(filepath.Join(dir, SummaryFile), rep.Summary); err != nil {
 		return err
 	}
-	if err := reports.WriteComparisons(filepath.Join(dir, ComparisonsFile), rep.Comparisons); err != nil {
+	if err := reports.WriteComparisons(filepath.Join(dir, ComparisonsFile), rep.Comparisons, rep.ArrowMeta); err != nil {
 		return err
 	}
 	figs, err := writeFigures(filepath.Join(dir, FiguresDir), rep)
@@ -56,20 +57,38 @@ func writeFigures(dir string, rep *model.Report) (html.Figures, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return out, fmt.Errorf("figures: %w", err)
 	}
+	size := figures.OneColumn
+	if rep.FigureSize != "" {
+		var err error
+		if size, err = figures.SizeNamed(rep.FigureSize); err != nil {
+			return out, err
+		}
+	}
 	// draw saves one figure; ok is false when it could not be drawn (noted).
 	draw := func(p *plot.Plot, drawErr error, name, title string) (fig html.Figure, ok bool, err error) {
 		if drawErr != nil {
 			rep.Notes = append(rep.Notes, drawErr.Error())
 			return fig, false, nil
 		}
-		svg, err := figures.Save(p, dir, name)
+		svg, err := figures.Save(p, dir, name, size)
 		if err != nil {
 			return fig, false, err
 		}
 		return html.Figure{Title: title + " (figures/" + name + ".svg, .pdf)", SVG: svg}, true, nil
 	}
-	p, err := figures.Accuracy(rep.Samplers, 0)
-	fig, ok, err := draw(p, err, "accuracy", "Strict accuracy with 95% Wilson intervals")
+	if len(rep.Comparisons) > 0 {
+		p, err := figures.Forest(rep.Comparisons, rep.PrimaryFilter)
+		fig, ok, err := draw(p, err, "forest", "Difference from "+rep.Baseline+" ("+rep.PrimaryFilter+", 95% CI)")
+		if err != nil {
+			return out, err
+		}
+		if ok {
+			out.Forest = &fig
+		}
+	}
+	primary := max(0, slices.Index(rep.Filters, rep.PrimaryFilter))
+	p, err := figures.Accuracy(rep.Samplers, primary)
+	fig, ok, err := draw(p, err, "accuracy", "Accuracy ("+rep.PrimaryFilter+") with 95% CI over problems")
 	if err != nil {
 		return out, err
 	}
@@ -104,7 +123,16 @@ func writeTables(dir string, rep *model.Report) error {
 		return fmt.Errorf("tables: %w", err)
 	}
 	for name, write := range map[string]func(io.Writer, *model.Report) error{
-		"accuracy.tex": latex.AccuracyTable, "paired.tex": latex.ComparisonTable,
+		"accuracy.tex": func(w io.Writer, r *model.Report) error {
+			return latex.AccuracyTable(w, r, latex.Options{Label: rep.TableLabel})
+		},
+		"paired.tex": func(w io.Writer, r *model.Report) error {
+			return latex.ComparisonTable(w, r, latex.Options{Label: rep.TableLabel})
+		},
+		"paired-secondary.tex": func(w io.Writer, r *model.Report) error {
+			return latex.SecondaryTable(w, r, latex.Options{Label: rep.TableLabel})
+		},
+		"results.md": WriteMarkdown,
 	} {
 		var b bytes.Buffer
 		if err := write(&b, rep); err != nil {

@@ -34,6 +34,50 @@ func ParseAttnMode(s string) (AttnMode, error) {
 	return Masked, fmt.Errorf("attention mode %q: want masked or padded", s)
 }
 
+// AttnView is the set of key slots one sampler's attention statistics run over:
+// the real positions (Masked), or a fixed cache of PadLen slots whose empty ones
+// score 0 (Padded), as the upstream Entropix code computes them over its KV cache
+// (4096 slots for the JAX original and frog, 2048 for the SmolLM port). Every
+// Entropix variant names its view; one engine step serves each input in its own.
+type AttnView struct {
+	Mode   AttnMode
+	PadLen int
+}
+
+// String is "masked" or "padded:<slots>".
+func (v AttnView) String() string {
+	if v.Mode == Padded {
+		return fmt.Sprintf("padded:%d", v.PadLen)
+	}
+	return "masked"
+}
+
+// Check reports a view no statistics can be computed in, naming the field.
+func (v AttnView) Check() error {
+	switch v.Mode {
+	case Masked:
+		return nil
+	case Padded:
+		if v.PadLen < 1 {
+			return fmt.Errorf("pad_len %d: a padded view needs at least one slot", v.PadLen)
+		}
+		return nil
+	}
+	return fmt.Errorf("attention mode %d: want masked or padded", v.Mode)
+}
+
+// Fits reports whether a sequence of kvLen keys fits the view (a padded cache
+// cannot hold more keys than it has slots), after Check.
+func (v AttnView) Fits(kvLen int) error {
+	if err := v.Check(); err != nil {
+		return err
+	}
+	if v.Mode == Padded && kvLen > v.PadLen {
+		return fmt.Errorf("attention view %s: %d keys exceed the padded cache; raise pad_len or lower max_seq_len", v, kvLen)
+	}
+	return nil
+}
+
 // probClip is the clip inside the log of the attention entropy; it is part of the
 // reference definition (it changes results where probabilities fall below 1e-10).
 const probClip = 1e-10
@@ -55,15 +99,28 @@ type AttnStats struct {
 	InteractionStrength float64
 	// Slots is the number of key slots the statistics ran over.
 	Slots int
+	// View is the view they were computed in (samplers check it is theirs).
+	View AttnView
 
 	probs []float64 // scratch reused across calls: heads × real slots
 	empty []float64 // scratch: each head's probability of one empty slot
+}
+
+// ComputeView is Compute in view v.
+func (a *AttnStats) ComputeView(scores []float32, nHeads, kvLen int, v AttnView) error {
+	return a.Compute(scores, nHeads, kvLen, v.Mode, v.PadLen)
 }
 
 // Compute fills a from the pre-softmax scores (already divided by √head_dim) of
 // nHeads rows × kvLen real keys, laid out row-major. In Padded mode padLen is the
 // cache size (padLen ≥ kvLen); it is ignored in Masked mode. Buffers inside a are
 // reused, so a decode loop that keeps one AttnStats per sequence does not allocate.
+//
+// Padded statistics cost O(nHeads·kvLen) like masked ones, not O(nHeads·padLen):
+// every empty slot of a head has the same score (0), hence the same probability
+// e = exp(−max)/Z, so the padLen − kvLen empty slots enter the normaliser, the
+// entropy (−n·e·log2 e), the agreement (one column of per-head e weighted by n)
+// and the means (as cells scoring 0) in closed form.
 func (a *AttnStats) Compute(scores []float32, nHeads, kvLen int, mode AttnMode, padLen int) error {
 	if nHeads <= 0 || kvLen <= 0 || len(scores) != nHeads*kvLen {
 		return fmt.Errorf("attention stats: %d scores for %d heads × %d keys", len(scores), nHeads, kvLen)
@@ -77,6 +134,10 @@ func (a *AttnStats) Compute(scores []float32, nHeads, kvLen int, mode AttnMode, 
 	}
 	slots := kvLen + nEmpty
 	a.Slots = slots
+	a.View = AttnView{Mode: mode}
+	if mode == Padded {
+		a.View.PadLen = padLen
+	}
 	a.HeadEntropy = grow(a.HeadEntropy, nHeads)
 	a.probs = grow(a.probs, nHeads*kvLen)
 	a.empty = grow(a.empty, nHeads)

@@ -1,0 +1,258 @@
+package cuda
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/entropix-eval/entropix-eval/engine"
+	"github.com/entropix-eval/entropix-eval/sampler/metrics"
+)
+
+// hostKernels is set by the cudasim build: the pipeline tests then run the .cu kernels
+// themselves, and the tests below, which exist to reach the kernels' code paths, run.
+var hostKernels bool
+
+func needHostKernels(t *testing.T) {
+	t.Helper()
+	if !hostKernels {
+		t.Skip("reaches the kernels' code paths: run with -tags cudasim (make cudasim)")
+	}
+}
+
+// gqaShapes cover GQA groups 1, 2, 3, 4 and 8 and head dims 12, 64, 128 and 256: query
+// heads per block (hb) of 1 to 8, both key-load paths, one to eight dims per lane, and
+// at head dim 128 with 8 grouped heads a shared-memory limit of 10 warps, so a 560-key
+// row takes two passes per warp (and 16 warps, at head dim 64, at 512 keys).
+var gqaShapes = []engine.Config{
+	{HiddenSize: 64, Intermediate: 96, Layers: 1, Heads: 2, KVHeads: 2, HeadDim: 64, VocabSize: 3000},
+	{HiddenSize: 64, Intermediate: 96, Layers: 1, Heads: 3, KVHeads: 1, HeadDim: 64, VocabSize: 3000},
+	{HiddenSize: 64, Intermediate: 96, Layers: 1, Heads: 4, KVHeads: 1, HeadDim: 128, VocabSize: 3000,
+		Architecture: "Qwen2ForCausalLM"},
+	{HiddenSize: 64, Intermediate: 96, Layers: 1, Heads: 8, KVHeads: 1, HeadDim: 128, VocabSize: 3000},
+	// Head dim 12 takes the kernels' 4-byte key loads (not a multiple of 8); head dim
+	// 256 all eight dims per lane.
+	{HiddenSize: 48, Intermediate: 96, Layers: 1, Heads: 4, KVHeads: 2, HeadDim: 12, VocabSize: 3000},
+	{HiddenSize: 64, Intermediate: 96, Layers: 1, Heads: 2, KVHeads: 1, HeadDim: 256, VocabSize: 3000},
+}
+
+// The shapes above do reach the multi-pass paths they are there for.
+func TestGQAShapesReachTheTiles(t *testing.T) {
+	hb, warps, _ := attnGeometry(8, 1, 128, 560, 140)
+	require.Equal(t, 8, hb)
+	require.Equal(t, 10, warps)
+	require.Greater(t, 560, warps*32, "two passes per warp")
+	hb, warps, _ = attnGeometry(3, 1, 64, 565, 140)
+	require.Equal(t, 3, hb)
+	require.Greater(t, 565, warps*32)
+	require.Greater(t, gqaShapes[0].VocabSize, topkChunk, "two top-K stages")
+}
+
+func buildModel(t *testing.T, c engine.Config, seed uint64) *engine.Model {
+	return buildModelTB(t, c, seed)
+}
+
+// buildModelTB builds a random model of shape c in BF16 with its query and key
+// projections scaled by 8. Random N(0, 0.02) weights give near-uniform attention,
+// under which a wrong score or a dropped key barely moves the output; scaled, the
+// scores are 64 times larger and heads sit at a few bits, so the comparisons see the
+// attention kernels' mistakes. Powers of two keep the BF16 values exact.
+func buildModelTB(t testing.TB, c engine.Config, seed uint64) *engine.Model {
+	t.Helper()
+	dir := t.TempDir()
+	c.MaxPositions, c.TiedEmbedding = 1024, true
+	require.NoError(t, engine.BuildTestModel(dir, engine.TestModelSpec{Config: c, Seed: seed}))
+	m, err := engine.Load(dir)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = m.Close() })
+	r := bf16Model(t, m)
+	for name, ts := range r.Tensors {
+		if !strings.Contains(name, "q_proj") && !strings.Contains(name, "k_proj") {
+			continue
+		}
+		for i := 0; i < ts.Len(); i++ {
+			v := engine.BF16ToF32(binary.LittleEndian.Uint16(ts.Data[2*i:]))
+			binary.LittleEndian.PutUint16(ts.Data[2*i:], engine.F32ToBF16(8*v))
+		}
+	}
+	return r
+}
+
+func randomPrompt(rng *rand.Rand, n, vocab int) []int32 {
+	ids := make([]int32, n)
+	for i := range ids {
+		ids[i] = int32(rng.IntN(vocab))
+	}
+	return ids
+}
+
+// A long prompt prefilled in chunks next to short ones (batching, mixed lengths),
+// batched decoding over 560+ keys, a freed and refilled slot, both attention modes and
+// both head layouts, against the CPU backend on the same BF16 weights.
+func TestHostKernelsGQAAndLongRows(t *testing.T) {
+	needHostKernels(t)
+	for i, c := range gqaShapes {
+		name := fmt.Sprintf("heads%d-kv%d-dim%d", c.Heads, c.KVHeads, c.HeadDim)
+		t.Run(name, func(t *testing.T) {
+			m := buildModel(t, c, uint64(i+1))
+			rng := rand.New(rand.NewPCG(uint64(i), 7))
+			mode := attnModes[i%2]
+			o := mode
+			o.Slots, o.MaxSeqLen, o.TopK = 3, 600, 0
+			g, cpu := newEmulated(t, m, o), newCPU(t, bf16Model(t, m), o)
+			r := report{}
+			both := func(where string, in ...engine.Input) {
+				got, want := step(t, g, in...), step(t, cpu, in...)
+				for j := range in {
+					compareOutput(t, fmt.Sprintf("%s %s input %d", name, where, j), &got[j], &want[j], scaledQKTol, r)
+				}
+			}
+			long := randomPrompt(rng, 560, c.VocabSize)
+			for s := 0; s < len(long); s += 140 {
+				both(fmt.Sprintf("chunk@%d", s), engine.Input{Slot: 0, Tokens: long[s : s+140]},
+					engine.Input{Slot: 1 + s/140%2, Tokens: randomPrompt(rng, 3, c.VocabSize)})
+			}
+			withGroupedHeads(func() {
+				for s := 0; s < 2; s++ {
+					both(fmt.Sprintf("grouped decode %d", s), engine.Input{Slot: 0, Tokens: randomPrompt(rng, 1, c.VocabSize)},
+						engine.Input{Slot: 2, Tokens: randomPrompt(rng, 1, c.VocabSize)})
+				}
+			})
+			both("decode", engine.Input{Slot: 0, Tokens: randomPrompt(rng, 1, c.VocabSize)},
+				engine.Input{Slot: 1, Tokens: randomPrompt(rng, 1, c.VocabSize)})
+			g.Free(1)
+			cpu.Free(1)
+			both("refilled", engine.Input{Slot: 1, Tokens: randomPrompt(rng, 40, c.VocabSize)})
+			r.log(t, name)
+		})
+	}
+}
+
+// logit_stats and topk_chunks on crafted rows: ties (which break toward the lower id),
+// -Inf and NaN entries, several reduction stages, against sampler/metrics.
+func TestLogitKernelsOnCraftedRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	for _, tc := range []struct{ vocab, k, rows int }{{300, 27, 3}, {5000, 1, 2}, {70000, 1024, 2}, {128256, 27, 1}} {
+		t.Run(fmt.Sprintf("vocab%d-k%d", tc.vocab, tc.k), func(t *testing.T) {
+			dev := newTestDevice(t)
+			p := &pipeline{cfg: engine.Config{VocabSize: tc.vocab}, gpuK: tc.k, be: dev}
+			logits := make([]float32, tc.rows*tc.vocab)
+			for i := range logits {
+				logits[i] = float32(math.Round(rng.NormFloat64()*6) / 4) // coarse: many ties
+			}
+			logits[5] = float32(math.Inf(-1))
+			logits[len(logits)-7] = float32(math.NaN())
+			scratch := int64(tc.rows * topkScratchEntries(tc.vocab, tc.k) * 4)
+			var err error
+			p.out.logits, err = dev.alloc(int64(4*len(logits)), "logits")
+			require.NoError(t, err)
+			p.out.logitStats, err = dev.alloc(int64(8*3*tc.rows), "logit stats")
+			require.NoError(t, err)
+			for i := range 2 {
+				p.out.topVals[i], err = dev.alloc(scratch, "top values")
+				require.NoError(t, err)
+				p.out.topIDs[i], err = dev.alloc(scratch, "top ids")
+				require.NoError(t, err)
+			}
+			require.NoError(t, dev.upload(p.out.logits, f32Bytes(logits)))
+			require.NoError(t, dev.launch("logit_stats", tc.rows, 1, 512, 0,
+				p.args.reset().ptr(p.out.logits).i32(tc.vocab).ptr(p.out.logitStats)))
+			require.NoError(t, p.topK(tc.rows))
+			stats := make([]float64, 3*tc.rows)
+			require.NoError(t, dev.download(f64Bytes(stats), p.out.logitStats))
+			final := (len(topkStages(tc.vocab, tc.k)) - 1) % 2
+			vals, ids := make([]float32, tc.k*tc.rows), make([]int32, tc.k*tc.rows)
+			require.NoError(t, dev.download(f32Bytes(vals), p.out.topVals[final]))
+			require.NoError(t, dev.download(i32Bytes(ids), p.out.topIDs[final]))
+			for r := 0; r < tc.rows; r++ {
+				row := logits[r*tc.vocab : (r+1)*tc.vocab]
+				lz, ent, varent := metrics.LogitStats(row)
+				if math.IsNaN(lz) { // a NaN logit poisons the statistics on both sides
+					require.True(t, math.IsNaN(stats[3*r]), "row %d log Z %g", r, stats[3*r])
+				} else {
+					require.InDelta(t, lz, stats[3*r], 1e-9*math.Max(1, math.Abs(lz)), "row %d log Z", r)
+					require.InDelta(t, ent, stats[3*r+1], 1e-9*math.Max(1, ent), "row %d entropy", r)
+					require.InDelta(t, varent, stats[3*r+2], 1e-9*math.Max(1, varent), "row %d varentropy", r)
+				}
+				rank := append([]float32(nil), row...)
+				for j, v := range rank {
+					if v != v {
+						rank[j] = float32(math.Inf(-1)) // the kernel ranks NaN last, as -Inf
+					}
+				}
+				want := metrics.TopK(nil, rank, tc.k)
+				for j, c := range want {
+					require.Equal(t, c.ID, ids[r*tc.k+j], "row %d rank %d", r, j)
+					require.Equal(t, c.Logit, vals[r*tc.k+j], "row %d rank %d", r, j)
+				}
+			}
+		})
+	}
+}
+
+// Every shared model: the golden prompts batched in one step, then again chunked by 4
+// with every sequence's chunk in the same steps (mixed lengths), batched greedy
+// decoding, and a freed slot refilled, each output against the CPU backend.
+func TestHostKernelsBatchedChunkedRefilled(t *testing.T) {
+	needHostKernels(t)
+	for i, sm := range sharedModels {
+		t.Run(sm.name, func(t *testing.T) {
+			m, cases := loadShared(t, sm)
+			o := attnModes[i%len(attnModes)]
+			o.Slots, o.MaxSeqLen, o.TopK = len(cases), 96, 0
+			g, cpu := newEmulated(t, m, o), newCPU(t, bf16Model(t, m), o)
+			r := report{}
+			both := func(where string, in []engine.Input) []engine.Output {
+				got, want := step(t, g, in...), step(t, cpu, in...)
+				for j := range in {
+					compareOutput(t, fmt.Sprintf("%s %s slot %d", sm.name, where, in[j].Slot), &got[j], &want[j], sm.tol, r)
+				}
+				return want
+			}
+			var in []engine.Input
+			for s, c := range cases {
+				in = append(in, engine.Input{Slot: s, Tokens: c.PromptIDs})
+			}
+			both("batched prefill", in)
+			for s := range cases {
+				g.Free(s)
+				cpu.Free(s)
+			}
+			var last []engine.Output
+			for k := 0; ; k += 4 {
+				var chunk []engine.Input
+				for s, c := range cases {
+					if k < len(c.PromptIDs) {
+						chunk = append(chunk, engine.Input{Slot: s, Tokens: c.PromptIDs[k:min(k+4, len(c.PromptIDs))]})
+					}
+				}
+				if len(chunk) == 0 {
+					break
+				}
+				out := both(fmt.Sprintf("chunk@%d", k), chunk)
+				for j, inp := range chunk {
+					if k+4 >= len(cases[inp.Slot].PromptIDs) {
+						last = append(last, out[j])
+						in[inp.Slot].Tokens = []int32{out[j].Dist.Candidates[0].ID}
+					}
+				}
+			}
+			require.Len(t, last, len(cases))
+			for s := 0; s < 3; s++ {
+				out := both(fmt.Sprintf("decode %d", s), in)
+				for j := range in {
+					in[j].Tokens = []int32{out[j].Dist.Candidates[0].ID}
+				}
+			}
+			g.Free(0)
+			cpu.Free(0)
+			both("refilled", []engine.Input{{Slot: 0, Tokens: cases[len(cases)-1].PromptIDs}})
+			r.log(t, sm.name)
+		})
+	}
+}

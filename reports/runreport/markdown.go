@@ -1,0 +1,44 @@
+package runreport
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/entropix-eval/entropix-eval/reports/model"
+)
+
+// WriteMarkdown writes the accuracy table in lm-evaluation-harness's
+// Markdown layout (Tasks | Filter | n-shot | Metric | Value | Stderr), one row
+// per sampler and filter, with a Sampler column after Tasks: run prints it at
+// the end and report writes it to tables/results.md.
+func WriteMarkdown(w io.Writer, r *model.Report) error {
+	var b strings.Builder
+	b.WriteString("|Tasks|Sampler|Filter|n-shot|Metric| |Value| |Stderr|\n")
+	b.WriteString("|-----|-------|------|-----:|------|---|----:|---|-----:|\n")
+	shots := "-"
+	if r.FewShot >= 0 {
+		shots = fmt.Sprint(r.FewShot)
+	}
+	for _, s := range r.Samplers {
+		for i, f := range s.Filters {
+			task := ""
+			if i == 0 {
+				task = r.Task
+			}
+			se := "N/A"
+			if !math.IsNaN(f.SE) {
+				se = fmt.Sprintf("%.4f", f.SE)
+			}
+			fmt.Fprintf(&b, "|%s|%s|%s|%s|exact_match|↑|%.4f|±|%s|\n",
+				mdEscape(task), mdEscape(s.Label), mdEscape(f.Filter), shots, f.Mean, se)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func mdEscape(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ", "\r", " ").Replace(s)
+}

@@ -1,0 +1,91 @@
+package runreport
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/entropix-eval/entropix-eval/reports"
+)
+
+// runScores are a run's scores grouped by sampler and filter, then problem:
+// the one input of every accuracy and comparison the report, compare and the
+// terminal tables show.
+type runScores struct {
+	filters []string // the task's filters in its order; filters[0] is the default primary
+	groups  map[reports.SamplerFilter]reports.ProblemSamples
+}
+
+// scoresOf is the glue from result rows to the statistics: one Scored per
+// response and filter.
+func scoresOf(rows []reports.ResultRow) (*runScores, error) {
+	s := &runScores{}
+	for _, f := range reports.Filters {
+		s.filters = append(s.filters, string(f))
+	}
+	scored := make([]reports.Scored, 0, len(rows)*len(s.filters))
+	for i := range rows {
+		r := &rows[i]
+		for _, f := range reports.Filters {
+			v := 0.0
+			if r.Correct(f) {
+				v = 1
+			}
+			scored = append(scored, reports.Scored{Sampler: r.Sampler, Filter: string(f), Seed: r.Seed, Repeat: r.Repeat, Problem: r.ProblemID, Score: v})
+		}
+	}
+	var err error
+	if s.groups, err = reports.GroupScores(scored); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// primaryFilter checks a requested primary filter, or returns the task's first.
+func (s *runScores) primaryFilter(want string) (string, error) {
+	if want == "" {
+		return s.filters[0], nil
+	}
+	if !slices.Contains(s.filters, want) {
+		return "", fmt.Errorf("primary filter %q is not a filter of this task (filters: %q)", want, s.filters)
+	}
+	return want, nil
+}
+
+var errNoCommonProblem = errors.New("no problem scored by both")
+
+// compare returns sampler against baseline under every filter, unadjusted.
+// baselineScores may come from another run (compare).
+func (s *runScores) compare(sampler, baseline, primary string, opt reports.PairedOptions) ([]reports.ComparisonRow, error) {
+	return compareAcross(s, sampler, s, baseline, primary, opt)
+}
+
+func compareAcross(a *runScores, sampler string, b *runScores, baseline, primary string, opt reports.PairedOptions) ([]reports.ComparisonRow, error) {
+	var out []reports.ComparisonRow
+	for _, f := range a.filters {
+		sa := a.groups[reports.SamplerFilter{Sampler: sampler, Filter: f}]
+		sb, ok := b.groups[reports.SamplerFilter{Sampler: baseline, Filter: f}]
+		if !ok {
+			continue
+		}
+		row, err := reports.ComparePaired(sa, sb, opt)
+		if err != nil {
+			if len(sa.Problems) > 0 && len(sb.Problems) > 0 && !sharesProblem(sa, sb) {
+				return nil, errNoCommonProblem
+			}
+			return nil, fmt.Errorf("compare %q with %q under %s: %w", sampler, baseline, f, err)
+		}
+		row.Sampler, row.Baseline, row.Filter, row.Primary = sampler, baseline, f, f == primary
+		out = append(out, row)
+	}
+	return out, nil
+}
+
+func sharesProblem(a, b reports.ProblemSamples) bool {
+	for _, id := range a.Problems {
+		if _, ok := slices.BinarySearch(b.Problems, id); ok {
+			return true
+		}
+	}
+	return false
+}
