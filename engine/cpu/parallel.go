@@ -38,11 +38,14 @@ func parallelFor(threads, n int, fn func(worker, task int)) {
 	wg.Wait()
 }
 
-// parallelBlocks splits [0, n) into one contiguous block per thread and runs
-// fn(worker, lo, hi) on each, the calling goroutine taking block 0. For equal-cost
-// tasks (the row tiles of a matmul) this beats a shared counter: each core streams
-// one contiguous stretch of the weights instead of short interleaved tiles, and no
-// cache line bounces between cores. As in parallelFor, the split changes no value.
+// parallelBlocks runs fn(worker, lo, hi) over [0, n) split into one contiguous
+// block per thread, the calling goroutine taking block 0. For equal-cost tasks (the
+// row tiles of a matmul) this beats a shared counter: each core streams one
+// contiguous stretch of the weights instead of short interleaved tiles, and no
+// cache line bounces between cores. A thread that finishes its block takes tiles
+// one at a time from the far end of another's, so a core that the OS lends to
+// other work for a while does not hold the whole step back. As in parallelFor,
+// the split changes no value: every task still runs once, whole, on one thread.
 func parallelBlocks(threads, n int, fn func(worker, lo, hi int)) {
 	threads = min(threads, n)
 	if threads <= 1 {
@@ -51,14 +54,70 @@ func parallelBlocks(threads, n int, fn func(worker, lo, hi int)) {
 		}
 		return
 	}
+	blocks := make([]span, threads)
+	for w := range blocks {
+		blocks[w].set(w*n/threads, (w+1)*n/threads)
+	}
+	work := func(w int) {
+		own := &blocks[w]
+		for {
+			t, ok := own.takeFront()
+			if !ok {
+				break
+			}
+			fn(w, t, t+1)
+		}
+		for k := 1; k < threads; k++ {
+			other := &blocks[(w+k)%threads]
+			for {
+				t, ok := other.takeBack()
+				if !ok {
+					break
+				}
+				fn(w, t, t+1)
+			}
+		}
+	}
 	var wg sync.WaitGroup
 	wg.Add(threads - 1)
 	for w := 1; w < threads; w++ {
 		go func() {
 			defer wg.Done()
-			fn(w, w*n/threads, (w+1)*n/threads)
+			work(w)
 		}()
 	}
-	fn(0, 0, n/threads)
+	work(0)
 	wg.Wait()
+}
+
+// span is a range of task indices [lo, hi) packed in one word, so its owner
+// (from the front) and thieves (from the back) take tasks with one CAS each.
+type span struct{ v atomic.Uint64 }
+
+func (s *span) set(lo, hi int) { s.v.Store(uint64(lo)<<32 | uint64(hi)) }
+
+func (s *span) takeFront() (int, bool) {
+	for {
+		old := s.v.Load()
+		lo, hi := int(old>>32), int(old&0xffffffff)
+		if lo >= hi {
+			return 0, false
+		}
+		if s.v.CompareAndSwap(old, uint64(lo+1)<<32|uint64(hi)) {
+			return lo, true
+		}
+	}
+}
+
+func (s *span) takeBack() (int, bool) {
+	for {
+		old := s.v.Load()
+		lo, hi := int(old>>32), int(old&0xffffffff)
+		if lo >= hi {
+			return 0, false
+		}
+		if s.v.CompareAndSwap(old, uint64(lo)<<32|uint64(hi-1)) {
+			return hi - 1, true
+		}
+	}
 }
