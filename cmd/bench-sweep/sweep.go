@@ -41,7 +41,6 @@ func runSweep(ctx context.Context, o options, model string, noCache bool) (*swee
 	out := filepath.Join(o.work, "runs", time.Now().UTC().Format("20060102-150405.000"))
 	args := []string{"run", "--model", model, "--task", "gsm8k_cot",
 		"--dataset", filepath.Join(o.shared, "data", "gsm8k", "main", "test-00000-of-00001.parquet"),
-		"--fewshot", filepath.Join(o.shared, "data", "fewshot"),
 		"--samplers", o.samplers, "--seeds", o.seeds, "--limit", strconv.Itoa(o.problems),
 		"--batch-size", strconv.Itoa(o.batch), "--threads", strconv.Itoa(o.threads),
 		"--progress", "log", "--out", out}
