@@ -51,3 +51,25 @@ func TestSmolLMFaithfulFirstTokenEndToEnd(t *testing.T) {
 	}
 	require.Equal(t, 3, firsts)
 }
+
+// With the prefix cache on (the default), a faithful SmolLM sequence bypasses it —
+// the prompt-averaged metrics need every prompt position computed — while the
+// greedy sequences of the same problems share their prompts: the run equals one
+// with the cache off.
+func TestPromptMetricsBypassPrefixCache(t *testing.T) {
+	data := sharedtest.Path(t, "data/gsm8k/main/test-00000-of-00001.parquet")
+	run := func(extra ...string) string {
+		dir := filepath.Join(t.TempDir(), "run")
+		require.NoError(t, runQuiet(t, context.Background(), append([]string{
+			"--model", sharedtest.Path(t, "models/stories260K-hf"),
+			"--task", "gsm8k_cot_zeroshot", "--dataset", data,
+			"--seeds", "0,1", "--limit", "3", "--max-new-tokens", "4", "--prefill-chunk", "16",
+			"--samplers", "greedy,entropix:smollm-360m,faithful=true,clarifying_token_id=13,temperature,entropix:smollm-135m,faithful=true,clarifying_token_id=13",
+			"--progress", "none", "--out", dir,
+		}, extra...)))
+		tr, err := reports.ReadTraces(filepath.Join(dir, eval.TracesArrow))
+		require.NoError(t, err)
+		return fmt.Sprintf("%+v", tr)
+	}
+	require.Equal(t, run("--no-prefix-cache"), run())
+}
