@@ -192,13 +192,7 @@ func schemaOrder(infos []datasets.FileInfo) []string {
 
 // printFirstDocs shows the first docs, every column, non-strings as JSON.
 func printFirstDocs(out io.Writer, ps []datasets.Problem, columns []string, n, width int) {
-	n = min(n, len(ps))
-	if n <= 0 {
-		return
-	}
-	fmt.Fprintf(out, "\nfirst %d rows\n", n)
-	for _, p := range ps[:n] {
-		fmt.Fprintf(out, "  doc %d (%s row %d)\n", p.Index, filepath.Base(p.Source), p.Row)
+	eachFirstRow(out, ps, n, func(p datasets.Problem) {
 		tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 		for _, c := range columns {
 			v, ok := p.Doc[c]
@@ -216,6 +210,19 @@ func printFirstDocs(out io.Writer, ps []datasets.Problem, columns []string, n, w
 			fmt.Fprintf(tw, "    %s\t%s\n", c, oneLine(s, width))
 		}
 		tw.Flush()
+	})
+}
+
+// eachFirstRow heads the first n rows and calls show for each under its doc line.
+func eachFirstRow(out io.Writer, ps []datasets.Problem, n int, show func(datasets.Problem)) {
+	n = min(n, len(ps))
+	if n <= 0 {
+		return
+	}
+	fmt.Fprintf(out, "\nfirst %d rows\n", n)
+	for _, p := range ps[:n] {
+		fmt.Fprintf(out, "  doc %d (%s row %d)\n", p.Index, filepath.Base(p.Source), p.Row)
+		show(p)
 	}
 }
 
@@ -268,13 +275,7 @@ func printSchemas(out io.Writer, infos []datasets.FileInfo) {
 }
 
 func printFirstRows(out io.Writer, ps []datasets.Problem, n, width int) {
-	n = min(n, len(ps))
-	if n <= 0 {
-		return
-	}
-	fmt.Fprintf(out, "\nfirst %d rows\n", n)
-	for _, p := range ps[:n] {
-		fmt.Fprintf(out, "  doc %d (%s row %d)\n", p.Index, filepath.Base(p.Source), p.Row)
+	eachFirstRow(out, ps, n, func(p datasets.Problem) {
 		fmt.Fprintf(out, "    question  %s\n", oneLine(p.Question, width))
 		fmt.Fprintf(out, "    answer    %s\n", oneLine(p.Answer, width))
 		target := p.Target
@@ -282,7 +283,7 @@ func printFirstRows(out io.Writer, ps []datasets.Problem, n, width int) {
 			target = "(invalid: no \"#### N\" line)"
 		}
 		fmt.Fprintf(out, "    target    %s\n", target)
-	}
+	})
 }
 
 // oneLine makes a value one line (newlines as \n) and cuts it to width runes.
