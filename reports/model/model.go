@@ -29,9 +29,9 @@ type Report struct {
 	// session (manifest stats); 0 when unknown. Per-sampler rates are not
 	// shown: samplers share batches, so no wall clock belongs to one sampler.
 	Throughput float64
-	// ArrowMeta is the run's provenance for comparisons.arrow's schema
-	// metadata (reports.Meta* keys); nil without a manifest.
-	ArrowMeta map[string]string
+	// Provenance is the run's, as results.arrow carries it; summary.arrow and
+	// comparisons.arrow carry it on.
+	Provenance reports.Provenance
 	// FigureSize names the figures' size preset (figures.SizeNamed); "" means
 	// one column.
 	FigureSize string

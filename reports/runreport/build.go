@@ -67,14 +67,11 @@ func Compute(dir string, opt Options) (*model.Report, error) {
 		return nil, fmt.Errorf("run directory %s: %w", dir, err)
 	}
 	rep := &model.Report{RunDir: dir, Task: r.task(), Manifest: r.manifestView(), Notes: r.notes,
-		Filters: scores.filters, Throughput: r.throughput(), ArrowMeta: r.arrowMeta(), FewShot: -1, TableLabel: opt.TableLabel, FigureSize: opt.FigureSize}
+		Filters: scores.filters, Throughput: r.throughput(), Provenance: r.provenance, FewShot: r.fewShot(), TableLabel: opt.TableLabel, FigureSize: opt.FigureSize}
 	if opt.FigureSize != "" {
 		if _, err := figures.SizeNamed(opt.FigureSize); err != nil {
 			return nil, err
 		}
-	}
-	if n := r.manifest.Config.NumFewshot; n != nil {
-		rep.FewShot = *n
 	}
 	if rep.PrimaryFilter, err = scores.primaryFilter(cmp.Or(opt.PrimaryFilter, r.manifest.Config.PrimaryFilter)); err != nil {
 		return nil, fmt.Errorf("run directory %s: %w", dir, err)
