@@ -276,9 +276,12 @@ type SummaryRow struct {
 	N        int32  // problems
 	Repeats  int32  // responses per problem (the largest count seen)
 	Accuracy float64
-	SE       float64 // lm-eval's standard error; NaN when N < 2
-	CILow    float64 // 95% Wilson score interval
-	CIHigh   float64
+	// Accuracy, SE and the interval are ClusteredAccuracyOf over this seed's
+	// samples: the report's statistic, repeats averaged within a problem; SE
+	// is lm-eval's with one sample per problem, NaN when N < 2.
+	SE     float64
+	CILow  float64 // Accuracy ± 1.96·SE, clipped to [0, 1]
+	CIHigh float64
 	// TruncationRate is the fraction of responses that ended at the token limit.
 	TruncationRate float64
 	MeanGenTokens  float64
