@@ -33,7 +33,7 @@ func prefixPrompts(t *testing.T, golden []int32, vocab int) (a, b, c, d []int32)
 
 // feed runs prompt from position start of slot in chunks, then decodes greedily,
 // and returns the prompt's output and each decoded step's.
-func feed(t *testing.T, e emulated, slot int, prompt []int32, start, chunk, decode int) []engine.Output {
+func feed(t *testing.T, e engine.Engine, slot int, prompt []int32, start, chunk, decode int) []engine.Output {
 	t.Helper()
 	var out []engine.Output
 	for s := start; s < len(prompt); s += chunk {
