@@ -170,7 +170,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	// A group or tag runs its tasks one after another, each into its own run
 	// directory under --out (lm-eval evaluates a group's members as separate
-	// tasks too; group-level aggregates are not computed).
+	// tasks too), then the group's aggregate_metric_list into group_results.json.
 	fmt.Fprintf(stdout, "%s: %d tasks: %s\n", cfg.Task, len(tasks), strings.Join(tasks, ", "))
 	out := cfg.Out
 	for _, t := range tasks {
@@ -180,7 +180,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return fmt.Errorf("task %s: %w", t, err)
 		}
 	}
-	return nil
+	return writeGroupSummary(stdout, cfg, out)
 }
 
 // runOne evaluates one task into cfg.Out.
