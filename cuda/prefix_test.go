@@ -77,7 +77,7 @@ func TestPrefixSharingMatchesRecompute(t *testing.T) {
 		o.PrefixCacheBytes = 8 * prefixBlockBytes(&m.Config)
 		e := newEmulated(t, m, o)
 		require.NotNil(t, e.prefix)
-		require.Equal(t, 8, e.prefix.index.Capacity())
+		require.Equal(t, 8, e.prefix.Index.Capacity())
 		n, err := e.AttachPrefix(0, a)
 		require.NoError(t, err)
 		require.Zero(t, n, "nothing stored yet")
@@ -104,7 +104,7 @@ func TestPrefixSharingMatchesRecompute(t *testing.T) {
 		require.Equal(t, len(a), n)
 		sameOutputs(t, sm.name+"/continued", want["c"], feed(t, e, 2, c, n, 5, 3))
 		require.Equal(t, len(c)-1, e.CachedPrefix(c), "c's blocks were stored as they completed")
-		require.Zero(t, e.prefix.index.Evictions)
+		require.Zero(t, e.prefix.Index.Evictions)
 	}
 }
 
@@ -121,7 +121,7 @@ func TestPrefixSharingEviction(t *testing.T) {
 
 	o.PrefixCacheBytes = 3*prefixBlockBytes(&m.Config) + 100
 	e := newEmulated(t, m, o)
-	require.Equal(t, 3, e.prefix.index.Capacity())
+	require.Equal(t, 3, e.prefix.Index.Capacity())
 	require.Equal(t, 3*prefixBlockBytes(&m.Config), e.plan.PrefixCache, "whole blocks only")
 	for _, slot := range []int{0, 1} {
 		n, err := e.AttachPrefix(slot, a)
@@ -135,7 +135,7 @@ func TestPrefixSharingEviction(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, n)
 	sameOutputs(t, "d", wantD, feed(t, e, 0, d, 0, 11, 2))
-	require.Equal(t, 2, e.prefix.index.Evictions, "a's leaf goes with its parent")
+	require.Equal(t, 2, e.prefix.Index.Evictions, "a's leaf goes with its parent")
 	require.Zero(t, e.CachedPrefix(a))
 	n, err = e.AttachPrefix(1, d)
 	require.NoError(t, err)
@@ -146,7 +146,7 @@ func TestPrefixSharingEviction(t *testing.T) {
 	_, err = e.AttachPrefix(0, a)
 	require.NoError(t, err)
 	step(t, e, engine.Input{Slot: 0, Tokens: d[:prefixcache.BlockTokens]})
-	require.Nil(t, e.prefix.publish[0])
+	require.False(t, e.prefix.Storing(0))
 	require.Equal(t, len(d)-1, e.CachedPrefix(d))
 }
 
