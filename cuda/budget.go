@@ -23,13 +23,14 @@ type memoryPlan struct {
 	Activations int64 // per-token buffers × tokenCap
 	Outputs     int64 // per-output buffers (logits, statistics, top-K scratch) × Slots
 	Rope        int64
+	PrefixCache int64 // the prefix-sharing block pool: whole blocks within Options.PrefixCacheBytes
 	Reserve     int64
 	TokenCap    int
 }
 
 // Total is the sum of the parts.
 func (p memoryPlan) Total() int64 {
-	return p.Weights + p.KVCache + p.Activations + p.Outputs + p.Rope + p.Reserve
+	return p.Weights + p.KVCache + p.Activations + p.Outputs + p.Rope + p.PrefixCache + p.Reserve
 }
 
 // tokenCapFor is the activation size in token rows for a slot count.
@@ -72,15 +73,32 @@ func gpuTopK(topK, vocab int) int {
 // planMemory is the device memory of an engine for c with options o.
 func planMemory(c *engine.Config, o engine.Options) memoryPlan {
 	p := memoryPlan{
-		Weights:  planWeights(c).Total,
-		KVCache:  kvBytes(c, o.Slots, o.MaxSeqLen),
-		Rope:     int64(o.MaxSeqLen) * int64(c.HeadDim) * 4,
-		Reserve:  reserveBytes,
-		TokenCap: tokenCapFor(o.Slots),
+		Weights:     planWeights(c).Total,
+		KVCache:     kvBytes(c, o.Slots, o.MaxSeqLen),
+		Rope:        int64(o.MaxSeqLen) * int64(c.HeadDim) * 4,
+		PrefixCache: int64(prefixBlocks(c, o.PrefixCacheBytes)) * prefixBlockBytes(c),
+		Reserve:     reserveBytes,
+		TokenCap:    tokenCapFor(o.Slots),
 	}
 	p.Activations = int64(p.TokenCap) * activationBytesPerToken(c)
 	p.Outputs = int64(o.Slots) * outputBytesPerSlot(c, o.TopK)
 	return p
+}
+
+// fitPrefixCache caps the prefix cache at half of what the rest of the plan leaves
+// of free bytes, as the CPU engine does with host memory: shared prefixes are an
+// optimisation and never the reason a request stops fitting. -1 turns sharing off.
+func fitPrefixCache(c *engine.Config, o engine.Options, free int64) engine.Options {
+	if o.PrefixCacheBytes <= 0 {
+		return o
+	}
+	rest := o
+	rest.PrefixCacheBytes = -1
+	o.PrefixCacheBytes = min(o.PrefixCacheBytes, (free-planMemory(c, rest).Total())/2)
+	if o.PrefixCacheBytes <= 0 {
+		o.PrefixCacheBytes = -1
+	}
+	return o
 }
 
 // checkFits returns nil when plan fits in free bytes, or an error that says what the
@@ -91,8 +109,8 @@ func checkFits(c *engine.Config, o engine.Options, free int64, device int) error
 	if p.Total() <= free {
 		return nil
 	}
-	need := fmt.Sprintf("%s weights + %s KV cache (%d slots × %d tokens) + %s buffers + %s reserved",
-		gib(p.Weights), gib(p.KVCache), o.Slots, o.MaxSeqLen, gib(p.Activations+p.Outputs+p.Rope), gib(p.Reserve))
+	need := fmt.Sprintf("%s weights + %s KV cache (%d slots × %d tokens) + %s buffers + %s prefix cache + %s reserved",
+		gib(p.Weights), gib(p.KVCache), o.Slots, o.MaxSeqLen, gib(p.Activations+p.Outputs+p.Rope), gib(p.PrefixCache), gib(p.Reserve))
 	fitsWith := func(slots, maxSeq int) bool {
 		q := o
 		q.Slots, q.MaxSeqLen = slots, maxSeq

@@ -73,3 +73,27 @@ func itoa(n int) string {
 	}
 	return string(b)
 }
+
+// The prefix cache is budgeted in whole blocks and capped at half of what the rest
+// of the plan leaves free, so sharing never makes a request stop fitting.
+func TestPrefixCacheBudget(t *testing.T) {
+	c := llama1B(t)
+	block := prefixBlockBytes(&c)
+	// 16 layers × K and V × 8 kv heads × 16 positions × 64 dims × 2 bytes.
+	require.Equal(t, int64(16*2*8*16*64*2), block)
+	o := engine.Options{Slots: 16, MaxSeqLen: 1024, TopK: 27, PrefixCacheBytes: 10*block + 1}
+	require.Equal(t, 10*block, planMemory(&c, o).PrefixCache)
+	rest := o
+	rest.PrefixCacheBytes = -1
+	require.Zero(t, planMemory(&c, rest).PrefixCache)
+	need := planMemory(&c, rest).Total()
+
+	require.Equal(t, o, fitPrefixCache(&c, o, need+1<<30), "plenty free: the budget stands")
+	capped := fitPrefixCache(&c, o, need+8*block)
+	require.Equal(t, 4*block, capped.PrefixCacheBytes, "half of what is left")
+	require.NoError(t, checkFits(&c, capped, need+8*block, 0))
+	require.Equal(t, int64(-1), fitPrefixCache(&c, o, need).PrefixCacheBytes, "nothing left: sharing off")
+	require.Equal(t, int64(-1), fitPrefixCache(&c, rest, need+1<<30).PrefixCacheBytes, "off stays off")
+	err := checkFits(&c, o, need, 0)
+	require.ErrorContains(t, err, "GiB prefix cache")
+}

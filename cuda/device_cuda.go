@@ -129,6 +129,14 @@ func (d *device) download(b []byte, src dptr) error {
 	return cu.MemcpyDtoHAsync(unsafe.Pointer(&b[0]), cu.DevicePtr(src), int64(len(b)), d.stream)
 }
 
+// copyDevice copies device bytes on the engine's stream (ordered with the kernels).
+func (d *device) copyDevice(dst, src dptr, bytes int64) error {
+	if bytes == 0 {
+		return nil
+	}
+	return cu.MemcpyDtoDAsync(cu.DevicePtr(dst), cu.DevicePtr(src), bytes, d.stream)
+}
+
 func (d *device) sync() error { return d.stream.Synchronize() }
 
 func (d *device) close() error {

@@ -44,6 +44,11 @@ func (e *emulator) upload(dst dptr, b []byte) error   { copy(e.bytes(dst, len(b)
 func (e *emulator) download(b []byte, src dptr) error { copy(b, e.bytes(src, len(b))); return nil }
 func (e *emulator) sync() error                       { return nil }
 
+func (e *emulator) copyDevice(dst, src dptr, n int64) error {
+	copy(e.bytes(dst, int(n)), e.bytes(src, int(n)))
+	return nil
+}
+
 // Typed views of device memory (valid until the next alloc).
 func (e *emulator) f32(p dptr, n int) []float32 {
 	return unsafe.Slice((*float32)(unsafe.Pointer(&e.bytes(p, 4*n)[0])), n)

@@ -28,7 +28,10 @@ type Engine struct {
 	closed bool
 }
 
-var _ engine.Engine = (*Engine)(nil)
+var (
+	_ engine.Engine       = (*Engine)(nil)
+	_ engine.PrefixSharer = (*Engine)(nil)
+)
 
 // gpu is the pipeline's backend on a real device.
 type gpu struct {
@@ -78,6 +81,8 @@ func (e *Engine) setup(m *engine.Model) error {
 	if err != nil {
 		return fmt.Errorf("cuMemGetInfo: %w", err)
 	}
+	e.opts = fitPrefixCache(&e.cfg, e.opts, free)
+	e.plan = planMemory(&e.cfg, e.opts)
 	if err := checkFits(&e.cfg, e.opts, free, e.dev.ordinal); err != nil {
 		return err
 	}
@@ -127,9 +132,37 @@ func (e *Engine) Len(slot int) int {
 func (e *Engine) Free(slot int) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if slot >= 0 && slot < len(e.lens) {
-		e.lens[slot] = 0
+	e.free(slot)
+}
+
+// CachedPrefix implements engine.PrefixSharer.
+func (e *Engine) CachedPrefix(prompt []int32) int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return 0
 	}
+	return e.cachedPrefix(prompt)
+}
+
+// AttachPrefix implements engine.PrefixSharer: the stored blocks are copied into
+// the slot on the device (cuMemcpyDtoDAsync on the engine's stream).
+func (e *Engine) AttachPrefix(slot int, prompt []int32) (int, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return 0, errors.New("cuda engine: attach prefix after Close")
+	}
+	unbind, err := e.dev.bind()
+	if err != nil {
+		return 0, err
+	}
+	defer unbind()
+	n, err := e.attachPrefix(slot, prompt)
+	if err != nil {
+		return 0, fmt.Errorf("cuda engine: %w", err)
+	}
+	return n, nil
 }
 
 // DeviceName is the GPU's name (for run manifests).

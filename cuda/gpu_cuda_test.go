@@ -256,3 +256,41 @@ func TestCublasStridedBatchedGemm(t *testing.T) {
 		}
 	}
 }
+
+// On the GPU, sequences started from copied blocks (cuMemcpyDtoDAsync) match the same
+// prompts prefilled from scratch on the same engine, at the GPU tests' tolerances
+// (cuBLAS may pick other kernels for the shorter step): a sibling of a live slot, a
+// slot reusing part of a block, and a prompt continuing a stored leaf.
+func TestGPUPrefixSharing(t *testing.T) {
+	needGPU(t)
+	for _, sm := range sharedModels[:5] {
+		m, cases := loadShared(t, sm)
+		a, b, c, _ := prefixPrompts(t, cases[1].PromptIDs, m.Config.VocabSize)
+		o := engine.Options{Slots: 3, MaxSeqLen: 80, MetricLayer: -1, PrefixCacheBytes: 8 * prefixBlockBytes(&m.Config)}
+		e := newGPU(t, m, o)
+		require.NotNil(t, e.prefix)
+		r := report{}
+		want := map[string]engine.Output{}
+		for name, p := range map[string][]int32{"b": b, "c": c, "a": a} { // a last: it stays in slot 0
+			e.Free(0)
+			want[name] = feed(t, e, 0, p, 0, len(p), 0)[0]
+		}
+		_, err := e.AttachPrefix(0, a) // slot 0 holds a: attaching needs an empty slot
+		require.ErrorContains(t, err, "free it first")
+		for _, tc := range []struct {
+			name   string
+			slot   int
+			prompt []int32
+			reused int
+		}{{"a", 1, a, 0}, {"a", 2, a, len(a) - 1}, {"b", 1, b, 20}, {"c", 2, c, len(a)}} {
+			e.Free(tc.slot)
+			n, err := e.AttachPrefix(tc.slot, tc.prompt)
+			require.NoError(t, err)
+			require.Equal(t, tc.reused, n, "%s %s in slot %d", sm.name, tc.name, tc.slot)
+			got := feed(t, e, tc.slot, tc.prompt, n, 16, 0)
+			w := want[tc.name]
+			compareOutput(t, fmt.Sprintf("%s/%s/slot%d", sm.name, tc.name, tc.slot), &got[0], &w, sm.tol, r)
+		}
+		r.log(t, sm.name+"/prefix sharing")
+	}
+}

@@ -41,6 +41,8 @@ type backend interface {
 	alloc(bytes int64, what string) (dptr, error)
 	upload(dst dptr, b []byte) error
 	download(b []byte, src dptr) error // completes by the next sync
+	// copyDevice copies bytes within device memory, ordered with the launches.
+	copyDevice(dst, src dptr, bytes int64) error
 	sync() error
 	launch(name string, grid, gridY, block, smem int, a *kernelArgs) error
 	// gemm is y = x·wᵀ (+ y when beta is 1): w bf16 [n][k], x bf16 [rows][k], y f32 [rows][n].

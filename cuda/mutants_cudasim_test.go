@@ -80,7 +80,7 @@ func expectFailure(t *testing.T, body func(tb testing.TB)) (bool, string) {
 func probe(tb testing.TB, dev func(testing.TB) backend) {
 	sm := sharedModels[0]
 	m, cases := loadShared(tb, sm)
-	o := engine.Options{Slots: 1, MaxSeqLen: 64, MetricLayer: -1}
+	o := engine.Options{Slots: 1, MaxSeqLen: 64, MetricLayer: -1, PrefixCacheBytes: -1}
 	run := func(m *engine.Model, o engine.Options, tol tolerances, prompts ...[]int32) {
 		p, err := newPipeline(m, o)
 		require.NoError(tb, err)

@@ -31,6 +31,7 @@ type pipeline struct {
 	batches []subBatch
 	host    hostScratch
 	args    kernelArgs
+	prefix  *prefixStore // nil when prefix sharing is off
 	// skipStats leaves out the logits/attention statistics and top-K (outputs are
 	// not filled); only the benchmarks set it, to measure what the statistics cost.
 	skipStats bool
@@ -135,6 +136,9 @@ func (p *pipeline) setup(m *engine.Model, be backend) error {
 		return fmt.Errorf("uploading RoPE table: %w", err)
 	}
 	if err := p.allocBuffers(); err != nil {
+		return err
+	}
+	if err := p.setupPrefix(); err != nil {
 		return err
 	}
 	return be.sync()

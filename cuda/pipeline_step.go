@@ -39,7 +39,11 @@ func (p *pipeline) step(ctx context.Context, in []engine.Input, out *[]engine.Ou
 		}
 	}
 	for _, inp := range in {
+		start := p.lens[inp.Slot]
 		p.lens[inp.Slot] += len(inp.Tokens)
+		if err := p.storeBlocks(inp, start); err != nil {
+			return err
+		}
 	}
 	return nil
 }

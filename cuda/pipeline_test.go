@@ -18,7 +18,7 @@ type emulated struct{ *pipeline }
 func (e emulated) Config() *engine.Config  { return &e.cfg }
 func (e emulated) Options() engine.Options { return e.opts }
 func (e emulated) Len(slot int) int        { return e.lens[slot] }
-func (e emulated) Free(slot int)           { e.lens[slot] = 0 }
+func (e emulated) Free(slot int)           { e.free(slot) }
 func (e emulated) Close() error            { return nil }
 func (e emulated) Step(ctx context.Context, in []engine.Input, out *[]engine.Output) error {
 	return e.step(ctx, in, out)
@@ -28,8 +28,18 @@ func (e emulated) Step(ctx context.Context, in []engine.Input, out *[]engine.Out
 // kernels, or with the cudasim build tag the kernels themselves compiled for the host.
 var newTestDevice = func(t testing.TB) backend { return &emulator{} }
 
+func (e emulated) CachedPrefix(prompt []int32) int { return e.cachedPrefix(prompt) }
+func (e emulated) AttachPrefix(slot int, prompt []int32) (int, error) {
+	return e.attachPrefix(slot, prompt)
+}
+
+// newEmulated is the pipeline on the test device. Prefix sharing is off unless o
+// asks for a budget: the default gigabyte would be allocated in host memory.
 func newEmulated(t testing.TB, m *engine.Model, o engine.Options) emulated {
 	t.Helper()
+	if o.PrefixCacheBytes == 0 {
+		o.PrefixCacheBytes = -1
+	}
 	p, err := newPipeline(m, o)
 	require.NoError(t, err)
 	require.NoError(t, p.setup(m, newTestDevice(t)))

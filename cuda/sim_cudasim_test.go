@@ -128,6 +128,19 @@ func (d *simDevice) download(b []byte, src dptr) error {
 	return nil
 }
 
+func (d *simDevice) copyDevice(dst, src dptr, n int64) error {
+	to, err := d.view(dst, n)
+	if err != nil {
+		return fmt.Errorf("device copy: %w", err)
+	}
+	from, err := d.view(src, n)
+	if err != nil {
+		return fmt.Errorf("device copy: %w", err)
+	}
+	copy(to, from)
+	return nil
+}
+
 func (d *simDevice) sync() error { return nil }
 
 func (d *simDevice) launch(name string, grid, gridY, block, smem int, a *kernelArgs) error {
