@@ -98,7 +98,7 @@ func runDemo(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 
 	// The same wiring and runner as 'entropix-eval run': the demo is a sweep.
-	runner, cleanup, err := wireRunner(ctx, plan.cfg)
+	runner, cleanup, err := wireRunner(ctx, plan.cfg, runSizing{})
 	if err != nil {
 		return err
 	}

@@ -37,6 +37,7 @@ func init() {
 type runFlags struct {
 	fs       *flag.FlagSet
 	progress string
+	lm       lmEvalFlags
 }
 
 // newRunFlags binds the flags to cfg's fields with their current values as
@@ -53,7 +54,6 @@ func newRunFlags(cfg *eval.Config, stderr io.Writer) *runFlags {
 		return nil
 	})
 	fs.IntVar(&cfg.Threads, "threads", cfg.Threads, "CPU threads per worker (0: cores / workers)")
-	fs.IntVar(&cfg.BatchSize, "batch-size", cfg.BatchSize, "sequences decoded together per worker (default 8)")
 	fs.IntVar(&cfg.MaxSeqLen, "max-seq-len", cfg.MaxSeqLen, "KV-cache length of one sequence (default 2048)")
 	fs.IntVar(&cfg.PrefillChunk, "prefill-chunk", cfg.PrefillChunk, "prompt tokens per sequence per step (default 256)")
 	fs.IntVar(&cfg.Candidates, "candidates", cfg.Candidates, "top-K candidates the engine returns per step (0: whole vocabulary)")
@@ -72,15 +72,10 @@ func newRunFlags(cfg *eval.Config, stderr io.Writer) *runFlags {
 		cfg.FewshotAsMultiturn = &v
 		return nil
 	})
-	fs.IntVar(&cfg.Limit, "limit", cfg.Limit, "evaluate only the first N problems")
 	fs.StringVar(&cfg.PrimaryFilter, "primary-filter", cfg.PrimaryFilter, "filter whose comparisons the report Holm-adjusts and leads with (default: the task's first)")
 	fs.IntVar(&cfg.MaxNewTokens, "max-new-tokens", cfg.MaxNewTokens, "generation budget (default: the task's)")
 	fs.BoolVar(&cfg.FirstTokenArgmax, "first-token-argmax", cfg.FirstTokenArgmax, "take the argmax as the first token (original Entropix loop)")
-	fs.Func("samplers", `samplers, e.g. "greedy,min_p,min_p=0.05,temperature=1.5,entropix:frog"`, func(s string) error {
-		specs, err := eval.ParseSamplerList(s)
-		cfg.Samplers = specs
-		return err
-	})
+	fs.Func("samplers", `samplers, e.g. "greedy,min_p,min_p=0.05,temperature=1.5,entropix:frog" (--sampler where a field could start a sampler)`, rf.lm.addSamplerList)
 	fs.Func("seeds", "comma-separated run seeds (default 0)", func(s string) error {
 		seeds, err := parseSeeds(s)
 		cfg.Seeds = seeds
@@ -90,6 +85,7 @@ func newRunFlags(cfg *eval.Config, stderr io.Writer) *runFlags {
 	fs.StringVar(&cfg.Shard, "shard", cfg.Shard, "evaluate shard i of n (i/n); merge the shards with 'entropix-eval merge'")
 	fs.StringVar(&cfg.Out, "out", cfg.Out, "the run directory")
 	fs.StringVar(&rf.progress, "progress", "auto", "auto (bars on a terminal, log lines otherwise), bars, log or none")
+	addRunAliases(fs, cfg, &rf.lm)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: entropix-eval run [SWEEP.yaml] [flags]\n\n"+
 			"Flags override the sweep file's fields. Running the same command again resumes\n"+
@@ -104,6 +100,15 @@ func newRunFlags(cfg *eval.Config, stderr io.Writer) *runFlags {
 // once to find the file, then over the file's config, so a flag overrides a field
 // only when it is given.
 func parseRunArgs(args []string, stderr io.Writer) (eval.Config, string, error) {
+	cfg, rf, err := parseRunFlags(args, stderr)
+	if err != nil {
+		return eval.Config{}, "", err
+	}
+	return cfg, rf.progress, nil
+}
+
+// parseRunFlags is parseRunArgs with every flag's value, for run itself.
+func parseRunFlags(args []string, stderr io.Writer) (eval.Config, *runFlags, error) {
 	var file string
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		file, args = args[0], args[1:]
@@ -111,39 +116,51 @@ func parseRunArgs(args []string, stderr io.Writer) (eval.Config, string, error) 
 	var probe eval.Config
 	rf := newRunFlags(&probe, stderr)
 	if err := parseFlags(rf.fs, args); err != nil {
-		return eval.Config{}, "", err
+		return eval.Config{}, nil, err
 	}
 	switch {
 	case rf.fs.NArg() == 1 && file == "":
 		file = rf.fs.Arg(0)
 		args = args[:len(args)-1]
 	case rf.fs.NArg() > 0:
-		return eval.Config{}, "", fmt.Errorf("%w: unexpected arguments %q", errUsage, rf.fs.Args())
+		return eval.Config{}, nil, fmt.Errorf("%w: unexpected arguments %q", errUsage, rf.fs.Args())
 	}
 	var cfg eval.Config
 	if file != "" {
 		var err error
 		if cfg, err = eval.LoadConfig(file); err != nil {
-			return eval.Config{}, "", fmt.Errorf("%w: %w", errUsage, err)
+			return eval.Config{}, nil, fmt.Errorf("%w: %w", errUsage, err)
 		}
 	}
 	rf = newRunFlags(&cfg, io.Discard)
 	if err := parseFlags(rf.fs, args); err != nil {
-		return eval.Config{}, "", err
+		return eval.Config{}, nil, err
+	}
+	if err := rf.finish(&cfg, probe.Model); err != nil {
+		return eval.Config{}, nil, err
 	}
 	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
-		return eval.Config{}, "", fmt.Errorf("%w: invalid sweep:\n%w", errUsage, err)
+		return eval.Config{}, nil, fmt.Errorf("%w: invalid sweep:\n%w", errUsage, err)
 	}
-	return cfg, rf.progress, nil
+	if err := rf.lm.checkDType(cfg.Backend); err != nil {
+		return eval.Config{}, nil, err
+	}
+	dir, err := resolveModel("model", cfg.Model, rf.lm.revision, engine.HFCacheDirs())
+	if err != nil {
+		return eval.Config{}, nil, err
+	}
+	cfg.Model = dir
+	return cfg, rf, nil
 }
 
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfg, progress, err := parseRunArgs(args, stderr)
+	cfg, rf, err := parseRunFlags(args, stderr)
 	if err != nil {
 		return err
 	}
-	runner, cleanup, err := wireRunner(ctx, cfg)
+	progress := rf.progress
+	runner, cleanup, err := wireRunner(ctx, cfg, rf.lm.sizing)
 	if err != nil {
 		return err
 	}
@@ -199,7 +216,7 @@ func pickProgress(mode string) (eval.Progress, error) {
 // wireRunner loads the model, tokenizer, data and samplers a sweep names, and
 // checks all that can be checked before the run directory is created: token ids
 // against the vocabulary, the engine's memory budget, one finite forward pass.
-func wireRunner(ctx context.Context, cfg eval.Config) (*eval.Runner, func(), error) {
+func wireRunner(ctx context.Context, cfg eval.Config, sz runSizing) (*eval.Runner, func(), error) {
 	model, err := engine.Load(cfg.Model)
 	if err != nil {
 		return nil, nil, err
@@ -226,6 +243,7 @@ func wireRunner(ctx context.Context, cfg eval.Config) (*eval.Runner, func(), err
 	if err != nil {
 		return fail(err)
 	}
+	inputs, cfg.Limit = sz.applyLimit(inputs, cfg.Limit)
 	resolve := eval.NewSamplerResolver(tokenTextLookup(tok), tokenIDText(tok))
 	samplers := make([]eval.SamplerFactory, len(cfg.Samplers))
 	for i, s := range cfg.Samplers {
@@ -259,6 +277,14 @@ func wireRunner(ctx context.Context, cfg eval.Config) (*eval.Runner, func(), err
 	opts := engine.Options{
 		Slots: cfg.BatchSize, MaxSeqLen: cfg.MaxSeqLen, TopK: cfg.Candidates, AttnMode: attnMode,
 		PadLen: cfg.PadLen, MetricLayer: -1, PrefillChunk: cfg.PrefillChunk, Threads: threads,
+	}
+	if sz.autoBatch {
+		if opts.Slots, err = autoBatchSize(cfg, model, opts); err != nil {
+			return fail(err)
+		}
+		opts.Slots = min(opts.Slots, max(eval.ItemCount(cfg, len(inputs.Problems)), 1))
+		cfg.BatchSize = opts.Slots
+		slog.Info("batch size auto: the most sequences that fit in memory", "batch_size", cfg.BatchSize)
 	}
 	open, err := engineOpener(cfg.Backend, model, opts)
 	if err != nil {

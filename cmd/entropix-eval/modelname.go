@@ -1,0 +1,43 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/entropix-eval/entropix-eval/engine"
+)
+
+// resolveModel turns a --model value as users write it into a checkpoint path:
+// an existing file or directory is used as is; a hub repo id ("org/name", as in
+// lm-eval's pretrained= and vLLM's --model) is the newest complete snapshot in
+// the Hugging Face hub caches (engine.HFCacheDirs), or the one revision names.
+// Nothing is downloaded; a miss says where it looked. Any other name is returned
+// as given, for the loader to report.
+func resolveModel(flagName, name, revision string, caches []string) (string, error) {
+	if name == "" {
+		return "", nil
+	}
+	if _, err := os.Stat(name); err == nil {
+		if revision != "" {
+			return "", fmt.Errorf("%w: --revision %s: --%s %s is a local path, not a hub repo id", errUsage, revision, flagName, name)
+		}
+		return name, nil
+	}
+	if engine.HFRepoCacheDir("", name) == "" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "/") {
+		return name, nil // a local path; loading it says what is wrong
+	}
+	if dir, ok := engine.FindHFRevision(caches, name, revision); ok {
+		return dir, nil
+	}
+	what := "a complete snapshot"
+	if revision != "" {
+		what = "revision " + revision
+	}
+	looked := make([]string, len(caches))
+	for i, c := range caches {
+		looked[i] = engine.HFRepoCacheDir(c, name)
+	}
+	return "", fmt.Errorf("%w: --%s %s: not a local path, and no %s (config.json, tokenizer.json, *.safetensors) in the Hugging Face cache; looked in %s (set HF_HUB_CACHE or HF_HOME, or pass the checkpoint directory; nothing is downloaded)",
+		errUsage, flagName, name, what, strings.Join(looked, ", "))
+}
