@@ -21,6 +21,10 @@ func init() {
 	register(command{
 		name:    "demo",
 		summary: "the embedded default job: greedy vs min-p vs Entropix on built-in grade-school problems",
+		examples: []string{
+			`entropix-eval demo`,
+			`entropix-eval demo --model HuggingFaceTB/SmolLM2-360M-Instruct --limit 4`,
+		},
 		run: func(ctx context.Context, args []string) error {
 			return runDemo(ctx, args, os.Stdout)
 		},

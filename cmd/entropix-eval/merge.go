@@ -14,6 +14,9 @@ func init() {
 	register(command{
 		name:    "merge",
 		summary: "combine the run directories of 'run --shard i/n' into one run directory",
+		examples: []string{
+			`entropix-eval merge --out runs/sweep runs/sweep-0of2 runs/sweep-1of2`,
+		},
 		run: func(ctx context.Context, args []string) error {
 			return runMerge(ctx, args, os.Stdout, os.Stderr)
 		},

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/entropix-eval/entropix-eval/engine"
@@ -40,4 +41,23 @@ func resolveModel(flagName, name, revision string, caches []string) (string, err
 	}
 	return "", fmt.Errorf("%w: --%s %s: not a local path, and no %s (config.json, tokenizer.json, *.safetensors) in the Hugging Face cache; looked in %s (set HF_HUB_CACHE or HF_HOME, or pass the checkpoint directory; nothing is downloaded)",
 		errUsage, flagName, name, what, strings.Join(looked, ", "))
+}
+
+// checkDataPath refuses a directory where a data file or glob is wanted, with
+// the glob that would read it (its own .parquet/.jsonl/.csv files, or those one
+// level down, as in a Hugging Face dataset's data/ or main/ folder).
+func checkDataPath(flagName, path string) error {
+	st, err := os.Stat(path)
+	if err != nil || !st.IsDir() {
+		return nil // a file or a glob; loading it says what is wrong
+	}
+	for _, pattern := range []string{"*", filepath.Join("*", "*")} {
+		for _, ext := range []string{".parquet", ".jsonl", ".csv"} {
+			glob := filepath.Join(path, pattern+ext)
+			if m, _ := filepath.Glob(glob); len(m) > 0 {
+				return fmt.Errorf("%w: --%s %s is a directory; give a file or a glob, e.g. --%s '%s' (%d files)", errUsage, flagName, path, flagName, glob, len(m))
+			}
+		}
+	}
+	return fmt.Errorf("%w: --%s %s is a directory with no .parquet, .jsonl or .csv files; give a file or a glob such as '%s'", errUsage, flagName, path, filepath.Join(path, "*.parquet"))
 }

@@ -15,6 +15,9 @@ func init() {
 	register(command{
 		name:    "rescore",
 		summary: "re-extract and re-score a run directory's saved responses (no model)",
+		examples: []string{
+			`entropix-eval rescore runs/sweep`,
+		},
 		run: func(ctx context.Context, args []string) error {
 			return runRescore(ctx, args, os.Stdout, os.Stderr)
 		},

@@ -26,6 +26,11 @@ func init() {
 	register(command{
 		name:    "run",
 		summary: "evaluate a model on a benchmark with several samplers and seeds (resumable)",
+		examples: []string{
+			`entropix-eval run configs/gsm8k_cot.yaml --limit 50`,
+			`entropix-eval run --model HuggingFaceTB/SmolLM2-360M-Instruct --task gsm8k_cot --dataset "data/gsm8k/test-*.parquet" --sampler greedy --sampler entropix:frog --seeds 0,1,2 --out runs/smol`,
+			`entropix-eval run --model hf --model_args pretrained=HuggingFaceTB/SmolLM2-360M-Instruct,dtype=auto --tasks gsm8k_cot --dataset test.parquet --gen_kwargs temperature=0 --limit 0.1 --batch_size auto --output_path runs/lm`,
+		},
 		run: func(ctx context.Context, args []string) error {
 			return runRun(ctx, args, os.Stdout, os.Stderr)
 		},
@@ -53,7 +58,7 @@ func newRunFlags(cfg *eval.Config, stderr io.Writer) *runFlags {
 		cfg.Devices = splitList(s)
 		return nil
 	})
-	fs.IntVar(&cfg.Threads, "threads", cfg.Threads, "CPU threads per worker (0: cores / workers)")
+	fs.IntVar(&cfg.Threads, "threads", cfg.Threads, "CPU threads per worker (0: the machine's cores split evenly over the workers)")
 	fs.IntVar(&cfg.MaxSeqLen, "max-seq-len", cfg.MaxSeqLen, "KV-cache length of one sequence (default 2048)")
 	fs.IntVar(&cfg.PrefillChunk, "prefill-chunk", cfg.PrefillChunk, "prompt tokens per sequence per step (default 256)")
 	fs.IntVar(&cfg.Candidates, "candidates", cfg.Candidates, "top-K candidates the engine returns per step (0: whole vocabulary)")
@@ -109,22 +114,16 @@ func parseRunArgs(args []string, stderr io.Writer) (eval.Config, string, error) 
 
 // parseRunFlags is parseRunArgs with every flag's value, for run itself.
 func parseRunFlags(args []string, stderr io.Writer) (eval.Config, *runFlags, error) {
-	var file string
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		file, args = args[0], args[1:]
-	}
 	var probe eval.Config
 	rf := newRunFlags(&probe, stderr)
 	if err := parseFlags(rf.fs, args); err != nil {
 		return eval.Config{}, nil, err
 	}
-	switch {
-	case rf.fs.NArg() == 1 && file == "":
-		file = rf.fs.Arg(0)
-		args = args[:len(args)-1]
-	case rf.fs.NArg() > 0:
-		return eval.Config{}, nil, fmt.Errorf("%w: unexpected arguments %q", errUsage, rf.fs.Args())
+	if rf.fs.NArg() > 1 {
+		return eval.Config{}, nil, fmt.Errorf("%w: unexpected arguments %q (one sweep file at most)", errUsage, rf.fs.Args()[1:])
 	}
+	file := rf.fs.Arg(0)
+	args, _ = splitFlags(rf.fs, args)
 	var cfg eval.Config
 	if file != "" {
 		var err error
@@ -145,6 +144,11 @@ func parseRunFlags(args []string, stderr io.Writer) (eval.Config, *runFlags, err
 	}
 	if err := rf.lm.checkDType(cfg.Backend); err != nil {
 		return eval.Config{}, nil, err
+	}
+	for flagName, path := range map[string]string{"dataset": cfg.Dataset, "train-dataset": cfg.TrainDataset} {
+		if err := checkDataPath(flagName, path); err != nil {
+			return eval.Config{}, nil, err
+		}
 	}
 	dir, err := resolveModel("model", cfg.Model, rf.lm.revision, engine.HFCacheDirs())
 	if err != nil {

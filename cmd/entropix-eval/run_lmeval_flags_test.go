@@ -170,3 +170,18 @@ func TestResolveHubModelName(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, v1, cfg.Model)
 }
+
+func TestRunDatasetDirectoryHint(t *testing.T) {
+	isolateDemoEnv(t)
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "main"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "main", "test-00000-of-00001.parquet"), nil, 0o644))
+	for _, flagName := range []string{"dataset", "train-dataset"} {
+		args := []string{"--model", "/a", "--task", "t", "--dataset", "d", "--out", "o", "--sampler", "greedy", "--" + flagName, dir}
+		_, _, err := parseRunArgs(args, io.Discard)
+		require.ErrorIs(t, err, errUsage)
+		assert.ErrorContains(t, err, "--"+flagName+" '"+filepath.Join(dir, "*", "*.parquet")+"'")
+	}
+	_, _, err := parseRunArgs([]string{"--model", "/a", "--task", "t", "--dataset", t.TempDir(), "--out", "o", "--sampler", "greedy"}, io.Discard)
+	assert.ErrorContains(t, err, "no .parquet, .jsonl or .csv files")
+}
