@@ -183,7 +183,12 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 // reportTo builds a finished run directory's report (run and merge call it
 // under the directory's lock), so it always carries report.html beside its data.
 func reportTo(stdout io.Writer) func(dir string) error {
-	return func(dir string) error { return writeReport(dir, runreport.Options{}, stdout) }
+	return func(dir string) error {
+		if err := writeReport(dir, runreport.Options{}, stdout); err != nil {
+			return err
+		}
+		return writeLMEvalFiles(dir, stdout)
+	}
 }
 
 // useProgress sets the runner's progress display; with live bars, log lines are

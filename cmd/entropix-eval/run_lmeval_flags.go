@@ -1,9 +1,12 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,6 +14,7 @@ import (
 	"github.com/entropix-eval/entropix-eval/engine"
 	"github.com/entropix-eval/entropix-eval/engine/cpu"
 	"github.com/entropix-eval/entropix-eval/eval"
+	"github.com/entropix-eval/entropix-eval/eval/lmevalout"
 )
 
 // lmEvalModelTypes are lm-eval's --model values (its model classes); here the
@@ -84,6 +88,7 @@ func addRunAliases(fs *flag.FlagSet, cfg *eval.Config, lm *lmEvalFlags) {
 	alias("apply_chat_template", "chat-template")
 	alias("fewshot_as_multiturn", "fewshot-as-multiturn")
 	alias("batch_size", "batch-size")
+	fs.BoolFunc("log_samples", "lm-eval's flag, accepted: the lm-eval files under OUT/lm-eval always carry samples_<task>_<date>.jsonl", func(string) error { return nil })
 	fs.Func("tasks", "lm-eval spelling of --task (one task per run directory)", func(s string) error {
 		tasks := splitList(s)
 		if len(tasks) != 1 {
@@ -306,4 +311,20 @@ func (sz runSizing) applyLimit(in eval.TaskInputs, limit int) (eval.TaskInputs, 
 	n := int(math.Ceil(float64(len(in.Problems)) * sz.limitFraction))
 	in.Problems = in.Problems[:n]
 	return in, n
+}
+
+// writeLMEvalFiles writes a finished run directory's lm-eval output files
+// (results_<date>.json, samples_<task>_<date>.jsonl per sampler and seed) and
+// says where; a run lm-eval has no equivalent for is noted, not an error.
+func writeLMEvalFiles(dir string, stdout io.Writer) error {
+	files, err := lmevalout.Write(dir)
+	if errors.Is(err, lmevalout.ErrNotWritten) {
+		fmt.Fprintf(stdout, "lm-eval files: %v\n", err)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "lm-eval files: %s (%d files: results_*.json and samples_*.jsonl per sampler and seed)\n", filepath.Join(dir, lmevalout.Dir), len(files))
+	return nil
 }
