@@ -39,18 +39,32 @@ func ParseFewshotJSONL(name string, data []byte) ([]Problem, error) {
 	out := make([]Problem, len(rows))
 	for i, r := range rows {
 		out[i] = Problem{ID: fmt.Sprint(i), Index: i, Row: i, Source: name,
-			Question: r[0], Target: r[1], TargetValid: true}
+			Question: r[0], Target: r[1], TargetValid: true, Doc: Doc{"question": r[0], "target": r[1]}}
 	}
 	return out, nil
 }
 
 // parseJSONLRecords returns, per line, the string values of fields in order.
 func parseJSONLRecords(name string, data []byte, fields []string) ([][]string, error) {
+	var rows [][]string
+	err := eachJSONLLine(name, data, func(line []byte) error {
+		row, err := decodeJSONLLine(line, fields)
+		if err == nil {
+			rows = append(rows, row)
+		}
+		return err
+	})
+	return rows, err
+}
+
+// eachJSONLLine calls fn with every line of a JSON Lines file (a leading
+// UTF-8 BOM dropped, CRLF accepted) and prefixes its error with "file:line".
+// An empty file, and a blank line before the end, are errors.
+func eachJSONLLine(name string, data []byte, fn func(line []byte) error) error {
 	data = bytes.TrimPrefix(data, utf8BOM)
 	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, fmt.Errorf("%s: empty file (%w)", name, ErrNoRows)
+		return fmt.Errorf("%s: empty file (%w)", name, ErrNoRows)
 	}
-	var rows [][]string
 	for lineNo := 1; len(data) > 0; lineNo++ {
 		var line []byte
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
@@ -65,15 +79,13 @@ func parseJSONLRecords(name string, data []byte, fields []string) ([][]string, e
 			}
 			// A hole in the middle usually means a botched concatenation; say so
 			// rather than renumber the rows after it.
-			return nil, fmt.Errorf("%s:%d: empty line: %w", name, lineNo, ErrSyntax)
+			return fmt.Errorf("%s:%d: empty line: %w", name, lineNo, ErrSyntax)
 		}
-		row, err := decodeJSONLLine(line, fields)
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", name, lineNo, err)
+		if err := fn(line); err != nil {
+			return fmt.Errorf("%s:%d: %w", name, lineNo, err)
 		}
-		rows = append(rows, row)
 	}
-	return rows, nil
+	return nil
 }
 
 func decodeJSONLLine(line []byte, fields []string) ([]string, error) {

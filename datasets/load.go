@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -37,17 +36,10 @@ func SplitGlob(root, config, split string) string {
 // Any failing file fails the whole load, and a dataset with no rows at all is
 // an error; a single empty Parquet shard among others is fine.
 func Load(pattern string) (*Dataset, error) {
-	paths, err := filepath.Glob(pattern)
+	paths, err := matchFiles(pattern)
 	if err != nil {
-		return nil, fmt.Errorf("load %s: %w", pattern, err)
+		return nil, err
 	}
-	if len(paths) == 0 {
-		if _, statErr := os.Stat(pattern); statErr != nil && !hasMeta(pattern) {
-			return nil, fmt.Errorf("load %s: %w", pattern, statErr)
-		}
-		return nil, fmt.Errorf("load %s: no files match", pattern)
-	}
-	slices.Sort(paths)
 	literal := len(paths) == 1 && paths[0] == pattern
 	ds := &Dataset{}
 	for _, p := range paths {
@@ -108,19 +100,29 @@ func checkFieldSizes(path string, ps []Problem) error {
 	return nil
 }
 
+// openSized opens a file and returns its size, for readers that need both.
+func openSized(path string) (*os.File, int64, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	st, err := fh.Stat()
+	if err != nil {
+		fh.Close()
+		return nil, 0, err
+	}
+	return fh, st.Size(), nil
+}
+
 func loadFile(path string) ([]Problem, error) {
 	switch formatOf(path) {
 	case "parquet":
-		fh, err := os.Open(path)
+		fh, size, err := openSized(path)
 		if err != nil {
 			return nil, err
 		}
 		defer fh.Close()
-		st, err := fh.Stat()
-		if err != nil {
-			return nil, err
-		}
-		return ReadParquet(path, fh, st.Size())
+		return ReadParquet(path, fh, size)
 	case "jsonl":
 		b, err := os.ReadFile(path)
 		if err != nil {
@@ -156,31 +158,4 @@ func formatOf(path string) string {
 		return "jsonl"
 	}
 	return ""
-}
-
-// LoadTaskFewshot loads the few-shot docs a task draws from: the exemplar file
-// task.FewshotFile in fewshotDir for first_n tasks, or the split at
-// trainPattern for random shots. A zero-shot task given no trainPattern gets
-// nil (a --num_fewshot override then needs the split).
-func LoadTaskFewshot(task Task, trainPattern, fewshotDir string) ([]Problem, error) {
-	switch task.Sampler {
-	case SamplerFirstN:
-		if task.FewshotFile == "" {
-			return nil, nil
-		}
-		return LoadFewshotFile(filepath.Join(fewshotDir, task.FewshotFile))
-	case SamplerRandom:
-		if trainPattern == "" {
-			if task.NumFewshot == 0 {
-				return nil, nil
-			}
-			return nil, fmt.Errorf("task %s: %d-shot needs the %s split, and no path was given", task.Name, task.NumFewshot, task.FewshotSplit)
-		}
-		ds, err := Load(trainPattern)
-		if err != nil {
-			return nil, fmt.Errorf("task %s: few-shot split %s: %w", task.Name, task.FewshotSplit, err)
-		}
-		return ds.Problems, nil
-	}
-	return nil, fmt.Errorf("task %s: unknown few-shot sampler %q", task.Name, task.Sampler)
 }

@@ -24,6 +24,8 @@ type Problem struct {
 	// Such a problem can be prompted but never scores as correct; the number is
 	// not guessed from the worked solution.
 	TargetValid bool
+	// Doc is the whole row, every column, as task templates see it.
+	Doc Doc
 	// Source and Row say where the problem came from (file path, 0-based row
 	// within that file), for error messages and provenance.
 	Source string
@@ -44,7 +46,7 @@ func FinalAnswer(answer string) (string, bool) {
 func newProblem(source string, row int, question, answer string) Problem {
 	t, ok := FinalAnswer(answer)
 	return Problem{Index: row, ID: strconv.Itoa(row), Question: question, Answer: answer,
-		Target: t, TargetValid: ok, Source: source, Row: row}
+		Target: t, TargetValid: ok, Source: source, Row: row, Doc: Doc{"question": question, "answer": answer}}
 }
 
 // InvalidTargets returns the indexes (positions in ps) of problems without a

@@ -2,8 +2,12 @@ package datasets
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
+	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Message is one chat turn. Rendering it with a model's chat template is the
@@ -60,12 +64,13 @@ func (p Prompt) StopStrings(eos string) []string {
 // the seeded generator whatever order docs are asked for in, so a resumed or
 // sharded run sees the same prompts as lm-eval running docs 0..n-1 in order.
 type Prompter struct {
-	task    Task
+	task    *Task
 	fewshot []Problem
 	opts    PromptOptions
 	shots   int
 
 	mu    sync.Mutex
+	turns map[int]shotTurn // rendered few-shot examples, by index
 	rng   *PyRandom
 	draws [][]int // draws[i] = the few-shot indexes lm-eval's sampler returns for doc i
 }
@@ -73,7 +78,7 @@ type Prompter struct {
 // NewPrompter checks that fewshot holds enough examples for the task and
 // options. fewshot are the train docs (random sampler) or the exemplars of the
 // task's FewshotFile (first_n); they may be nil for a zero-shot run.
-func NewPrompter(task Task, fewshot []Problem, opts PromptOptions) (*Prompter, error) {
+func NewPrompter(task *Task, fewshot []Problem, opts PromptOptions) (*Prompter, error) {
 	n := task.NumFewshot
 	if opts.NumFewshot != nil {
 		n = *opts.NumFewshot
@@ -94,34 +99,68 @@ func NewPrompter(task Task, fewshot []Problem, opts PromptOptions) (*Prompter, e
 // NumFewshot is the shot count in effect.
 func (p *Prompter) NumFewshot() int { return p.shots }
 
-// Build returns the prompt of doc. doc.Index must be its doc id: it selects the
-// random draw.
+// Build returns the prompt of doc, as lm-eval's fewshot_context builds it:
+// description (after the system instruction), then each shot's
+// text + target_delimiter + target + fewshot_delimiter, then the doc's text
+// (+ target_delimiter + gen_prefix). doc.Index must be its doc id: it selects
+// the random draw.
 func (p *Prompter) Build(doc Problem) (Prompt, error) {
 	shots, err := p.selectShots(doc)
 	if err != nil {
 		return Prompt{}, err
 	}
 	out := Prompt{Shots: shots, Until: slices.Clone(p.task.Until), MaxNewTokens: p.task.MaxNewTokens}
-	question := p.task.DocToText(doc)
+	description, err := p.task.Description.RenderString(doc.Doc)
+	if err != nil {
+		return Prompt{}, fmt.Errorf("task %s: doc %s: %w", p.task.Name, doc.ID, err)
+	}
+	system := maybeDelimit(p.opts.SystemInstruction, description, p.task.FewshotDelimiter)
+	question, err := p.task.Text(doc.Doc)
+	if err != nil {
+		return Prompt{}, fmt.Errorf("task %s: doc %s: %w", p.task.Name, doc.ID, err)
+	}
+	genPrefix, err := p.task.GenPrefix.RenderString(doc.Doc)
+	if err != nil {
+		return Prompt{}, fmt.Errorf("task %s: doc %s: %w", p.task.Name, doc.ID, err)
+	}
+	turns, err := p.shotTurns(shots)
+	if err != nil {
+		return Prompt{}, fmt.Errorf("task %s: doc %s: %w", p.task.Name, doc.ID, err)
+	}
 	if !p.opts.ChatTemplate {
-		// lm-eval: system prompt + get_context (shots) + doc_to_text(doc).
-		out.Text = p.opts.SystemInstruction + p.context(shots) + question
+		var b strings.Builder
+		b.WriteString(system)
+		for _, t := range turns {
+			b.WriteString(t.text)
+		}
+		b.WriteString(question)
+		if genPrefix != "" {
+			if requiresDelimiter(question, genPrefix) {
+				b.WriteString(p.task.TargetDelimiter)
+			}
+			b.WriteString(genPrefix)
+		}
+		out.Text = b.String()
 		return out, nil
 	}
+	if genPrefix != "" {
+		return Prompt{}, fmt.Errorf("task %s: gen_prefix with a chat template is not supported", p.task.Name)
+	}
 	var msgs []Message
-	if p.opts.SystemInstruction != "" {
-		msgs = append(msgs, Message{Role: "system", Content: p.opts.SystemInstruction})
+	if system != "" {
+		msgs = append(msgs, Message{Role: "system", Content: system})
 	}
 	if p.shots > 0 {
 		if p.opts.FewshotAsMultiturn {
-			for _, i := range shots {
-				s := p.fewshot[i]
-				msgs = append(msgs,
-					Message{Role: "user", Content: p.task.DocToText(s)},
-					Message{Role: "assistant", Content: p.task.DocToTarget(s)})
+			for _, t := range turns {
+				msgs = append(msgs, Message{Role: "user", Content: t.q}, Message{Role: "assistant", Content: t.a})
 			}
 		} else {
-			msgs = append(msgs, Message{Role: "user", Content: p.context(shots)})
+			var b strings.Builder
+			for _, t := range turns {
+				b.WriteString(t.text)
+			}
+			msgs = append(msgs, Message{Role: "user", Content: b.String()})
 		}
 	}
 	// append_target_question: a new user turn unless the last turn is a user's
@@ -135,22 +174,107 @@ func (p *Prompter) Build(doc Problem) (Prompt, error) {
 	return out, nil
 }
 
-// context is lm-eval's ContextSampler.get_context: each shot is
-// text + target_delimiter + target + fewshot_delimiter (a shot with an empty
-// target contributes its text only).
-func (p *Prompter) context(shots []int) string {
-	var b []byte
+// shotTurn is one few-shot example: its question and answer, and the plain
+// text lm-eval's build_qa_turn makes of them.
+type shotTurn struct{ q, a, text string }
+
+// shotTurns renders the shots with fewshot_config's templates and delimiters.
+// A shot with an empty target contributes its text only, as in lm-eval.
+func (p *Prompter) shotTurns(shots []int) ([]shotTurn, error) {
+	out := make([]shotTurn, 0, len(shots))
 	for _, i := range shots {
-		s := p.fewshot[i]
-		b = append(b, p.task.DocToText(s)...)
-		if t := p.task.DocToTarget(s); t != "" {
-			b = append(b, p.task.TargetDelimiter...)
-			b = append(b, t...)
-			b = append(b, p.task.FewshotDelimiter...)
+		t, err := p.shotTurn(i)
+		if err != nil {
+			return nil, err
 		}
+		out = append(out, t)
 	}
-	return string(b)
+	return out, nil
 }
+
+// shotTurn renders few-shot example i once; every prompt that uses it reuses
+// the text (first_n tasks put the same shots in front of every doc).
+func (p *Prompter) shotTurn(i int) (shotTurn, error) {
+	p.mu.Lock()
+	t, ok := p.turns[i]
+	p.mu.Unlock()
+	if ok {
+		return t, nil
+	}
+	t, err := p.renderShot(i)
+	if err != nil {
+		return shotTurn{}, err
+	}
+	p.mu.Lock()
+	if p.turns == nil {
+		p.turns = map[int]shotTurn{}
+	}
+	p.turns[i] = t
+	p.mu.Unlock()
+	return t, nil
+}
+
+func (p *Prompter) renderShot(i int) (shotTurn, error) {
+	fc := &p.task.Fewshot
+	d := p.fewshot[i].Doc
+	q, err := p.task.shotText(d)
+	if err != nil {
+		return shotTurn{}, fmt.Errorf("few-shot example %d: %w", i, err)
+	}
+	a, err := p.task.shotTarget(d)
+	if err != nil {
+		return shotTurn{}, fmt.Errorf("few-shot example %d: %w", i, err)
+	}
+	gp, err := fc.GenPrefix.RenderString(d)
+	if err != nil {
+		return shotTurn{}, fmt.Errorf("few-shot example %d: %w", i, err)
+	}
+	t := shotTurn{q: q}
+	switch {
+	case a != "":
+		if gp == "" || requiresDelimiter(q, gp) {
+			q += fc.TargetDelimiter
+		}
+		t.a = maybeDelimit(gp, a, " ")
+		t.text = q + t.a + fc.FewshotDelimiter
+	case gp != "":
+		if requiresDelimiter(q, gp) {
+			q += fc.TargetDelimiter
+		}
+		t.a, t.text = gp, q+gp
+	default:
+		t.text = q
+	}
+	return t, nil
+}
+
+// maybeDelimit is lm-eval's maybe_delimit: join with delimiter unless either
+// side is empty or has whitespace at the seam.
+func maybeDelimit(prefix, suffix, delimiter string) string {
+	switch {
+	case prefix == "":
+		return suffix
+	case suffix == "":
+		return prefix
+	case requiresDelimiter(prefix, suffix):
+		return prefix + delimiter + suffix
+	}
+	return prefix + suffix
+}
+
+// requiresDelimiter is lm-eval's requires_delimiter: neither side has
+// whitespace (Python str.isspace) at the seam.
+func requiresDelimiter(prefix, suffix string) bool {
+	if prefix == "" || suffix == "" {
+		return false
+	}
+	last, _ := utf8.DecodeLastRuneInString(prefix)
+	first, _ := utf8.DecodeRuneInString(suffix)
+	return !pyIsSpace(last) && !pyIsSpace(first)
+}
+
+// pyIsSpace is Python's str.isspace for one character.
+func pyIsSpace(r rune) bool { return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f) }
 
 // selectShots draws like lm-eval: sample n (n+1 from the test split), drop the
 // doc itself, keep the first n.
@@ -163,7 +287,7 @@ func (p *Prompter) selectShots(doc Problem) ([]int, error) {
 		n++
 	}
 	var drawn []int
-	switch p.task.Sampler {
+	switch p.task.Fewshot.Sampler {
 	case SamplerFirstN:
 		drawn = make([]int, n)
 		for i := range drawn {
@@ -175,7 +299,7 @@ func (p *Prompter) selectShots(doc Problem) ([]int, error) {
 			return nil, err
 		}
 	default:
-		return nil, fmt.Errorf("task %s: unknown few-shot sampler %q", p.task.Name, p.task.Sampler)
+		return nil, fmt.Errorf("task %s: unknown few-shot sampler %q", p.task.Name, p.task.Fewshot.Sampler)
 	}
 	out := make([]int, 0, p.shots)
 	for _, i := range drawn {
@@ -190,7 +314,7 @@ func (p *Prompter) selectShots(doc Problem) ([]int, error) {
 }
 
 // sameDoc is lm-eval's `x != doc` (dict equality on the doc's fields).
-func sameDoc(a, b Problem) bool { return a.Question == b.Question && a.Answer == b.Answer }
+func sameDoc(a, b Problem) bool { return reflect.DeepEqual(a.Doc, b.Doc) }
 
 // maxReplayDocs bounds the replay of the generator for one doc id; GSM8K has
 // 1319 test docs, and a garbage Index must not spin for hours.

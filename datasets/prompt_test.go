@@ -87,9 +87,9 @@ func buildPrompts(t *testing.T, name string, f gsm8kFixture, opts PromptOptions,
 	t.Helper()
 	task, err := LookupTask(name)
 	require.NoError(t, err)
-	shots, err := LoadTaskFewshot(task, f.trainParquet, f.fewshotDir)
+	td, err := LoadTaskData(task, DataSource{Files: map[string]string{"test": f.testParquetGlob, "train": f.trainParquet}}, task.NumFewshot)
 	require.NoError(t, err)
-	p, err := NewPrompter(task, shots, opts)
+	p, err := NewPrompter(task, td.Shots, opts)
 	require.NoError(t, err)
 	var out []Prompt
 	for _, i := range docs {
@@ -166,7 +166,7 @@ func TestStopStrings(t *testing.T) {
 		require.NoError(t, err)
 		p, err := NewPrompter(task, make([]Problem, 8), PromptOptions{NumFewshot: new(0)})
 		require.NoError(t, err)
-		pr, err := p.Build(Problem{Question: "q"})
+		pr, err := p.Build(Problem{Doc: Doc{"question": "q"}})
 		require.NoError(t, err)
 		assert.Equal(t, tt.want, pr.StopStrings(tt.eos), tt.task)
 	}
@@ -222,7 +222,7 @@ func TestFewshotFromTestSplitDropsTheDoc(t *testing.T) {
 	//   d[0] = [14, 3, 0, 2, 1, 10]  d[1] = [2, 3, 11, 7, 0, 15]  d[15] = [15, 5, 14, 16, 17, 4]
 	docs := make([]Problem, 20)
 	for i := range docs {
-		docs[i] = Problem{Index: i, Question: fmt.Sprintf("q%d", i), Answer: fmt.Sprintf("a%d\n#### %d", i, i)}
+		docs[i] = Problem{Index: i, Doc: Doc{"question": fmt.Sprintf("q%d", i), "answer": fmt.Sprintf("a%d\n#### %d", i, i)}}
 	}
 	task, err := LookupTask("gsm8k")
 	require.NoError(t, err)
@@ -254,37 +254,49 @@ func TestPrompterErrors(t *testing.T) {
 	assert.ErrorContains(t, err, "out of range")
 }
 
+// TestFewshotFilesMatchTasks holds the built-in tasks' inline exemplars to
+// the shared few-shot files.
 func TestFewshotFilesMatchTasks(t *testing.T) {
 	dir := sharedtest.Path(t, "data/fewshot")
-	shots, err := LoadFewshotFile(filepath.Join(dir, "gsm8k_cot_llama_8shot.jsonl"))
-	require.NoError(t, err)
-	require.Len(t, shots, 8)
-	for i, s := range llamaShots {
-		assert.Equal(t, s[0], shots[i].Question)
-		assert.Equal(t, s[1], shots[i].Target)
+	for task, file := range map[string]string{"gsm8k_cot": "gsm8k_cot_8shot.jsonl", "gsm8k_cot_llama": "gsm8k_cot_llama_8shot.jsonl"} {
+		shots, err := LoadFewshotFile(filepath.Join(dir, file))
+		require.NoError(t, err)
+		tk, err := LookupTask(task)
+		require.NoError(t, err)
+		require.Len(t, tk.Fewshot.Samples, len(shots), task)
+		for i, s := range shots {
+			assert.Equal(t, s.Question, tk.Fewshot.Samples[i]["question"], "%s shot %d", task, i)
+			assert.Equal(t, s.Target, tk.Fewshot.Samples[i]["target"], "%s shot %d", task, i)
+		}
 	}
 }
 
 func TestTaskNames(t *testing.T) {
-	assert.Equal(t, []string{"gsm8k", "gsm8k_cot", "gsm8k_cot_llama", "gsm8k_cot_zeroshot"}, TaskNames())
+	assert.Equal(t, []string{"gsm8k", "gsm8k_cot", "gsm8k_cot_llama", "gsm8k_cot_self_consistency", "gsm8k_cot_zeroshot"}, TaskNames())
 }
 
-func TestLoadTaskFewshot(t *testing.T) {
+func TestLoadTaskDataShots(t *testing.T) {
+	f := loadFixture(t)
+	src := DataSource{Files: map[string]string{"test": f.testParquetGlob}}
 	zs, err := LookupTask("gsm8k_cot_zeroshot")
 	require.NoError(t, err)
-	shots, err := LoadTaskFewshot(zs, "", "")
+	td, err := LoadTaskData(zs, src, zs.NumFewshot)
 	require.NoError(t, err)
-	assert.Nil(t, shots)
+	assert.Nil(t, td.Shots)
+	assert.Len(t, td.Docs.Problems, 1319)
 
 	g, err := LookupTask("gsm8k")
 	require.NoError(t, err)
-	_, err = LoadTaskFewshot(g, "", "")
-	assert.ErrorContains(t, err, "5-shot needs the train split")
+	_, err = LoadTaskData(g, src, g.NumFewshot)
+	assert.ErrorIs(t, err, ErrDataNotFound)
+	assert.ErrorContains(t, err, `split "train" of openai/gsm8k/main`)
+	assert.ErrorContains(t, err, "--train-dataset")
 
 	cot, err := LookupTask("gsm8k_cot")
 	require.NoError(t, err)
-	_, err = LoadTaskFewshot(cot, "", t.TempDir())
-	assert.ErrorContains(t, err, "gsm8k_cot_8shot.jsonl")
+	td, err = LoadTaskData(cot, src, cot.NumFewshot)
+	require.NoError(t, err)
+	assert.Len(t, td.Shots, 8, "inline fewshot_config.samples")
 }
 
 func TestPrompterConcurrentBuilds(t *testing.T) {

@@ -2,8 +2,10 @@ package datasets
 
 import (
 	"fmt"
+	"maps"
+	"path"
+	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -14,87 +16,224 @@ const (
 	// SamplerRandom is lm-eval's "default" ContextSampler:
 	// random.Random(seed).sample(fewshot_docs, n), one call per doc in doc order.
 	SamplerRandom Sampler = "default"
-	// SamplerFirstN takes the first n exemplars in file order.
+	// SamplerFirstN takes the first n exemplars in order.
 	SamplerFirstN Sampler = "first_n"
 )
-
-// FilterSpec is one of a task's answer extractors (lm-eval's filter_list entry
-// "regex" + "take_first"): the regex, which match to keep (0 = first, -1 =
-// last, as Python indexes findall's list) and the value when nothing matches.
-// It is plain data; package eval compiles and applies it.
-type FilterSpec struct {
-	Name        string
-	Pattern     string
-	GroupSelect int
-	Fallback    string
-}
 
 // InvalidAnswer is lm-eval's fallback for a response no regex matches.
 const InvalidAnswer = "[invalid]"
 
-// DefaultMaxNewTokens is lm-eval's max_gen_toks default, used by all GSM8K tasks.
+// DefaultMaxNewTokens is lm-eval's max_gen_toks default (HFLM's), used when a
+// task's generation_kwargs do not set max_gen_toks.
 const DefaultMaxNewTokens = 256
 
-// Task is one evaluation task: how a doc becomes prompt text and target, where
-// the few-shot examples come from and how they are joined, where generation
-// stops, and how answers are extracted. Field names follow lm-eval's task YAML.
+// DefaultFewshotSeed is lm-eval's fewshot_random_seed (simple_evaluate's default).
+const DefaultFewshotSeed = 1234
+
+// Task is one lm-eval generate_until task, built from its YAML: how a doc
+// becomes prompt text and target, where the few-shot examples come from, where
+// generation stops, and which filter pipelines and metrics score a response.
+// Field names follow lm-eval's task YAML.
 type Task struct {
-	Name string
-	// DocToText renders a doc (test doc or exemplar) as prompt text.
-	DocToText func(Problem) string
-	// DocToTarget renders an exemplar's target (what follows the text in a shot).
-	DocToTarget func(Problem) string
-	// TargetDelimiter goes between a shot's text and its target; FewshotDelimiter
-	// after each shot.
-	TargetDelimiter  string
-	FewshotDelimiter string
-	NumFewshot       int
-	Sampler          Sampler
-	// FewshotSeed seeds SamplerRandom (lm-eval's fewshot_random_seed, 1234).
+	Name  string
+	Alias string
+	// File is the YAML the task was read from and Source where that file came
+	// from ("builtin", an --include-path directory, or a --task file).
+	File, Source string
+	Tags         []string
+	// Version is metadata.version, as lm-eval reports it.
+	Version string
+
+	DatasetPath, DatasetName string
+	// DataFiles are dataset_kwargs.data_files per split (local files).
+	DataFiles                                               map[string][]string
+	TrainingSplit, ValidationSplit, TestSplit, FewshotSplit string
+
+	Description, DocToText, DocToTarget, DocToChoice, GenPrefix *Template
+	TargetDelimiter, FewshotDelimiter                           string
+	NumFewshot                                                  int
+	Fewshot                                                     FewshotConfig
+	// FewshotSeed seeds SamplerRandom (lm-eval's fewshot_random_seed).
 	FewshotSeed int64
-	// FewshotSplit names the split random shots come from ("train"); FewshotFile
-	// the exemplar file (in a few-shot directory) first_n shots come from.
-	FewshotSplit string
-	FewshotFile  string
+
 	// Until are the stop strings (the tokenizer's EOS is added at run time).
 	Until        []string
 	MaxNewTokens int
-	// Filters are the answer extractors: strict-match first, flexible-extract second.
-	Filters []FilterSpec
-	// IgnoreRegexes and IgnoreCase configure exact_match (lm-eval's
-	// regexes_to_ignore, Python syntax, applied in order, then lowercasing).
-	IgnoreRegexes []string
-	IgnoreCase    bool
+	// Generation is generation_kwargs as written; do_sample and temperature are
+	// recorded, the sweep's samplers decide decoding.
+	Generation map[string]any
+	Filters    []FilterPipeline
+	Metrics    []MetricSpec
+	// Repeats is lm-eval's repeats: responses per doc fed together to the
+	// filters (self-consistency).
+	Repeats int
 }
 
-var registry = map[string]func() Task{}
+// FewshotConfig is lm-eval's fewshot_config after inheritance from the task.
+type FewshotConfig struct {
+	Sampler Sampler
+	// Split is the split shots come from; Samples are inline shots, used when
+	// no split is set.
+	Split                             string
+	Samples                           []Doc
+	DocToText, DocToTarget, GenPrefix *Template
+	TargetDelimiter, FewshotDelimiter string
+}
 
-func register(name string, f func() Task) { registry[name] = f }
+// FilterPipeline is one filter_list entry: a named chain of filter functions
+// applied to a doc's responses in order (lm-eval's FilterEnsemble). It is data
+// here; package eval compiles and runs it.
+type FilterPipeline struct {
+	Name  string
+	Steps []FilterStep
+}
 
-// LookupTask returns a fresh copy of a registered task.
-func LookupTask(name string) (Task, error) {
-	f, ok := registry[name]
+// FilterStep is one function of a pipeline with its keyword arguments.
+type FilterStep struct {
+	Function string
+	Params   map[string]any
+}
+
+// MetricSpec is one metric_list entry.
+type MetricSpec struct {
+	Metric            string
+	Aggregation       string
+	HigherIsBetter    bool
+	IgnoreCase        bool
+	IgnorePunctuation bool
+	IgnoreNumbers     bool
+	RegexesToIgnore   []string
+}
+
+// EvalSplit is the split lm-eval evaluates: test_split, else validation_split.
+func (t *Task) EvalSplit() string {
+	if t.TestSplit != "" {
+		return t.TestSplit
+	}
+	return t.ValidationSplit
+}
+
+// ShotSplit is the split random or first_n shots come from when the task has
+// no inline samples: fewshot_config.split, else training, validation, test.
+func (t *Task) ShotSplit() string {
+	if t.Fewshot.Split != "" {
+		return t.Fewshot.Split
+	}
+	if len(t.Fewshot.Samples) > 0 {
+		return ""
+	}
+	for _, s := range []string{t.TrainingSplit, t.ValidationSplit, t.TestSplit} {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// Text renders doc_to_text for an evaluated doc.
+func (t *Task) Text(d Doc) (string, error) { return t.DocToText.RenderString(d) }
+
+// Target renders doc_to_target as lm-eval's generate_until scores it: with
+// doc_to_choice set, the target is an index into the choices.
+func (t *Task) Target(d Doc) (string, error) {
+	if t.DocToChoice == nil {
+		return t.DocToTarget.RenderString(d)
+	}
+	v, err := t.DocToTarget.Render(d)
+	if err != nil {
+		return "", err
+	}
+	i, ok := asIndex(v)
 	if !ok {
-		return Task{}, fmt.Errorf("unknown task %q (known: %s)", name, strings.Join(TaskNames(), ", "))
+		return "", fmt.Errorf("doc_to_target: with doc_to_choice the target must be an index, got %q", PyStr(v))
 	}
-	return f(), nil
+	choices, err := t.Choices(d)
+	if err != nil {
+		return "", err
+	}
+	if i < 0 || i >= len(choices) {
+		return "", fmt.Errorf("doc_to_target: index %d outside the %d choices", i, len(choices))
+	}
+	return choices[i], nil
 }
 
-// TaskNames lists the registered tasks, sorted.
-func TaskNames() []string {
-	names := make([]string, 0, len(registry))
-	for n := range registry {
-		names = append(names, n)
+// Choices renders doc_to_choice (a list of strings).
+func (t *Task) Choices(d Doc) ([]string, error) {
+	if t.DocToChoice == nil {
+		return nil, nil
 	}
-	sort.Strings(names)
-	return names
+	v, err := t.DocToChoice.Render(d)
+	if err != nil {
+		return nil, err
+	}
+	list, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("doc_to_choice: want a list, got %s", kindOf(v))
+	}
+	out := make([]string, len(list))
+	for i, c := range list {
+		out[i] = PyStr(c)
+	}
+	return out, nil
 }
 
-// Filter returns the task's extractor with the given name.
-func (t Task) Filter(name string) (FilterSpec, bool) {
-	i := slices.IndexFunc(t.Filters, func(f FilterSpec) bool { return f.Name == name })
+// shotText and shotTarget render a few-shot example with fewshot_config's
+// templates (inherited from the task unless it set its own).
+func (t *Task) shotText(d Doc) (string, error)   { return t.Fewshot.DocToText.RenderString(d) }
+func (t *Task) shotTarget(d Doc) (string, error) { return t.Fewshot.DocToTarget.RenderString(d) }
+
+// Filter returns the task's filter pipeline with the given name.
+func (t *Task) Filter(name string) (FilterPipeline, bool) {
+	i := slices.IndexFunc(t.Filters, func(f FilterPipeline) bool { return f.Name == name })
 	if i < 0 {
-		return FilterSpec{}, false
+		return FilterPipeline{}, false
 	}
 	return t.Filters[i], true
+}
+
+// Describe is the task's result-defining configuration, for manifests and
+// fingerprints: everything that changes prompts or scores.
+func (t *Task) Describe() map[string]any {
+	out := map[string]any{
+		// The file's name and the kind of source, not its directory: a task
+		// directory moved elsewhere is the same task (fingerprints hash this).
+		"task": t.Name, "file": path.Base(filepath.ToSlash(t.File)), "source": sourceKind(t.Source), "version": t.Version,
+		"dataset_path": t.DatasetPath, "dataset_name": t.DatasetName, "split": t.EvalSplit(),
+		"num_fewshot": t.NumFewshot, "fewshot_sampler": string(t.Fewshot.Sampler), "fewshot_split": t.ShotSplit(),
+		"fewshot_samples": len(t.Fewshot.Samples), "until": t.Until, "max_gen_toks": t.MaxNewTokens,
+		"repeats": t.Repeats, "target_delimiter": t.TargetDelimiter, "fewshot_delimiter": t.FewshotDelimiter,
+	}
+	if len(t.Generation) > 0 {
+		out["generation_kwargs"] = maps.Clone(t.Generation)
+	}
+	var fl []string
+	for _, f := range t.Filters {
+		var steps []string
+		for _, s := range f.Steps {
+			steps = append(steps, s.Function)
+		}
+		fl = append(fl, f.Name+": "+strings.Join(steps, " → "))
+	}
+	out["filters"] = fl
+	var ml []string
+	for _, m := range t.Metrics {
+		ml = append(ml, m.Metric)
+	}
+	out["metrics"] = ml
+	return out
+}
+
+// sourceKind is "builtin", "include_path" or "file".
+func sourceKind(source string) string {
+	switch source {
+	case "builtin", "file":
+		return source
+	}
+	return "include_path"
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := slices.Collect(maps.Keys(m))
+	slices.Sort(keys)
+	return keys
 }

@@ -82,13 +82,6 @@ type samplerChooser struct {
 	rng *sampler.RNG
 }
 
-func (c *samplerChooser) Choose(d *engine.Dist, a *engine.AttnStats, history []int32, promptLen int) (Decision, error) {
-	dec, err := c.s.Sample(d, a, history[promptLen:], c.rng)
-	if err != nil {
-		return Decision{}, err
-	}
-	return Decision{
-		Token: dec.Token, Strategy: string(dec.Strategy), Temperature: dec.Temperature,
-		TopK: dec.TopK, TopP: dec.TopP, MinP: dec.MinP, LogProb: dec.LogProb,
-	}, nil
+func (c *samplerChooser) Choose(d *engine.Dist, a *engine.AttnStats, history []int32, promptLen int) (sampler.Decision, error) {
+	return c.s.Sample(d, a, history[promptLen:], c.rng)
 }

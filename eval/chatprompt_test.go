@@ -50,9 +50,12 @@ func TestChatMultiturnPromptMatchesLMEval(t *testing.T) {
 	tok, err := tokenizer.Load(sharedtest.Path(t, "tokenizers/llama3"))
 	require.NoError(t, err)
 	cfg := Config{Task: "gsm8k_cot_llama", Dataset: sharedtest.Path(t, "data/gsm8k/main/test-00000-of-00001.parquet"),
-		FewShot: sharedtest.Path(t, "data/fewshot"), ChatTemplate: true, Limit: 1}.WithDefaults()
+		ChatTemplate: true, Limit: 1}.WithDefaults()
 	require.True(t, *cfg.FewshotAsMultiturn, "on by default with a chat template")
-	in, err := LoadTaskInputs(cfg, tok)
+	task, err := ResolveTask(cfg)
+	require.NoError(t, err)
+	src := DataSourceOf(cfg, task, nil)
+	in, err := LoadTaskInputs(cfg, task, src, tok)
 	require.NoError(t, err)
 	require.Len(t, in.Problems, 1)
 	assert.Equal(t, want.String(), in.Problems[0].Prompt)
@@ -61,7 +64,7 @@ func TestChatMultiturnPromptMatchesLMEval(t *testing.T) {
 	// with the YAML's delimiters (target_delimiter "", fewshot_delimiter "\n\n").
 	off := false
 	cfg.FewshotAsMultiturn = &off
-	in, err = LoadTaskInputs(cfg, tok)
+	in, err = LoadTaskInputs(cfg, task, src, tok)
 	require.NoError(t, err)
 	var single strings.Builder
 	for _, s := range shots {

@@ -36,10 +36,24 @@ type Config struct {
 	AttnMode string `yaml:"attn_mode" json:"attn_mode"`
 	PadLen   int    `yaml:"pad_len" json:"pad_len,omitempty"`
 
-	Task    string `yaml:"task" json:"task"`
+	// Task is a task name (built-in or under an include path) or a task YAML file.
+	Task string `yaml:"task" json:"task"`
+	// IncludePaths are directories of lm-eval task YAML (lm-eval's --include_path).
+	IncludePaths []string `yaml:"include_path" json:"include_path,omitempty"`
+	// Dataset is the evaluated split's file or glob; empty: the task's
+	// dataset_path found in --data-dir mirrors or the Hugging Face caches.
 	Dataset string `yaml:"dataset" json:"dataset"`
-	// TrainDataset feeds the random shots of tasks that draw them (gsm8k).
+	// TrainDataset is the few-shot split's file or glob (tasks with random shots).
 	TrainDataset string `yaml:"train_dataset" json:"train_dataset,omitempty"`
+	// DataDirs are local mirrors laid out like the hub (DIR/<dataset_path>/<dataset_name>/<split>-*.parquet).
+	DataDirs []string `yaml:"data_dir" json:"data_dir,omitempty"`
+	// NumFewshot overrides the task's num_fewshot (lm-eval's --num_fewshot).
+	NumFewshot *int `yaml:"num_fewshot" json:"num_fewshot,omitempty"`
+	// SystemInstruction opens every prompt (a system turn with a chat template),
+	// as lm-eval's --system_instruction.
+	SystemInstruction string `yaml:"system_instruction" json:"system_instruction,omitempty"`
+	// FewShot is no longer read: tasks carry their exemplars (fewshot_config.samples).
+	// It is kept so an old sweep file gets a clear error instead of "unknown field".
 	FewShot      string `yaml:"fewshot" json:"fewshot,omitempty"`
 	ChatTemplate bool   `yaml:"chat_template" json:"chat_template,omitempty"`
 	// FewshotAsMultiturn puts each shot in its own user/assistant turn pair, as
@@ -145,8 +159,11 @@ func (c Config) Validate() error {
 	if c.Task == "" {
 		bad("task", "required (e.g. gsm8k_cot)")
 	}
-	if c.Dataset == "" {
-		bad("dataset", "required (a file or glob of .jsonl/.parquet files)")
+	if c.FewShot != "" {
+		bad("fewshot", "no longer used: tasks carry their few-shot exemplars in their YAML (fewshot_config.samples); remove it")
+	}
+	if c.NumFewshot != nil && *c.NumFewshot < 0 {
+		bad("num_fewshot", "%d is negative", *c.NumFewshot)
 	}
 	if c.Out == "" {
 		bad("out", "required (the run directory)")

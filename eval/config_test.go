@@ -52,7 +52,8 @@ func TestConfigErrors(t *testing.T) {
 		{"empty", "", []string{"empty document"}},
 		{"wrong type", "model: m\nbatch_size: many\n", []string{"line 2", "many"}},
 		{"sampler without name", "samplers:\n  - {temperature: 1}\n", []string{"sampler has no name"}},
-		{"missing fields", "backend: cpu\n", []string{"model: required", "task: required", "dataset: required", "out: required", "samplers: at least one"}},
+		{"missing fields", "backend: cpu\n", []string{"model: required", "task: required", "out: required", "samplers: at least one"}},
+		{"old fewshot key", "model: m\ntask: gsm8k_cot\nout: o\nsamplers: [{name: greedy}]\nfewshot: /data/fewshot\n", []string{"fewshot: no longer used"}},
 		{"bad values", `model: m
 task: t
 dataset: d

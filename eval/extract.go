@@ -1,8 +1,7 @@
 package eval
 
-// Answer extraction, lm-eval style: a task declares its filters (regex +
-// take_first) as data in package datasets; this file compiles and applies them
-// with the exact semantics of lm_eval/filters/extraction.py's RegexFilter.
+// Answer extraction with the exact semantics of lm_eval/filters/extraction.py:
+// RegexFilter and MultiChoiceRegexFilter.
 
 import (
 	"fmt"
@@ -13,33 +12,52 @@ import (
 	"github.com/entropix-eval/entropix-eval/datasets"
 )
 
-// RegexFilter is lm-eval's RegexFilter followed by take_first.
+// RegexSpec configures a RegexFilter: lm-eval's regex_pattern, group_select
+// (which findall match to keep; negative counts from the end) and fallback.
+type RegexSpec struct {
+	Pattern     string
+	GroupSelect int
+	Fallback    string
+}
+
+// RegexFilter is lm-eval's RegexFilter on one response.
 type RegexFilter struct {
-	name        string
-	re          *regexp.Regexp
+	re          *pyRegex
 	groupSelect int
 	fallback    string
 	fast        fastScanner // nil: use re
 }
 
-// NewRegexFilter compiles a filter. The lm-eval GSM8K patterns use only syntax
-// on which Python's re and Go's RE2 agree (leftmost-first alternation, escaped
-// punctuation, bounded repeats).
-func NewRegexFilter(spec datasets.FilterSpec) (*RegexFilter, error) {
-	re, err := regexp.Compile(spec.Pattern)
+// lm-eval's defaults for the regex filter's arguments.
+const defaultRegexPattern = `#### (\-?[0-9\.\,]+)`
+
+// NewRegexFilter compiles a regex filter.
+func NewRegexFilter(spec RegexSpec) (*RegexFilter, error) {
+	re, err := compilePyRegex(spec.Pattern)
 	if err != nil {
-		return nil, fmt.Errorf("filter %s: compile %q: %w", spec.Name, spec.Pattern, err)
+		return nil, err
 	}
 	fb := spec.Fallback
 	if fb == "" {
 		fb = datasets.InvalidAnswer
 	}
-	return &RegexFilter{name: spec.Name, re: re, groupSelect: spec.GroupSelect, fallback: fb,
-		fast: fastScanners[spec.Pattern]}, nil
+	return &RegexFilter{re: re, groupSelect: spec.GroupSelect, fallback: fb, fast: fastScanners[spec.Pattern]}, nil
 }
 
-// Name is the filter's name as lm-eval reports it ("strict-match", ...).
-func (f *RegexFilter) Name() string { return f.name }
+func regexFilterFrom(params map[string]any) (*RegexFilter, error) {
+	var spec RegexSpec
+	var err error
+	if spec.Pattern, err = strParam(params, "regex_pattern", defaultRegexPattern); err != nil {
+		return nil, err
+	}
+	if spec.GroupSelect, err = intParam(params, "group_select", 0); err != nil {
+		return nil, err
+	}
+	if spec.Fallback, err = strParam(params, "fallback", datasets.InvalidAnswer); err != nil {
+		return nil, err
+	}
+	return NewRegexFilter(spec)
+}
 
 // Apply extracts the answer from one response, as Python would compute
 //
@@ -48,46 +66,64 @@ func (f *RegexFilter) Name() string { return f.name }
 //
 // findall yields the whole match without groups, the group with one, and a
 // tuple with several, so the pattern's group count decides what comes back.
+// An index outside the matches gives the fallback (Python would raise
+// IndexError). A regex that hits its time limit also gives the fallback.
 func (f *RegexFilter) Apply(response string) string {
-	if f.fast != nil {
-		return f.applyFast(response)
-	}
-	matches := f.re.FindAllStringSubmatch(response, -1)
-	if len(matches) == 0 {
+	s, err := f.ApplyErr(response)
+	if err != nil {
 		return f.fallback
 	}
-	i := f.groupSelect
-	if i < 0 {
-		i += len(matches) // Python's negative index
+	return s
+}
+
+// ApplyErr is Apply, reporting a regex time-out instead of hiding it.
+func (f *RegexFilter) ApplyErr(response string) (string, error) {
+	if f.fast != nil {
+		matches := f.fast(response)
+		i, ok := pyIndex(f.groupSelect, len(matches))
+		if !ok {
+			return f.fallback, nil
+		}
+		return pyStrip(matches[i]), nil
 	}
-	if i < 0 || i >= len(matches) {
-		return f.fallback // Python would raise IndexError; an answer is still owed
+	matches, err := f.re.findAll(response)
+	if err != nil {
+		return "", err
 	}
-	m := matches[i]
-	switch f.re.NumSubexp() {
+	i, ok := pyIndex(f.groupSelect, len(matches))
+	if !ok {
+		return f.fallback, nil
+	}
+	if g, ok := findallItem(matches[i], f.re.numGroups()); ok {
+		return pyStrip(g), nil
+	}
+	return f.fallback, nil
+}
+
+// findallItem is what findall returns for one match: the whole match, the
+// one group, or (several groups) the first non-empty one; ok is false when a
+// tuple has no non-empty group.
+func findallItem(m []string, groups int) (string, bool) {
+	switch groups {
 	case 0:
-		return pyStrip(m[0])
+		return m[0], true
 	case 1:
-		return pyStrip(m[1]) // a non-participating group is "" in both languages
+		return m[1], true // a non-participating group is "" in both languages
 	}
 	for _, g := range m[1:] {
 		if g != "" {
-			return pyStrip(g)
+			return g, true
 		}
 	}
-	return f.fallback
+	return "", false
 }
 
-func (f *RegexFilter) applyFast(response string) string {
-	matches := f.fast(response)
-	i := f.groupSelect
+// pyIndex maps a Python index (negative from the end) onto [0, n).
+func pyIndex(i, n int) (int, bool) {
 	if i < 0 {
-		i += len(matches)
+		i += n
 	}
-	if i < 0 || i >= len(matches) {
-		return f.fallback
-	}
-	return pyStrip(matches[i])
+	return i, i >= 0 && i < n
 }
 
 // pyStrip is Python's str.strip(): Unicode whitespace plus the ASCII
@@ -96,40 +132,122 @@ func pyStrip(s string) string {
 	return strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f) })
 }
 
-// Extraction is what a task's filters make of one response.
-type Extraction struct {
-	Strict   string
-	Flexible string
-}
-
-// Extractor applies a task's strict-match and flexible-extract filters.
-type Extractor struct {
-	strict, flexible *RegexFilter
-}
-
-// NewExtractor compiles the task's "strict-match" and "flexible-extract" filters.
-func NewExtractor(task datasets.Task) (*Extractor, error) {
-	var e Extractor
-	for _, f := range []struct {
-		name string
-		dst  **RegexFilter
-	}{{datasets.StrictMatch, &e.strict}, {datasets.FlexibleExtract, &e.flexible}} {
-		spec, ok := task.Filter(f.name)
-		if !ok {
-			return nil, fmt.Errorf("task %s: no %s filter", task.Name, f.name)
-		}
-		rf, err := NewRegexFilter(spec)
-		if err != nil {
-			return nil, fmt.Errorf("task %s: %w", task.Name, err)
-		}
-		*f.dst = rf
+// multiChoiceFrom builds lm-eval's multi_choice_regex: the regex first; when
+// it finds nothing, the doc's choice texts (normalised by ignore_case,
+// ignore_punctuation, regexes_to_ignore) map to "(A)", "(B)"...; then a bare
+// ": A" style letter; else the fallback.
+func multiChoiceFrom(params map[string]any) (filterFunc, error) {
+	rf, err := regexFilterFrom(params)
+	if err != nil {
+		return nil, err
 	}
-	return &e, nil
-}
-
-// Extract runs both filters on a response (already cut at its stop string).
-func (e *Extractor) Extract(response string) Extraction {
-	return Extraction{Strict: e.strict.Apply(response), Flexible: e.flexible.Apply(response)}
+	ignoreCase, err := boolParam(params, "ignore_case")
+	if err != nil {
+		return nil, err
+	}
+	ignorePunct, err := boolParam(params, "ignore_punctuation")
+	if err != nil {
+		return nil, err
+	}
+	var ignores []*pyRegex
+	if raw, ok := params["regexes_to_ignore"].([]any); ok {
+		for _, r := range raw {
+			re, err := compilePyRegex(pyStrValue(r))
+			if err != nil {
+				return nil, fmt.Errorf("regexes_to_ignore: %w", err)
+			}
+			ignores = append(ignores, re)
+		}
+	}
+	normalize := func(s string) (string, error) {
+		for _, re := range ignores {
+			var err error
+			if s, err = re.removeAll(s); err != nil {
+				return "", err
+			}
+		}
+		if ignoreCase {
+			s = pyLower(s)
+		}
+		if ignorePunct {
+			s = strings.Map(func(r rune) rune {
+				if unicode.IsPunct(r) {
+					return -1
+				}
+				return r
+			}, s)
+		}
+		return s, nil
+	}
+	// findMatch is the upstream find_match: the selected findall item,
+	// stripped and mapped through convert; "" when nothing matched.
+	findMatch := func(re *pyRegex, resp string, convert map[string]string) (string, error) {
+		ms, err := re.findAll(resp)
+		if err != nil || len(ms) == 0 {
+			return "", err
+		}
+		i, ok := pyIndex(rf.groupSelect, len(ms))
+		if !ok {
+			return "", nil
+		}
+		g, ok := findallItem(ms[i], re.numGroups())
+		if !ok {
+			return "", nil
+		}
+		g = pyStrip(g)
+		if c, ok := convert[g]; ok && g != "" {
+			g = c
+		}
+		return g, nil
+	}
+	return func(v filterValue, doc datasets.Doc) (filterValue, error) {
+		raw, ok := doc["choices"].([]any)
+		if !ok {
+			return filterValue{}, fmt.Errorf("multi_choice_regex: the doc has no list column \"choices\"")
+		}
+		var alts, letters []string
+		toAlpha, letterTo := map[string]string{}, map[string]string{}
+		for i, c := range raw {
+			letter := string(rune('A' + i))
+			m, err := normalize(pyStrip(pyStrValue(c)))
+			if err != nil {
+				return filterValue{}, err
+			}
+			alts = append(alts, regexp.QuoteMeta(m))
+			toAlpha[m] = "(" + letter + ")"
+			letters = append(letters, letter)
+			letterTo[letter] = "(" + letter + ")"
+		}
+		choiceRE, err := compilePyRegex(strings.Join(alts, "|"))
+		if err != nil {
+			return filterValue{}, err
+		}
+		letterRE, err := compilePyRegex(`:[\s]*(` + strings.Join(letters, "|") + `)`)
+		if err != nil {
+			return filterValue{}, err
+		}
+		out := filterValue{items: make([]string, len(v.items)), single: v.single}
+		for i, resp := range v.items {
+			m, err := findMatch(rf.re, resp, nil)
+			if err == nil && m == "" {
+				var norm string
+				if norm, err = normalize(resp); err == nil {
+					m, err = findMatch(choiceRE, norm, toAlpha)
+				}
+			}
+			if err == nil && m == "" {
+				m, err = findMatch(letterRE, resp, letterTo)
+			}
+			if err != nil {
+				return filterValue{}, err
+			}
+			if m == "" {
+				m = rf.fallback
+			}
+			out.items[i] = m
+		}
+		return out, nil
+	}, nil
 }
 
 // CutAtStop returns text up to (not including) the earliest occurrence of any

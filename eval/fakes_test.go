@@ -10,7 +10,10 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/entropix-eval/entropix-eval/datasets"
 	"github.com/entropix-eval/entropix-eval/engine"
+	"github.com/entropix-eval/entropix-eval/reports"
+	"github.com/entropix-eval/entropix-eval/sampler"
 	"github.com/entropix-eval/entropix-eval/sampler/metrics"
 )
 
@@ -144,31 +147,47 @@ type fakeChooser struct {
 	r      *rand.Rand
 }
 
-func (c *fakeChooser) Choose(d *engine.Dist, _ *engine.AttnStats, history []int32, promptLen int) (Decision, error) {
+func (c *fakeChooser) Choose(d *engine.Dist, _ *engine.AttnStats, history []int32, promptLen int) (sampler.Decision, error) {
 	if promptLen <= 0 || len(history) < promptLen {
-		return Decision{}, fmt.Errorf("history %d shorter than prompt %d", len(history), promptLen)
+		return sampler.Decision{}, fmt.Errorf("history %d shorter than prompt %d", len(history), promptLen)
 	}
 	i := 0
 	if !c.greedy {
 		i = c.r.IntN(3)
 	}
 	cand := d.Candidates[i]
-	return Decision{Token: cand.ID, Strategy: "fake", Temperature: 1, LogProb: d.LogProb(cand.Logit)}, nil
+	return sampler.Decision{Token: cand.ID, Strategy: "fake", Temperature: 1, LogProb: d.LogProb(cand.Logit)}, nil
 }
 
 // fakeGrader calls a response correct when it contains the target.
 type fakeGrader struct{}
 
-func (fakeGrader) Grade(_, response, target string) (Grade, error) {
-	ok := strings.Contains(response, target)
-	return Grade{ExtractedStrict: target, ExtractedFlexible: response, CorrectStrict: ok, CorrectFlexible: ok, CorrectNumeric: ok}, nil
+func (fakeGrader) Grade(_ TaskSpec, _ datasets.Doc, responses []string, target string) ([]Grade, error) {
+	out := make([]Grade, len(responses))
+	for i, r := range responses {
+		out[i] = scoredAll(strings.Contains(r, target), target, r)
+	}
+	return out, nil
+}
+
+// scoredAll is a grade with the GSM8K tasks' answers and scores, all equal to ok.
+func scoredAll(ok bool, strict, flexible string) Grade {
+	v := 0.0
+	if ok {
+		v = 1
+	}
+	return Grade{
+		Answers: []reports.Answer{{Filter: "strict-match", Answer: strict}, {Filter: "flexible-extract", Answer: flexible}},
+		Scores: []reports.Score{{Metric: "exact_match", Filter: "strict-match", Value: v}, {Metric: "numeric_match", Filter: "strict-match", Value: v},
+			{Metric: "exact_match", Filter: "flexible-extract", Value: v}},
+	}
 }
 
 // jsonArrow stands in for the Arrow writer: rows as JSON lines, latency dropped
 // because it is the one wall-clock column.
 type jsonArrow struct{}
 
-func (jsonArrow) WriteResults(path string, rows []ResultRow) error {
+func (jsonArrow) WriteResults(path string, rows []reports.ResultRow) error {
 	return WriteFileAtomic(path, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		for _, r := range rows {
@@ -181,11 +200,19 @@ func (jsonArrow) WriteResults(path string, rows []ResultRow) error {
 	})
 }
 
-func (jsonArrow) WriteTraces(path string, rows []TraceRow) error {
+func (jsonArrow) WriteTraces(path string, rows []reports.TraceRow) error {
 	return WriteFileAtomic(path, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		for _, r := range rows {
-			if err := enc.Encode(r); err != nil {
+			// Spelled out: TraceRow embeds TokenRecord, whose positional
+			// MarshalJSON would otherwise drop the row's keys.
+			row := struct {
+				RunID                   string
+				Task                    string
+				ProblemID, Repeat, Step int32
+				Token                   reports.TokenRecord
+			}{r.RunID, r.Task, r.ProblemID, r.Repeat, r.Step, r.TokenRecord}
+			if err := enc.Encode(row); err != nil {
 				return err
 			}
 		}

@@ -59,10 +59,18 @@ func Finalize(dir string, out Outputs) error {
 	if err != nil {
 		return fmt.Errorf("run directory %s: %w", dir, err)
 	}
-	if err := out.Arrow.WriteResults(filepath.Join(dir, ResultsArrow), resultRows(grs)); err != nil {
+	rows, err := resultRows(m.Task.Name, grs)
+	if err != nil {
+		return err
+	}
+	if err := out.Arrow.WriteResults(filepath.Join(dir, ResultsArrow), rows); err != nil {
 		return fmt.Errorf("write %s: %w", ResultsArrow, err)
 	}
-	if err := out.Arrow.WriteTraces(filepath.Join(dir, TracesArrow), traceRows(m.Task.Name, grs)); err != nil {
+	traces, err := traceRows(m.Task.Name, grs)
+	if err != nil {
+		return err
+	}
+	if err := out.Arrow.WriteTraces(filepath.Join(dir, TracesArrow), traces); err != nil {
 		return fmt.Errorf("write %s: %w", TracesArrow, err)
 	}
 	if err := writeJSONAtomic(filepath.Join(dir, ResultsJSONFile), summarize(m, grs)); err != nil {

@@ -3,7 +3,10 @@ package eval
 import (
 	"context"
 
+	"github.com/entropix-eval/entropix-eval/datasets"
 	"github.com/entropix-eval/entropix-eval/engine"
+	"github.com/entropix-eval/entropix-eval/reports"
+	"github.com/entropix-eval/entropix-eval/sampler"
 )
 
 // The runner's view of its collaborators. They are deliberately narrow: the CLI wires
@@ -45,25 +48,12 @@ type TextStream interface {
 	Flush() (string, error)
 }
 
-// Decision is what a sampler chose at one step and the parameters it used, which
-// the trace records.
-type Decision struct {
-	Token       int32
-	Strategy    string
-	Temperature float64
-	TopK        int
-	TopP        float64
-	MinP        float64
-	// LogProb is the chosen token's natural-log probability at temperature 1.
-	LogProb float64
-}
-
 // TokenChooser picks the tokens of one sequence. It owns that sequence's sampler
 // state and RNG stream, so its choices do not depend on what else is batched with it.
 type TokenChooser interface {
 	// Choose picks the next token. history is the sequence so far: the prompt ids
 	// followed by the generated ones; promptLen says where generation began.
-	Choose(dist *engine.Dist, attn *engine.AttnStats, history []int32, promptLen int) (Decision, error)
+	Choose(dist *engine.Dist, attn *engine.AttnStats, history []int32, promptLen int) (sampler.Decision, error)
 }
 
 // SamplerFactory is one configured sampler of a sweep.
@@ -105,31 +95,44 @@ type Problem struct {
 	Answer string
 	Prompt string
 	Target string
+	// Doc is the dataset row (every column), for filters that read it
+	// (multi_choice_regex reads "choices").
+	Doc datasets.Doc
 }
 
-// TaskSpec is what the runner needs of a task besides its prompts.
+// TaskSpec is what the runner and the grader need of a task besides its
+// prompts. It is stored in the manifest, so a run directory is rescored with
+// the filters and metrics it was run with, wherever its task file came from.
 type TaskSpec struct {
 	Name         string   `json:"name"`
 	Stops        []string `json:"stops"`
 	MaxNewTokens int      `json:"max_new_tokens"`
+	// Filters and Metrics are the task's filter_list and metric_list.
+	Filters []datasets.FilterPipeline `json:"filters,omitempty"`
+	Metrics []datasets.MetricSpec     `json:"metrics,omitempty"`
+	// Repeats > 1 (lm-eval's repeats, e.g. self-consistency) feeds a doc's
+	// responses to the filters together; the sweep runs that many repeats.
+	Repeats int `json:"repeats,omitempty"`
+	// Config is the task's result-defining configuration (datasets.Task.Describe).
+	Config map[string]any `json:"config,omitempty"`
 }
 
-// Grade is the extraction and scoring of one response.
+// Grade is one response's answer per filter and score per (metric, filter).
 type Grade struct {
-	ExtractedStrict   string
-	ExtractedFlexible string
-	CorrectStrict     bool
-	CorrectFlexible   bool
-	CorrectNumeric    bool
+	Answers []reports.Answer
+	Scores  []reports.Score
 }
 
-// Grader extracts the answer from a response and scores it against the target.
+// Grader filters and scores the responses of one doc against its target:
+// responses are the doc's repeats in order when the task's filters see them
+// together (TaskSpec.Repeats > 1), else one response. It returns one Grade
+// per response.
 type Grader interface {
-	Grade(task, response, target string) (Grade, error)
+	Grade(task TaskSpec, doc datasets.Doc, responses []string, target string) ([]Grade, error)
 }
 
 // ArrowWriter writes the Arrow files of a run directory atomically.
 type ArrowWriter interface {
-	WriteResults(path string, rows []ResultRow) error
-	WriteTraces(path string, rows []TraceRow) error
+	WriteResults(path string, rows []reports.ResultRow) error
+	WriteTraces(path string, rows []reports.TraceRow) error
 }

@@ -8,6 +8,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/entropix-eval/entropix-eval/reports"
+	"github.com/entropix-eval/entropix-eval/sampler"
 )
 
 func TestJournalRoundTrip(t *testing.T) {
@@ -18,8 +21,9 @@ func TestJournalRoundTrip(t *testing.T) {
 	rec := Record{
 		ItemKey:  ItemKey{Sampler: "min_p", Seed: 3, Repeat: 1, ProblemIndex: 7},
 		Response: "bad utf8? no: \u00e9 <tags> & quotes\"", FinishReason: FinishStop, GenTokens: 1,
-		Trace: []TraceStep{{Token: 5, Text: "\u00e9", Strategy: "sample", Entropy: math.NaN(),
-			Varentropy: math.Inf(1), LogProb: math.Inf(-1), TopK: 27, TopP: 0.9, Temperature: 1.0 / 3}},
+		Trace: []reports.TokenRecord{{Text: "\u00e9", Entropy: math.NaN(), Varentropy: math.Inf(1),
+			Decision: sampler.Decision{Token: 5, Strategy: "sample", LogProb: math.Inf(-1), TopK: 27, TopP: 0.9, Temperature: 1.0 / 3,
+				SampleLogProb: -0.5, Survivors: 27, NSamples: 1, Confidence: 0.25, TailMass: 0.125, TailCut: true}}},
 	}
 	require.NoError(t, j.Append(rec))
 	require.NoError(t, j.Append(rec)) // a duplicate must not count twice

@@ -5,6 +5,8 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+
+	"github.com/entropix-eval/entropix-eval/reports"
 )
 
 // Output files in lm-evaluation-harness's shapes, so existing tooling reads them.
@@ -15,16 +17,11 @@ const (
 	TracesArrow     = "traces.arrow"
 )
 
-// Metric keys as lm-eval writes them ("metric,filter").
-const (
-	keyStrict       = "exact_match,strict-match"
-	keyStrictSE     = "exact_match_stderr,strict-match"
-	keyFlexible     = "exact_match,flexible-extract"
-	keyFlexibleSE   = "exact_match_stderr,flexible-extract"
-	keyNumeric      = "numeric_match,strict-match"
-	keyNumericSE    = "numeric_match_stderr,strict-match"
-	keyTruncatedGen = "finish_length_share"
-)
+// keyTruncatedGen is results.json's share of responses cut at the token limit.
+const keyTruncatedGen = "finish_length_share"
+
+// stderrKey is lm-eval's standard-error key of a score key: "metric_stderr,filter".
+func stderrKey(k reports.ScoreKey) string { return k.Metric() + "_stderr," + k.Filter() }
 
 // RunSummary is one sampler × seed run's entry in results.json.
 type RunSummary map[string]any
@@ -54,34 +51,45 @@ type ResultsConfig struct {
 	FirstArgmax  bool              `json:"first_token_argmax"`
 }
 
-// meanSE returns the mean and lm-eval's standard error sqrt(p(1-p)/(n-1)).
-func meanSE(hits, n int) (float64, float64) {
+// meanSE returns the mean and lm-eval's standard error of the mean (the
+// sample standard deviation over sqrt(n); sqrt(p(1-p)/(n-1)) for 0/1 scores).
+func meanSE(sum, sumSq float64, n int) (float64, float64) {
 	if n == 0 {
 		return math.NaN(), math.NaN()
 	}
-	p := float64(hits) / float64(n)
+	mean := sum / float64(n)
 	if n == 1 {
-		return p, math.NaN()
+		return mean, math.NaN()
 	}
-	return p, math.Sqrt(p * (1 - p) / float64(n-1))
+	v := (sumSq - float64(n)*mean*mean) / float64(n-1)
+	return mean, math.Sqrt(max(v, 0) / float64(n))
 }
 
 func summarize(m *Manifest, grs []gradedRecord) ResultsJSON {
-	type tally struct{ n, strict, flex, num, length int }
+	type tally struct {
+		n, length  int
+		sum, sumSq map[reports.ScoreKey]float64
+		keys       []reports.ScoreKey
+	}
 	var order []string
 	tallies := map[string]*tally{}
 	for _, g := range grs {
 		key := m.Task.Name + "|" + g.Job.RunID()
 		t, ok := tallies[key]
 		if !ok {
-			t = &tally{}
+			t = &tally{sum: map[reports.ScoreKey]float64{}, sumSq: map[reports.ScoreKey]float64{}}
 			tallies[key] = t
 			order = append(order, key)
 		}
 		t.n++
-		t.strict += b2i(g.Grade.CorrectStrict)
-		t.flex += b2i(g.Grade.CorrectFlexible)
-		t.num += b2i(g.Grade.CorrectNumeric)
+		for _, s := range g.Grade.Scores {
+			k := s.Key()
+			if _, seen := t.sum[k]; !seen {
+				t.keys = append(t.keys, k)
+			}
+			t.sum[k] += s.Value
+			t.sumSq[k] += s.Value * s.Value
+		}
 		t.length += b2i(g.FinishReason == FinishLength)
 	}
 	rc := ResultsConfig{
@@ -95,14 +103,15 @@ func summarize(m *Manifest, grs []gradedRecord) ResultsJSON {
 	out := ResultsJSON{Results: map[string]RunSummary{}, NSamples: map[string]int{}, Config: rc, Order: order}
 	for _, key := range order {
 		t := tallies[key]
-		s, sse := meanSE(t.strict, t.n)
-		f, fse := meanSE(t.flex, t.n)
-		nm, nse := meanSE(t.num, t.n)
-		out.Results[key] = RunSummary{
-			"alias": m.Task.Name, keyStrict: jsonNum(s), keyStrictSE: jsonNum(sse),
-			keyFlexible: jsonNum(f), keyFlexibleSE: jsonNum(fse), keyNumeric: jsonNum(nm), keyNumericSE: jsonNum(nse),
-			keyTruncatedGen: float64(t.length) / float64(t.n),
+		rs := RunSummary{"alias": m.Task.Name, keyTruncatedGen: float64(t.length) / float64(t.n)}
+		var keys []string
+		for _, k := range t.keys {
+			mean, se := meanSE(t.sum[k], t.sumSq[k], t.n)
+			rs[string(k)], rs[stderrKey(k)] = jsonNum(mean), jsonNum(se)
+			keys = append(keys, string(k))
 		}
+		rs["score_keys"] = keys
+		out.Results[key] = rs
 		out.NSamples[key] = t.n
 	}
 	for _, g := range grs {
@@ -134,18 +143,32 @@ func b2i(b bool) int {
 // It is a map because lm-eval's metric keys contain commas, which struct tags cannot
 // spell; encoding/json writes map keys sorted, so lines are still deterministic.
 func sampleLine(g gradedRecord) map[string]any {
-	return map[string]any{
+	filtered := map[string]string{}
+	for _, a := range g.Grade.Answers {
+		filtered[a.Filter] = a.Answer
+	}
+	line := map[string]any{
 		"doc_id": g.ProblemIndex, "problem_id": g.ProblemID, "run_id": g.Job.RunID(),
 		"sampler": g.Job.Sampler, "seed": g.Job.Seed, "repeat": g.Repeat,
-		"doc":    map[string]string{"question": g.Problem.Question, "answer": docAnswer(g.Problem)},
+		"doc":    sampleDoc(g.Problem),
 		"prompt": g.Problem.Prompt, "prompt_hash": g.PromptHash, "target": g.Problem.Target,
 		"resps":          [][]string{{g.Response}},
-		"filtered_resps": map[string]string{"strict-match": g.Grade.ExtractedStrict, "flexible-extract": g.Grade.ExtractedFlexible},
-		keyStrict:        float64(b2i(g.Grade.CorrectStrict)),
-		keyFlexible:      float64(b2i(g.Grade.CorrectFlexible)),
-		keyNumeric:       float64(b2i(g.Grade.CorrectNumeric)),
+		"filtered_resps": filtered,
 		"finish_reason":  g.FinishReason, "prompt_tokens": g.PromptTokens, "gen_tokens": g.GenTokens,
 	}
+	for _, s := range g.Grade.Scores {
+		line[string(s.Key())] = s.Value
+	}
+	return line
+}
+
+// sampleDoc is the doc as lm-eval's samples show it: the dataset row, or for
+// runs made before problems.jsonl kept it, the question and worked answer.
+func sampleDoc(p ProblemEntry) any {
+	if p.Doc != nil {
+		return p.Doc
+	}
+	return map[string]string{"question": p.Question, "answer": docAnswer(p)}
 }
 
 func writeSamples(dir string, grs []gradedRecord) error {

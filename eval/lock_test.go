@@ -124,7 +124,7 @@ func TestResumeRefusalNamesChangedFields(t *testing.T) {
 	moved := fakeRun{}.runner(dir)
 	moved.Provenance.Model = []FileSum{{Path: "/elsewhere/b/config.json", Bytes: 10, SHA256: strings.Repeat("a", 64)}}
 	moved.Provenance.Datasets = []FileSum{{Path: "/mnt/shots/gsm8k-cot.jsonl", Bytes: 5, SHA256: strings.Repeat("c", 64)}}
-	moved.Config.FewShot = "/mnt/shots"
+	moved.Config.TrainDataset = "/mnt/shots/train.jsonl"
 	_, err = moved.Run(context.Background())
 	require.NoError(t, err, "a moved model and few-shot directory with the same content is the same run")
 

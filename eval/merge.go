@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
+
+	"github.com/entropix-eval/entropix-eval/datasets"
 )
 
 // Merge combines the run directories of shards 0..n-1 of one sweep into out, which
@@ -148,9 +150,18 @@ func writeMerged(out string, base *Manifest, shardDirs []string, problems []Prob
 
 // Rescore re-extracts and re-scores the saved responses of a finished run directory
 // with the current extraction code, rewriting its result files; the model is not
-// run. It returns the strict accuracy of each run before and after.
+// run. It returns each run's first score (the task's first filter and metric)
+// before and after.
+//
+// A run directory written before results were generic over filters and
+// metrics (manifest task without filters; results.arrow schema version 1) is
+// upgraded when its task is a built-in one: the filters and metrics of the
+// built-in task are recorded in its manifest and every result file is
+// rewritten in the current schema. Any other old run is refused, because its
+// task's filters are not known.
 func Rescore(dir string, o Outputs) (before, after map[string]float64, err error) {
-	if _, err := ReadManifest(dir); err != nil {
+	m, err := ReadManifest(dir)
+	if err != nil {
 		return nil, nil, fmt.Errorf("rescore: %w", err)
 	}
 	lock, err := LockDir(dir)
@@ -158,19 +169,36 @@ func Rescore(dir string, o Outputs) (before, after map[string]float64, err error
 		return nil, nil, fmt.Errorf("rescore: %w", err)
 	}
 	defer lock.Unlock()
-	before = readStrict(dir)
+	if len(m.Task.Filters) == 0 {
+		if err := upgradeTask(dir, m); err != nil {
+			return nil, nil, fmt.Errorf("rescore: %w", err)
+		}
+	}
+	before = readFirstScores(dir)
 	if err := Finalize(dir, o); err != nil {
 		return nil, nil, fmt.Errorf("rescore: %w", err)
 	}
 	if err := o.report(dir); err != nil {
 		return nil, nil, fmt.Errorf("rescore: %w", err)
 	}
-	return before, readStrict(dir), nil
+	return before, readFirstScores(dir), nil
 }
 
-// readStrict reads the strict-match accuracies of results.json; a missing or
+// upgradeTask fills in the filters and metrics of a run made before the
+// manifest recorded them, from the built-in task of the same name.
+func upgradeTask(dir string, m *Manifest) error {
+	t, err := datasets.LookupTask(m.Task.Name)
+	if err != nil {
+		return fmt.Errorf("run directory %s predates task-generic results and its task %q is not built in, so its filters are unknown; it cannot be rescored: %w", dir, m.Task.Name, err)
+	}
+	m.Task.Filters, m.Task.Metrics, m.Task.Repeats = t.Filters, t.Metrics, t.Repeats
+	return writeManifest(dir, m)
+}
+
+// readFirstScores reads each run's first score key from results.json (the
+// current layout's score_keys, else the old strict-match key); a missing or
 // unreadable file gives an empty map (nothing to compare against).
-func readStrict(dir string) map[string]float64 {
+func readFirstScores(dir string) map[string]float64 {
 	var rj struct {
 		Results map[string]map[string]any `json:"results"`
 	}
@@ -179,7 +207,11 @@ func readStrict(dir string) map[string]float64 {
 		return out
 	}
 	for k, v := range rj.Results {
-		if f, ok := v[keyStrict].(float64); ok {
+		key := "exact_match,strict-match"
+		if keys, ok := v["score_keys"].([]any); ok && len(keys) > 0 {
+			key, _ = keys[0].(string)
+		}
+		if f, ok := v[key].(float64); ok {
 			out[k] = f
 		}
 	}

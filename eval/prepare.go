@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/entropix-eval/entropix-eval/datasets"
 	"github.com/entropix-eval/entropix-eval/engine/tokenizer"
@@ -14,32 +15,94 @@ import (
 type TaskInputs struct {
 	Task     TaskSpec
 	Problems []Problem
-	// Files are the dataset and few-shot files read, for the manifest's checksums.
+	// Files are the dataset files read, for the manifest's checksums.
 	Files []string
+	// Repeats is the task's repeats (lm-eval's, > 1 for self-consistency).
+	Repeats int
 }
 
-// LoadTaskInputs loads the config's dataset (after the limit), builds every prompt
-// with the task's shots (rendered with the tokenizer's chat template when the config
-// asks for it), and collects the task's stop strings plus the tokenizer's EOS text.
-func LoadTaskInputs(cfg Config, tok *tokenizer.Tokenizer) (TaskInputs, error) {
-	task, err := datasets.LookupTask(cfg.Task)
+// ResolveTask finds the config's task: a name among the built-in tasks and
+// the include paths, or a task YAML file (a path ending in .yaml or .yml).
+func ResolveTask(cfg Config) (*datasets.Task, error) {
+	ix, err := datasets.NewIndex(cfg.IncludePaths...)
+	if err != nil {
+		return nil, err
+	}
+	name := cfg.Task
+	if IsTaskFile(name) {
+		names, err := ix.AddFile(name)
+		if err != nil {
+			return nil, fmt.Errorf("task: %w", err)
+		}
+		name = names[0]
+	}
+	if e, ok := ix.Lookup(name); ok && e.Kind != datasets.KindTask {
+		members, err := ix.Expand(name)
+		if err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("task: %s is a %s of %d tasks (%s); a run directory holds one task", name, e.Kind, len(members), strings.Join(members, ", "))
+	}
+	return ix.Task(name)
+}
+
+// ExpandTask lists the tasks the config's task names: itself for a task or a
+// task file, a group's or tag's members otherwise (every member must be
+// indexed, or the error names the missing ones).
+func ExpandTask(cfg Config) ([]string, error) {
+	if IsTaskFile(cfg.Task) {
+		return []string{cfg.Task}, nil
+	}
+	ix, err := datasets.NewIndex(cfg.IncludePaths...)
+	if err != nil {
+		return nil, err
+	}
+	return ix.Expand(cfg.Task)
+}
+
+// IsTaskFile says whether a --task value names a YAML file rather than a task.
+func IsTaskFile(s string) bool {
+	ext := strings.ToLower(filepath.Ext(s))
+	return ext == ".yaml" || ext == ".yml"
+}
+
+// DataSourceOf is where the config's task reads its splits from: --dataset
+// and --train-dataset for the evaluated and few-shot splits, --data-dir
+// mirrors, then the Hugging Face caches (hubCaches, and the datasets cache).
+func DataSourceOf(cfg Config, task *datasets.Task, hubCaches []string) datasets.DataSource {
+	files := map[string]string{}
+	if cfg.Dataset != "" {
+		files[task.EvalSplit()] = cfg.Dataset
+	}
+	if cfg.TrainDataset != "" {
+		if s := task.ShotSplit(); s != "" && s != task.EvalSplit() {
+			files[s] = cfg.TrainDataset
+		}
+	}
+	return datasets.DataSource{Files: files, DataDirs: cfg.DataDirs, HubCaches: hubCaches, DatasetsCaches: datasets.DatasetsCacheDirs()}
+}
+
+// LoadTaskInputs loads the task's evaluated split (after the limit), builds
+// every prompt with the task's shots (rendered with the tokenizer's chat
+// template when the config asks for it), and collects the task's stop
+// strings plus the tokenizer's EOS text.
+func LoadTaskInputs(cfg Config, task *datasets.Task, src datasets.DataSource, tok *tokenizer.Tokenizer) (TaskInputs, error) {
+	opts := datasets.PromptOptions{ChatTemplate: cfg.ChatTemplate, NumFewshot: cfg.NumFewshot, SystemInstruction: cfg.SystemInstruction}
+	shots := task.NumFewshot
+	if cfg.NumFewshot != nil {
+		shots = *cfg.NumFewshot
+	}
+	data, err := datasets.LoadTaskData(task, src, shots)
 	if err != nil {
 		return TaskInputs{}, err
 	}
-	ds, err := datasets.Load(cfg.Dataset)
-	if err != nil {
-		return TaskInputs{}, err
-	}
-	docs := ds.Problems
+	opts.FewshotFromTestSplit = data.ShotsFromEvalSplit
+	docs := data.Docs.Problems
 	if cfg.Limit > 0 && cfg.Limit < len(docs) {
 		docs = docs[:cfg.Limit]
 	}
-	shots, err := datasets.LoadTaskFewshot(task, cfg.TrainDataset, cfg.FewShot)
-	if err != nil {
-		return TaskInputs{}, err
-	}
-	multiturn := cfg.ChatTemplate && (cfg.FewshotAsMultiturn == nil || *cfg.FewshotAsMultiturn)
-	prompter, err := datasets.NewPrompter(task, shots, datasets.PromptOptions{ChatTemplate: cfg.ChatTemplate, FewshotAsMultiturn: multiturn})
+	opts.FewshotAsMultiturn = cfg.ChatTemplate && (cfg.FewshotAsMultiturn == nil || *cfg.FewshotAsMultiturn)
+	prompter, err := datasets.NewPrompter(task, data.Shots, opts)
 	if err != nil {
 		return TaskInputs{}, err
 	}
@@ -50,8 +113,14 @@ func LoadTaskInputs(cfg Config, tok *tokenizer.Tokenizer) (TaskInputs, error) {
 		}
 	}
 	eosText, _, _ := tok.EOS()
-	in := TaskInputs{Task: TaskSpec{Name: task.Name, MaxNewTokens: task.MaxNewTokens}}
-	for i, doc := range docs {
+	desc := task.Describe()
+	desc["num_fewshot"] = prompter.NumFewshot()
+	in := TaskInputs{
+		Task: TaskSpec{Name: task.Name, MaxNewTokens: task.MaxNewTokens, Stops: datasets.Prompt{Until: task.Until}.StopStrings(eosText),
+			Filters: task.Filters, Metrics: task.Metrics, Repeats: task.Repeats, Config: desc},
+		Files: data.Files, Repeats: task.Repeats,
+	}
+	for _, doc := range docs {
 		p, err := prompter.Build(doc)
 		if err != nil {
 			return TaskInputs{}, fmt.Errorf("problem %s: %w", doc.ID, err)
@@ -62,25 +131,13 @@ func LoadTaskInputs(cfg Config, tok *tokenizer.Tokenizer) (TaskInputs, error) {
 				return TaskInputs{}, fmt.Errorf("problem %s: chat template: %w", doc.ID, err)
 			}
 		}
-		if i == 0 {
-			in.Task.Stops = p.StopStrings(eosText)
-			if p.MaxNewTokens > 0 {
-				in.Task.MaxNewTokens = p.MaxNewTokens
-			}
-		}
-		in.Problems = append(in.Problems, Problem{ID: doc.ID, Question: doc.Question, Answer: doc.Answer, Prompt: text, Target: doc.Target})
-	}
-	for _, f := range ds.Files {
-		in.Files = append(in.Files, f.Path)
-	}
-	if task.FewshotFile != "" && cfg.FewShot != "" {
-		in.Files = append(in.Files, filepath.Join(cfg.FewShot, task.FewshotFile))
-	} else if cfg.TrainDataset != "" && task.NumFewshot > 0 {
-		train, err := filepath.Glob(cfg.TrainDataset)
+		target, err := task.Target(doc.Doc)
 		if err != nil {
-			return TaskInputs{}, fmt.Errorf("train_dataset: %w", err)
+			return TaskInputs{}, fmt.Errorf("task %s: problem %s: %w", task.Name, doc.ID, err)
 		}
-		in.Files = append(in.Files, train...)
+		q, _ := doc.Doc["question"].(string)
+		a, _ := doc.Doc["answer"].(string)
+		in.Problems = append(in.Problems, Problem{ID: doc.ID, Question: q, Answer: a, Prompt: text, Target: target, Doc: doc.Doc})
 	}
 	return in, nil
 }

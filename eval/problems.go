@@ -2,6 +2,7 @@ package eval
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -26,6 +27,8 @@ type ProblemEntry struct {
 	PromptTokens int    `json:"prompt_tokens"`
 	Truncated    bool   `json:"left_truncated,omitempty"`
 	Target       string `json:"target"`
+	// Doc is the dataset row, for filters that read it (multi_choice_regex).
+	Doc map[string]any `json:"doc,omitempty"`
 }
 
 func promptHash(prompt string) string {
@@ -65,7 +68,7 @@ func entriesOf(pps []*preparedProblem) []ProblemEntry {
 	for i, p := range pps {
 		out[i] = ProblemEntry{
 			Index: p.Index, ID: p.ID, Question: p.Question, Answer: p.Answer, Prompt: p.Prompt, PromptHash: p.Hash,
-			PromptTokens: len(p.IDs), Truncated: p.Truncated, Target: p.Target,
+			PromptTokens: len(p.IDs), Truncated: p.Truncated, Target: p.Target, Doc: p.Doc,
 		}
 	}
 	return out
@@ -113,9 +116,17 @@ func sameProblems(have, want []ProblemEntry) error {
 		return fmt.Errorf("the run directory has %d problems, this configuration gives %d", len(have), len(want))
 	}
 	for i := range have {
-		if have[i] != want[i] {
+		if !sameEntry(have[i], want[i]) {
 			return fmt.Errorf("problem %s (index %d) differs from the one the run started with (prompt or target changed)", want[i].ID, want[i].Index)
 		}
 	}
 	return nil
+}
+
+// sameEntry compares two entries as problems.jsonl stores them (a doc's
+// numbers read back from JSON are float64, freshly loaded ones int64).
+func sameEntry(a, b ProblemEntry) bool {
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	return errA == nil && errB == nil && bytes.Equal(ja, jb)
 }

@@ -3,44 +3,11 @@ package eval
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
+
+	"github.com/entropix-eval/entropix-eval/reports"
 )
-
-// ResultRow is one row of results.arrow: one problem × run × repeat. Column names
-// are DESIGN.md's.
-type ResultRow struct {
-	RunID             string
-	Sampler           string
-	Seed              uint64
-	ProblemID         string
-	ProblemIndex      int
-	Repeat            int
-	PromptHash        string
-	Target            string
-	Response          string
-	ExtractedStrict   string
-	ExtractedFlexible string
-	CorrectStrict     bool
-	CorrectFlexible   bool
-	CorrectNumeric    bool
-	PromptTokens      int
-	GenTokens         int
-	FinishReason      string
-	LatencyMS         float64
-}
-
-// TraceRow is one row of traces.arrow: one generated token.
-type TraceRow struct {
-	RunID        string
-	Task         string
-	ProblemID    string
-	ProblemIndex int
-	Repeat       int
-	Step         int
-	// Token is a named field, not embedded: embedding would promote TraceStep's
-	// positional MarshalJSON to the whole row.
-	Token TraceStep
-}
 
 // gradedRecord is a record with its problem and grade, the input of every output file.
 type gradedRecord struct {
@@ -79,19 +46,69 @@ func gradeRecords(m *Manifest, problems []ProblemEntry, recs []Record, g Grader)
 			continue
 		}
 		seen[r.ItemKey] = true
-		gr, err := g.Grade(m.Task.Name, r.Response, p.Target)
-		if err != nil {
-			return nil, fmt.Errorf("grade %+v: %w", r.ItemKey, err)
-		}
-		out = append(out, gradedRecord{Record: r, Job: m.Jobs[ji], Problem: p, Grade: gr})
+		out = append(out, gradedRecord{Record: r, Job: m.Jobs[ji], Problem: p})
 	}
 	if want := len(m.Jobs) * len(problems); len(out) != want {
 		return nil, fmt.Errorf("%d of %d items are finished", len(out), want)
+	}
+	if err := gradeGroups(m.Task, out, g); err != nil {
+		return nil, err
 	}
 	slices.SortFunc(out, func(a, b gradedRecord) int {
 		return cmp.Or(cmp.Compare(jobOrder[keyOf(a.Job)], jobOrder[keyOf(b.Job)]), cmp.Compare(a.ProblemIndex, b.ProblemIndex))
 	})
 	return out, nil
+}
+
+// gradeGroups grades the records. With task repeats (self-consistency) the
+// responses of one (sampler, seed, problem) go to the filters together, in
+// repeat order, as lm-eval hands a doc's repeats to its filters; otherwise
+// every response is graded on its own.
+func gradeGroups(task TaskSpec, grs []gradedRecord, g Grader) error {
+	type docKey struct {
+		sampler string
+		seed    uint64
+		problem int
+	}
+	var groups [][]int
+	if task.Repeats > 1 {
+		at := map[docKey]int{}
+		for i, r := range grs {
+			k := docKey{r.Sampler, r.Seed, r.ProblemIndex}
+			j, ok := at[k]
+			if !ok {
+				j = len(groups)
+				at[k] = j
+				groups = append(groups, nil)
+			}
+			groups[j] = append(groups[j], i)
+		}
+		for _, gr := range groups {
+			slices.SortFunc(gr, func(a, b int) int { return cmp.Compare(grs[a].Repeat, grs[b].Repeat) })
+		}
+	} else {
+		for i := range grs {
+			groups = append(groups, []int{i})
+		}
+	}
+	for _, idx := range groups {
+		first := &grs[idx[0]]
+		resps := make([]string, len(idx))
+		for k, i := range idx {
+			resps[k] = grs[i].Response
+		}
+		grades, err := g.Grade(task, first.Problem.Doc, resps, first.Problem.Target)
+		if err != nil {
+			return fmt.Errorf("grade %+v: %w", first.ItemKey, err)
+		}
+		if len(grades) != len(idx) {
+			return fmt.Errorf("grade %+v: %d grades for %d responses", first.ItemKey, len(grades), len(idx))
+		}
+		for k, i := range idx {
+			grs[i].Grade = grades[k]
+		}
+	}
+	return nil
 }
 
 type jobKey struct {
@@ -102,31 +119,48 @@ type jobKey struct {
 
 func keyOf(j Job) jobKey { return jobKey{j.Sampler, j.Seed, j.Repeat} }
 
-func resultRows(grs []gradedRecord) []ResultRow {
-	rows := make([]ResultRow, len(grs))
+// resultRows are the results.arrow rows of graded records, in their order.
+func resultRows(task string, grs []gradedRecord) ([]reports.ResultRow, error) {
+	rows := make([]reports.ResultRow, len(grs))
 	for i, g := range grs {
-		rows[i] = ResultRow{
-			RunID: g.Job.RunID(), Sampler: g.Job.Sampler, Seed: g.Job.Seed, ProblemID: g.ProblemID,
-			ProblemIndex: g.ProblemIndex, Repeat: g.Repeat, PromptHash: g.PromptHash, Target: g.Problem.Target, Response: g.Response,
-			ExtractedStrict: g.Grade.ExtractedStrict, ExtractedFlexible: g.Grade.ExtractedFlexible,
-			CorrectStrict: g.Grade.CorrectStrict, CorrectFlexible: g.Grade.CorrectFlexible,
-			CorrectNumeric: g.Grade.CorrectNumeric, PromptTokens: g.PromptTokens, GenTokens: g.GenTokens,
-			FinishReason: g.FinishReason, LatencyMS: g.LatencyMS,
+		id, err := int32Of("problem index", g.ProblemIndex)
+		if err != nil {
+			return nil, err
+		}
+		rows[i] = reports.ResultRow{
+			RunID: g.Job.RunID(), Task: task, Sampler: g.Job.Sampler, Seed: int64(g.Job.Seed), ProblemID: id,
+			Repeat: int32(g.Repeat), PromptHash: g.PromptHash, Target: g.Problem.Target, Response: g.Response,
+			Answers: g.Grade.Answers, Scores: g.Grade.Scores,
+			PromptTokens: int32(g.PromptTokens), GenTokens: int32(g.GenTokens),
+			FinishReason: reports.FinishReason(g.FinishReason), LatencyMS: g.LatencyMS,
 		}
 	}
-	return rows
+	return rows, nil
 }
 
-func traceRows(task string, grs []gradedRecord) []TraceRow {
+// traceRows are the traces.arrow rows of graded records: each token's record
+// under its run, problem, repeat and step.
+func traceRows(task string, grs []gradedRecord) ([]reports.TraceRow, error) {
 	n := 0
 	for _, g := range grs {
 		n += len(g.Trace)
 	}
-	rows := make([]TraceRow, 0, n)
+	rows := make([]reports.TraceRow, 0, n)
 	for _, g := range grs {
+		id, err := int32Of("problem index", g.ProblemIndex)
+		if err != nil {
+			return nil, err
+		}
 		for step, t := range g.Trace {
-			rows = append(rows, TraceRow{RunID: g.Job.RunID(), Task: task, ProblemID: g.ProblemID, ProblemIndex: g.ProblemIndex, Repeat: g.Repeat, Step: step, Token: t})
+			rows = append(rows, reports.TraceRow{RunID: g.Job.RunID(), Task: task, ProblemID: id, Repeat: int32(g.Repeat), Step: int32(step), TokenRecord: t})
 		}
 	}
-	return rows
+	return rows, nil
+}
+
+func int32Of(what string, v int) (int32, error) {
+	if v < math.MinInt32 || v > math.MaxInt32 {
+		return 0, fmt.Errorf("%s %d does not fit the int32 column", what, v)
+	}
+	return int32(v), nil
 }

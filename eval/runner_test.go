@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/entropix-eval/entropix-eval/datasets"
+	"github.com/entropix-eval/entropix-eval/sampler"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -53,8 +55,10 @@ func (f fakeRun) runner(dir string) *Runner {
 	}
 	samplers := []SamplerFactory{fakeSampler{"greedy"}, fakeSampler{"sample"}}
 	return &Runner{
-		Config:    cfg,
-		Task:      TaskSpec{Name: "fake_task", Stops: []string{"Q:", "zz"}, MaxNewTokens: 40},
+		Config: cfg,
+		Task: TaskSpec{Name: "fake_task", Stops: []string{"Q:", "zz"}, MaxNewTokens: 40,
+			Filters: []datasets.FilterPipeline{{Name: "strict-match", Steps: []datasets.FilterStep{{Function: "take_first"}}}},
+			Metrics: []datasets.MetricSpec{{Metric: "exact_match"}}},
 		Problems:  fakeProblems(f.problems),
 		Tokenizer: fakeTokenizer{},
 		Samplers:  samplers,
@@ -286,8 +290,12 @@ func TestRescoreRewritesGrades(t *testing.T) {
 
 type alwaysRight struct{}
 
-func (alwaysRight) Grade(string, string, string) (Grade, error) {
-	return Grade{CorrectStrict: true, CorrectFlexible: true, CorrectNumeric: true}, nil
+func (alwaysRight) Grade(_ TaskSpec, _ datasets.Doc, responses []string, _ string) ([]Grade, error) {
+	out := make([]Grade, len(responses))
+	for i := range out {
+		out[i] = scoredAll(true, "", "")
+	}
+	return out, nil
 }
 
 func TestLongPromptsAreCutOnTheLeft(t *testing.T) {
@@ -320,9 +328,9 @@ func TestFirstTokenArgmaxIsRecorded(t *testing.T) {
 	require.NoError(t, err)
 	for _, rec := range recs {
 		require.NotEmpty(t, rec.Trace)
-		assert.Equal(t, "first_token_argmax", rec.Trace[0].Strategy)
+		assert.Equal(t, sampler.StrategyFirstTokenArgmax, rec.Trace[0].Strategy)
 		for _, step := range rec.Trace[1:] {
-			assert.Equal(t, "fake", step.Strategy)
+			assert.Equal(t, sampler.Strategy("fake"), step.Strategy)
 		}
 	}
 }

@@ -1,84 +1,92 @@
 package eval
 
-// Scoring, lm-eval style: exact_match with regexes_to_ignore and ignore_case
-// (HF evaluate's exact_match, which lm-eval calls), plus a numeric comparison
-// offered beside it because lm-eval's string match says 29.00 != 29.
+// Scoring, lm-eval style: exact_match with regexes_to_ignore, ignore_case,
+// ignore_punctuation and ignore_numbers (HF evaluate's exact_match, which
+// lm-eval calls), plus numeric_match offered beside it because lm-eval's
+// string match says 29.00 != 29.
 
 import (
 	"fmt"
 	"math/big"
+	"reflect"
 	"regexp"
 	"strings"
 	"sync"
 
 	"github.com/entropix-eval/entropix-eval/datasets"
+	"github.com/entropix-eval/entropix-eval/reports"
 )
 
-// ignoreRule is one regexes_to_ignore entry compiled for Go.
-type ignoreRule struct {
-	re   *regexp.Regexp
-	repl string
-}
-
-// ExactMatcher normalises prediction and reference and compares the strings.
+// ExactMatcher is lm-eval's exact_match (HF evaluate's): remove every
+// regexes_to_ignore match from prediction and reference, in order; then
+// ignore_case lowercases, ignore_punctuation drops ASCII punctuation
+// (Python's string.punctuation) and ignore_numbers drops ASCII digits; then
+// the strings are compared.
 type ExactMatcher struct {
-	rules      []ignoreRule
-	ignoreCase bool
-	fast       func(string) string // nil: apply rules
+	rules             []*pyRegex
+	ignoreCase        bool
+	ignorePunctuation bool
+	ignoreNumbers     bool
+	fast              func(string) string // nil: apply rules
 }
 
-// NewExactMatcher compiles Python-syntax regexes_to_ignore. Python's
-// non-MULTILINE "$" also matches just before a final "\n" (so re.sub(r"\.$",
-// "", "5.\n") == "5\n") while Go's matches only at the very end; a trailing
-// "$" is therefore rewritten to capture the optional newline and put it back.
+// NewExactMatcher compiles Python-syntax regexes_to_ignore (Python's
+// semantics: its non-MULTILINE "$" also matches before a final "\n").
 func NewExactMatcher(regexesToIgnore []string, ignoreCase bool) (*ExactMatcher, error) {
-	m := &ExactMatcher{ignoreCase: ignoreCase}
-	for _, p := range regexesToIgnore {
-		goPat, repl := p, ""
-		if endsWithAnchor(p) {
-			goPat = p[:len(p)-1] + `(\n?)\z`
-		}
-		re, err := regexp.Compile(goPat)
+	return newExactMatcher(datasets.MetricSpec{RegexesToIgnore: regexesToIgnore, IgnoreCase: ignoreCase})
+}
+
+func newExactMatcher(spec datasets.MetricSpec) (*ExactMatcher, error) {
+	m := &ExactMatcher{ignoreCase: spec.IgnoreCase, ignorePunctuation: spec.IgnorePunctuation, ignoreNumbers: spec.IgnoreNumbers}
+	for _, p := range spec.RegexesToIgnore {
+		re, err := compilePyRegex(p)
 		if err != nil {
-			return nil, fmt.Errorf("exact_match: compile regexes_to_ignore entry %q: %w", p, err)
+			return nil, fmt.Errorf("exact_match: regexes_to_ignore entry: %w", err)
 		}
-		if goPat != p {
-			repl = fmt.Sprintf("${%d}", re.NumSubexp())
-		}
-		m.rules = append(m.rules, ignoreRule{re: re, repl: repl})
+		m.rules = append(m.rules, re)
 	}
-	if isGSM8KIgnore(regexesToIgnore, ignoreCase) {
+	if isGSM8KIgnore(spec.RegexesToIgnore, spec.IgnoreCase) && !spec.IgnorePunctuation && !spec.IgnoreNumbers {
 		m.fast = normalizeGSM8K
 	}
 	return m, nil
 }
 
-// endsWithAnchor reports whether p ends in an unescaped "$".
-func endsWithAnchor(p string) bool {
-	if !strings.HasSuffix(p, "$") {
-		return false
-	}
-	backslashes := 0
-	for i := len(p) - 2; i >= 0 && p[i] == '\\'; i-- {
-		backslashes++
-	}
-	return backslashes%2 == 0
-}
-
 // Normalize applies the rules in order (each removes every match, as re.sub
-// does), then lowercases when ignore_case is set.
+// does), then the case, punctuation and number options. A rule that hits the
+// regex time limit leaves the text as it was.
 func (m *ExactMatcher) Normalize(s string) string {
 	if m.fast != nil {
 		return m.fast(s)
 	}
 	for _, r := range m.rules {
-		s = r.re.ReplaceAllString(s, r.repl)
+		if out, err := r.removeAll(s); err == nil {
+			s = out
+		}
 	}
 	if m.ignoreCase {
 		s = pyLower(s)
 	}
+	if m.ignorePunctuation {
+		s = strings.Map(func(r rune) rune {
+			if strings.ContainsRune(asciiPunctuation, r) {
+				return -1
+			}
+			return r
+		}, s)
+	}
+	if m.ignoreNumbers {
+		s = strings.Map(func(r rune) rune {
+			if r >= '0' && r <= '9' {
+				return -1
+			}
+			return r
+		}, s)
+	}
 	return s
 }
+
+// asciiPunctuation is Python's string.punctuation.
+const asciiPunctuation = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
 
 // Match reports exact_match after normalising both sides.
 func (m *ExactMatcher) Match(prediction, reference string) bool {
@@ -143,60 +151,122 @@ func NumericMatch(prediction, reference string) bool {
 	return ok && p.Cmp(r) == 0
 }
 
-// LMEvalGrader implements Grader for the tasks registered in package
-// datasets: their filters extract, their exact_match configuration scores,
-// and CorrectNumeric compares the strict extraction numerically.
+// LMEvalGrader implements Grader for lm-eval task configurations: each
+// filter pipeline of the task makes an answer, and each metric scores every
+// filter's answer against the target.
 type LMEvalGrader struct {
 	mu    sync.Mutex
 	tasks map[string]*taskScorer
 }
 
 type taskScorer struct {
-	extract *Extractor
-	exact   *ExactMatcher
+	spec    TaskSpec // the configuration compiled
+	filters []*Pipeline
+	metrics []metricFunc
+	names   []string // metric names, metrics order
 }
+
+// metricFunc scores one prediction against the reference.
+type metricFunc func(prediction, reference string) float64
 
 // NewLMEvalGrader returns a grader that compiles each task's rules on first use.
 func NewLMEvalGrader() *LMEvalGrader { return &LMEvalGrader{tasks: map[string]*taskScorer{}} }
 
-func (g *LMEvalGrader) scorer(task string) (*taskScorer, error) {
+func (g *LMEvalGrader) scorer(task TaskSpec) (*taskScorer, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if s, ok := g.tasks[task]; ok {
+	// Keyed by name, checked by content: a grader may see two configurations
+	// of one task name (a rescore after the task file changed).
+	if s, ok := g.tasks[task.Name]; ok && sameSpec(s.spec, task) {
 		return s, nil
 	}
-	t, err := datasets.LookupTask(task)
-	if err != nil {
-		return nil, err
+	if len(task.Filters) == 0 || len(task.Metrics) == 0 {
+		return nil, fmt.Errorf("task %s: no filters or metrics to score with", task.Name)
 	}
-	ex, err := NewExtractor(t)
-	if err != nil {
-		return nil, err
+	s := &taskScorer{spec: task}
+	for _, f := range task.Filters {
+		p, err := CompilePipeline(f)
+		if err != nil {
+			return nil, fmt.Errorf("task %s: %w", task.Name, err)
+		}
+		s.filters = append(s.filters, p)
 	}
-	em, err := NewExactMatcher(t.IgnoreRegexes, t.IgnoreCase)
-	if err != nil {
-		return nil, fmt.Errorf("task %s: %w", task, err)
+	for _, m := range task.Metrics {
+		fn, err := compileMetric(m)
+		if err != nil {
+			return nil, fmt.Errorf("task %s: %w", task.Name, err)
+		}
+		s.metrics, s.names = append(s.metrics, fn), append(s.names, m.Metric)
 	}
-	s := &taskScorer{extract: ex, exact: em}
-	g.tasks[task] = s
+	g.tasks[task.Name] = s
 	return s, nil
 }
 
-// Grade extracts and scores one finished response (already cut at its stop).
-// An empty target means the problem has no valid reference answer (no "####"
-// line): it is graded, and never counts as correct.
-func (g *LMEvalGrader) Grade(task, response, target string) (Grade, error) {
+// sameSpec reports whether two task specs hold the same filters and metrics:
+// the same backing arrays (one run's manifest, the common case, checked in
+// constant time) or equal contents.
+func sameSpec(a, b TaskSpec) bool {
+	if len(a.Filters) == len(b.Filters) && len(a.Metrics) == len(b.Metrics) && len(a.Filters) > 0 && len(a.Metrics) > 0 &&
+		&a.Filters[0] == &b.Filters[0] && &a.Metrics[0] == &b.Metrics[0] {
+		return true
+	}
+	return reflect.DeepEqual(a.Filters, b.Filters) && reflect.DeepEqual(a.Metrics, b.Metrics)
+}
+
+func compileMetric(m datasets.MetricSpec) (metricFunc, error) {
+	switch m.Metric {
+	case "exact_match":
+		em, err := newExactMatcher(m)
+		if err != nil {
+			return nil, err
+		}
+		return func(p, r string) float64 { return b2f(em.Match(p, r)) }, nil
+	case "numeric_match":
+		return func(p, r string) float64 { return b2f(NumericMatch(p, r)) }, nil
+	}
+	return nil, fmt.Errorf("metric %q is not supported", m.Metric)
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Grade runs every filter pipeline over the doc's responses and scores each
+// answer with every metric. A pipeline that reduces the responses to one
+// answer (take_first, majority_vote + take_first) gives that answer and its
+// scores to every response; one that keeps the list gives each response its
+// own. An empty target (a doc without a valid reference) scores 0.
+func (g *LMEvalGrader) Grade(task TaskSpec, doc datasets.Doc, responses []string, target string) ([]Grade, error) {
 	s, err := g.scorer(task)
 	if err != nil {
-		return Grade{}, err
+		return nil, err
 	}
-	x := s.extract.Extract(response)
-	out := Grade{ExtractedStrict: x.Strict, ExtractedFlexible: x.Flexible}
-	if strings.TrimSpace(target) == "" {
-		return out, nil
+	out := make([]Grade, len(responses))
+	for _, f := range s.filters {
+		answers, _, err := f.Apply(responses, doc)
+		if err != nil {
+			return nil, fmt.Errorf("task %s: %w", task.Name, err)
+		}
+		if len(answers) != 1 && len(answers) != len(responses) {
+			return nil, fmt.Errorf("task %s: filter %s leaves %d answers for %d responses; end it with take_first or majority_vote", task.Name, f.Name, len(answers), len(responses))
+		}
+		for i := range out {
+			a := answers[0]
+			if len(answers) == len(responses) {
+				a = answers[i]
+			}
+			out[i].Answers = append(out[i].Answers, reports.Answer{Filter: f.Name, Answer: a})
+			for j, m := range s.metrics {
+				v := 0.0
+				if strings.TrimSpace(target) != "" {
+					v = m(a, target)
+				}
+				out[i].Scores = append(out[i].Scores, reports.Score{Metric: s.names[j], Filter: f.Name, Value: v})
+			}
+		}
 	}
-	out.CorrectStrict = s.exact.Match(x.Strict, target)
-	out.CorrectFlexible = s.exact.Match(x.Flexible, target)
-	out.CorrectNumeric = NumericMatch(x.Strict, target)
 	return out, nil
 }

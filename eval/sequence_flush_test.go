@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/entropix-eval/entropix-eval/engine"
+	"github.com/entropix-eval/entropix-eval/sampler"
 )
 
 // holdingStream holds every token's text back until Flush, like a byte-level
@@ -27,8 +28,8 @@ func (h *holdingStream) Flush() (string, error) {
 // scriptedChooser returns the given tokens in order.
 type scriptedChooser struct{ tokens []int32 }
 
-func (c *scriptedChooser) Choose(_ *engine.Dist, _ *engine.AttnStats, history []int32, promptLen int) (Decision, error) {
-	return Decision{Token: c.tokens[len(history)-promptLen], Strategy: "scripted"}, nil
+func (c *scriptedChooser) Choose(_ *engine.Dist, _ *engine.AttnStats, history []int32, promptLen int) (sampler.Decision, error) {
+	return sampler.Decision{Token: c.tokens[len(history)-promptLen], Strategy: "scripted"}, nil
 }
 
 // scriptedSequence is a sequence past its one-token prompt that generates tokens;

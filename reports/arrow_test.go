@@ -53,7 +53,7 @@ func TestTracesRoundTripAcrossBatches(t *testing.T) {
 		require.NoError(t, r.Err())
 		require.NoError(t, r.Close())
 		assert.Equal(t, cells(traceColumns, rows), cells(traceColumns, got), "batch %d", batch)
-		assert.Equal(t, "\uFFFD", got[3].TokenText, "half a UTF-8 character is stored as U+FFFD")
+		assert.Equal(t, "\uFFFD", got[3].Text, "half a UTF-8 character is stored as U+FFFD")
 	}
 }
 
@@ -66,7 +66,7 @@ func TestSmallFilesRoundTrip(t *testing.T) {
 
 	gotResults, err := ReadResults(filepath.Join(dir, "results.arrow"))
 	require.NoError(t, err)
-	assert.Equal(t, cells(resultColumns, results), cells(resultColumns, gotResults))
+	assert.Equal(t, cells(testResultColumns(), results), cells(testResultColumns(), gotResults))
 	gotSummary, err := ReadSummary(filepath.Join(dir, "summary.arrow"))
 	require.NoError(t, err)
 	assert.Equal(t, cells(summaryColumns, summary), cells(summaryColumns, gotSummary))
@@ -88,7 +88,7 @@ func TestWriterIsAtomic(t *testing.T) {
 	path := filepath.Join(dir, "results.arrow")
 	rows := sampleResults()
 
-	w, err := CreateResults(path, WithBatchRows(1))
+	w, err := CreateResults(path, gsm8kLayout, WithBatchRows(1))
 	require.NoError(t, err)
 	require.NoError(t, w.Write(&rows[0]))
 	require.NoError(t, w.Write(&rows[1])) // a batch is on disk, in the temporary
@@ -98,7 +98,7 @@ func TestWriterIsAtomic(t *testing.T) {
 	assertOnlyFiles(t, dir)
 
 	require.NoError(t, WriteResults(path, rows[:1]))
-	w, err = CreateResults(path)
+	w, err = CreateResults(path, gsm8kLayout)
 	require.NoError(t, err)
 	require.NoError(t, w.Write(&rows[2]))
 	w.Abort()
@@ -121,7 +121,7 @@ func TestWriterRejectsBadRowsAndDiscardsFile(t *testing.T) {
 	require.ErrorContains(t, err, path)
 	assertOnlyFiles(t, dir)
 
-	w, err := CreateResults(path)
+	w, err := CreateResults(path, gsm8kLayout)
 	require.NoError(t, err)
 	require.Error(t, w.Write(&rows[1]))
 	require.Error(t, w.Close(), "Close after a failed Write reports the failure")
@@ -135,7 +135,7 @@ func TestWriterRejectsBadRowsAndDiscardsFile(t *testing.T) {
 	require.ErrorContains(t, WriteComparisons(filepath.Join(dir, "c.arrow"), cmp, nil), "p_holm on a secondary row")
 	sum := sampleSummary()
 	sum[0].Filter = "loose"
-	require.ErrorContains(t, WriteSummary(filepath.Join(dir, "s.arrow"), sum), `filter "loose"`)
+	require.ErrorContains(t, WriteSummary(filepath.Join(dir, "s.arrow"), sum), `score "loose": want metric,filter`)
 	assertOnlyFiles(t, dir)
 }
 

@@ -49,7 +49,7 @@ func TestArrowFilesReadByNode(t *testing.T) {
 
 	expected := map[string]any{"files": map[string]any{
 		"traces.arrow":      expectFile(KindTraces, traceColumns, traces, 2),
-		"results.arrow":     expectFile(KindResults, resultColumns, sampleResults(), 1),
+		"results.arrow":     expectFile(KindResults, testResultColumns(), sampleResults(), 1),
 		"summary.arrow":     expectFile(KindSummary, summaryColumns, sampleSummary(), 1),
 		"comparisons.arrow": expectFile(KindComparisons, comparisonColumns, sampleComparisons(), 1),
 	}}
@@ -67,7 +67,7 @@ func TestArrowFilesReadByNode(t *testing.T) {
 	require.Equal(t, cells(traceColumns, traces), cells(traceColumns, jsTraces))
 	jsResults, err := ReadResults(filepath.Join(dir, "js", "results.arrow"))
 	require.NoError(t, err)
-	require.Equal(t, cells(resultColumns, sampleResults()), cells(resultColumns, jsResults))
+	require.Equal(t, cells(testResultColumns(), sampleResults()), cells(testResultColumns(), jsResults))
 	jsSummary, err := ReadSummary(filepath.Join(dir, "js", "summary.arrow"))
 	require.NoError(t, err)
 	require.Equal(t, cells(summaryColumns, sampleSummary()), cells(summaryColumns, jsSummary))
@@ -79,7 +79,7 @@ func TestArrowFilesReadByNode(t *testing.T) {
 	files := expected["files"].(map[string]any)
 	results := files["results.arrow"].(map[string]any)
 	results["rows"].([]map[string]any)[1]["seed"] = "1"
-	results["fields"].([]map[string]any)[3]["type"] = "int64"
+	results["fields"].([]map[string]any)[4]["type"] = "int64"
 	b, err = json.Marshal(expected)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "expected.json"), b, 0o644))

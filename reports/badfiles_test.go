@@ -34,7 +34,7 @@ func writeForeign(t *testing.T, path string, fields []arrow.Field, md *arrow.Met
 
 // resultFieldsWith returns the results schema's fields with one replaced.
 func resultFieldsWith(name string, f arrow.Field) []arrow.Field {
-	fields := append([]arrow.Field(nil), ResultSchema.Fields()...)
+	fields := append([]arrow.Field(nil), testResultSchema().Fields()...)
 	for i := range fields {
 		if fields[i].Name == name {
 			fields[i] = f
@@ -95,8 +95,8 @@ func TestReadRejectsBadFiles(t *testing.T) {
 		}, readTraces, "an Arrow IPC stream rather than a file"},
 		{"other kind", func(p string) { WriteResults(p, sampleResults()) }, readTraces, "file holds results rows, not traces"},
 		{"missing column", func(p string) {
-			writeForeign(t, p, ResultSchema.Fields()[:5], nil, func(b *array.RecordBuilder) { fillResults(b, "stop", false) })
-		}, readResults, `column "prompt_hash" is missing`},
+			writeForeign(t, p, testResultSchema().Fields()[:5], nil, func(b *array.RecordBuilder) { fillResults(b, "stop", false) })
+		}, readResults, `column "repeat" is missing`},
 		{"wrong type", func(p string) {
 			fields := resultFieldsWith(ColProblemID, arrow.Field{Name: ColProblemID, Type: arrow.PrimitiveTypes.Int64})
 			writeForeign(t, p, fields, nil, func(b *array.RecordBuilder) { fillResults(b, "stop", false) })
@@ -106,7 +106,7 @@ func TestReadRejectsBadFiles(t *testing.T) {
 			writeForeign(t, p, fields, nil, func(b *array.RecordBuilder) { fillResults(b, "stop", true) })
 		}, readResults, `column "target" holds nulls (first at row 0)`},
 		{"value outside vocabulary", func(p string) {
-			writeForeign(t, p, ResultSchema.Fields(), nil, func(b *array.RecordBuilder) { fillResults(b, "cancelled", false) })
+			writeForeign(t, p, testResultSchema().Fields(), nil, func(b *array.RecordBuilder) { fillResults(b, "cancelled", false) })
 		}, readResults, `row 0: finish_reason "cancelled"`},
 	}
 	for _, tt := range tests {
@@ -125,7 +125,7 @@ func TestForeignFileWithExtraColumnsAndNullableFlagsReads(t *testing.T) {
 	// pyarrow marks every column nullable and other tools add columns: both are
 	// fine as long as the values obey the schema.
 	var fields []arrow.Field
-	for _, f := range ResultSchema.Fields() {
+	for _, f := range testResultSchema().Fields() {
 		f.Nullable = true
 		fields = append(fields, f)
 	}
@@ -164,7 +164,7 @@ func FuzzReadResults(f *testing.F) {
 	}
 	f.Add(b)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		rows, err := readBytes(data, KindResults, resultColumns, checkResultRow)
+		rows, err := readBytes(data, KindResults, testResultColumns(), checkResultRow)
 		if err == nil {
 			for i := range rows {
 				if checkResultRow(&rows[i]) != nil {
@@ -212,9 +212,19 @@ func readResults(path string) error {
 
 // readBytes reads a file image from memory, as Read* would read it from disk.
 func readBytes[R any](b []byte, kind string, cols []column[R], check func(*R) error) ([]R, error) {
-	r, err := newRowReader(bytes.NewReader(b), int64(len(b)), "mem.arrow", kind, cols, check)
+	r, err := newRowReader(bytes.NewReader(b), int64(len(b)), "mem.arrow", kind, fixedColumns(cols), check)
 	if err != nil {
 		return nil, err
 	}
 	return collect(r)
+}
+
+func TestOldSchemaVersionIsRefusedWithTheWayOut(t *testing.T) {
+	md := arrow.NewMetadata([]string{metaKind, metaVersion}, []string{KindResults, "1"})
+	path := filepath.Join(t.TempDir(), "results.arrow")
+	writeForeign(t, path, testResultSchema().Fields(), &md, func(b *array.RecordBuilder) { fillResults(b, "stop", false) })
+	_, err := ReadResults(path)
+	require.ErrorIs(t, err, ErrSchemaVersion)
+	require.ErrorContains(t, err, "schema version 1, this build reads version 3")
+	require.ErrorContains(t, err, "entropix-eval rescore RUN_DIR")
 }

@@ -1,10 +1,13 @@
 package reports
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/entropix-eval/entropix-eval/sampler"
 )
 
 // go test -run '^$' -bench 'Traces1M|Bootstrap' -benchmem -benchtime 3x ./reports/
@@ -22,22 +25,29 @@ func benchTrace(row *TraceRow, i int) {
 	row.ProblemID = int32(i / 256)
 	row.Repeat = 0
 	row.Step = int32(i % 256)
-	row.TokenID = int32(i*7919) % 128256
-	row.TokenText = texts[i%len(texts)]
-	row.Strategy = strategies[i%len(strategies)]
+	row.Token = int32(i*7919) % 128256
+	row.Text = texts[i%len(texts)]
+	row.Strategy = sampler.Strategy(strategies[i%len(strategies)])
 	f := float64(i%1000) / 1000
 	row.Entropy, row.Varentropy = 3*f, 10*f
 	if i%2 == 0 {
-		row.AttnEntropy, row.AttnVarentropy = Some(4*f), Some(f)
-		row.Agreement, row.InteractionStrength = Some(f/10), Some(5*f)
+		row.AttnEntropy, row.AttnVarentropy = 4*f, f
+		row.Agreement, row.InteractionStrength = f/10, 5*f
 	} else {
-		row.AttnEntropy, row.AttnVarentropy, row.Agreement, row.InteractionStrength = None[float64](), None[float64](), None[float64](), None[float64]()
+		nan := math.NaN()
+		row.AttnEntropy, row.AttnVarentropy, row.Agreement, row.InteractionStrength = nan, nan, nan, nan
 	}
 	row.Temperature = 0.7
-	row.TopK = Opt[int32]{V: 27, Valid: i%3 == 0}
-	row.TopP = Opt[float64]{V: 0.9, Valid: i%3 == 1}
-	row.MinP = Opt[float64]{V: 0.1, Valid: i%3 == 2}
-	row.LogProb, row.TailMass = -f, f/100
+	row.TopK, row.TopP, row.MinP = 0, 1, 0
+	switch i % 3 {
+	case 0:
+		row.TopK = 27
+	case 1:
+		row.TopP = 0.9
+	case 2:
+		row.MinP = 0.1
+	}
+	row.LogProb, row.VocabTailMass = -f, f/100
 }
 
 // peakHeap samples the live heap; ReadMemStats stops the world, so callers

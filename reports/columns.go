@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"unicode/utf8"
 
@@ -105,6 +106,99 @@ func optInt32Column[R any](name string, p func(*R) *Opt[int32]) column[R] {
 
 func optFloat64Column[R any](name string, p func(*R) *Opt[float64]) column[R] {
 	return optColumn[R, float64, *array.Float64Builder, *array.Float64](name, arrow.PrimitiveTypes.Float64, p)
+}
+
+// intColumn is a non-nullable int32 column over an int field (counts the
+// sampler keeps as int); values outside int32 are clamped, which no count
+// of a real run reaches.
+func intColumn[R any](name string, p func(*R) *int) column[R] {
+	return column[R]{
+		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int32, Nullable: false},
+		value: func(r *R) any { return clampInt32(*p(r)) },
+		appender: func(b array.Builder) func(*R) {
+			ib := b.(*array.Int32Builder)
+			return func(r *R) { ib.Append(clampInt32(*p(r))) }
+		},
+		scanner: func(a arrow.Array) (func(int, *R), error) {
+			ia := a.(*array.Int32)
+			return func(i int, r *R) { *p(r) = int(ia.Value(i)) }, nil
+		},
+	}
+}
+
+func clampInt32(v int) int32 { return int32(max(math.MinInt32, min(math.MaxInt32, v))) }
+
+// offNullColumn is a nullable float64 column over a plain field: null where
+// on(v) is false (a parameter the decision did not use, or NaN for a
+// statistic not computed), read back as off.
+func offNullColumn[R any](name string, p func(*R) *float64, on func(float64) bool, off float64) column[R] {
+	return column[R]{
+		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+		value: func(r *R) any {
+			if v := *p(r); on(v) {
+				return v
+			}
+			return nil
+		},
+		appender: func(b array.Builder) func(*R) {
+			fb := b.(*array.Float64Builder)
+			return func(r *R) {
+				if v := *p(r); on(v) {
+					fb.Append(v)
+				} else {
+					fb.AppendNull()
+				}
+			}
+		},
+		scanner: func(a arrow.Array) (func(int, *R), error) {
+			fa := a.(*array.Float64)
+			return func(i int, r *R) {
+				if fa.IsNull(i) {
+					*p(r) = off
+				} else {
+					*p(r) = fa.Value(i)
+				}
+			}, nil
+		},
+	}
+}
+
+// nanNullColumn stores NaN (not computed) as null.
+func nanNullColumn[R any](name string, p func(*R) *float64) column[R] {
+	return offNullColumn(name, p, func(v float64) bool { return !math.IsNaN(v) }, math.NaN())
+}
+
+// offNullIntColumn is offNullColumn for an int field stored as int32.
+func offNullIntColumn[R any](name string, p func(*R) *int, on func(int) bool, off int) column[R] {
+	return column[R]{
+		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+		value: func(r *R) any {
+			if v := *p(r); on(v) {
+				return clampInt32(v)
+			}
+			return nil
+		},
+		appender: func(b array.Builder) func(*R) {
+			ib := b.(*array.Int32Builder)
+			return func(r *R) {
+				if v := *p(r); on(v) {
+					ib.Append(clampInt32(v))
+				} else {
+					ib.AppendNull()
+				}
+			}
+		},
+		scanner: func(a arrow.Array) (func(int, *R), error) {
+			ia := a.(*array.Int32)
+			return func(i int, r *R) {
+				if ia.IsNull(i) {
+					*p(r) = off
+				} else {
+					*p(r) = int(ia.Value(i))
+				}
+			}, nil
+		},
+	}
 }
 
 // stringColumn is a non-nullable utf8 column over a string-kinded field.
@@ -212,7 +306,12 @@ const (
 	metaKind    = "entropix.schema"
 	metaVersion = "entropix.schema_version"
 	// SchemaVersion changes whenever a column is added, removed or retyped.
-	SchemaVersion = "2"
+	// 2: comparisons.arrow's problem-level columns (issue 11).
+	// 3: results.arrow is generic over the task's filters and metrics (task,
+	// answer,<filter> and <metric>,<filter> columns replace extracted_* and
+	// correct_*); traces.arrow carries every field of the sampler's decision;
+	// summary and comparisons hold a score key ("metric,filter") in "filter".
+	SchemaVersion = "3"
 )
 
 // validUTF8 replaces each run of invalid bytes by U+FFFD, as written to utf8 columns.

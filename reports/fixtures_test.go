@@ -2,43 +2,35 @@ package reports
 
 import (
 	"math"
+
+	"github.com/apache/arrow/go/v17/arrow"
+
+	"github.com/entropix-eval/entropix-eval/sampler"
 )
 
 // sampleTraces covers every column shape: nulls and values in each nullable
 // column, empty and non-ASCII text, a byte-level token that is half of a UTF-8
-// character (stored as U+FFFD), and non-finite floats.
+// character (stored as U+FFFD), non-finite floats, and every decision field.
 func sampleTraces() []TraceRow {
-	rows := []TraceRow{
-		{
-			RunID: "gsm8k_cot/entropix-s1", Task: "gsm8k_cot", ProblemID: 0, Repeat: 0, Step: 0,
-			TokenID: 791, TokenText: " The", Strategy: "argmax",
-			Entropy: 0.0123456789012345, Varentropy: 0.5,
-			AttnEntropy: Some(3.25), AttnVarentropy: Some(0.125), Agreement: Some(0.01), InteractionStrength: Some(4.5),
-			Temperature: 0, LogProb: -0.001, TailMass: 1e-9,
-		},
-		{
-			RunID: "gsm8k_cot/entropix-s1", Task: "gsm8k_cot", ProblemID: 0, Repeat: 0, Step: 1,
-			TokenID: 128009, TokenText: "", Strategy: "branch",
-			Entropy: 2.5, Varentropy: 14.75,
-			Temperature: 0.7, TopK: Some[int32](27), TopP: Some(0.9), MinP: Some(0.03),
-			LogProb: -2.302585092994046, TailMass: 0.25,
-		},
-		{
-			RunID: "gsm8k_cot/entropix-s1", Task: "gsm8k_cot", ProblemID: 1318, Repeat: 9, Step: 255,
-			TokenID: 50256, TokenText: "日本語 ✓ 🙂", Strategy: "resample",
-			Entropy: math.NaN(), Varentropy: math.Inf(1),
-			Temperature: 1.5, MinP: Some(0.1),
-			LogProb: math.Inf(-1), TailMass: 0,
-		},
-		{
-			RunID: "gsm8k_cot/entropix-s1", Task: "gsm8k_cot", ProblemID: 7, Repeat: 1, Step: 2,
-			TokenID: 2, TokenText: "\xe6\x97", Strategy: "adaptive", // half of 日
-			Entropy: 17.0, Varentropy: 0,
-			AttnEntropy: Some(math.Copysign(0, -1)), TopK: Some[int32](0),
-			Temperature: 2, LogProb: -30, TailMass: 1,
-		},
+	nan := math.NaN()
+	tok := func(run string, p, rep, step int32, text string, d sampler.Decision, h, v float64, attn [4]float64, tail float64) TraceRow {
+		return TraceRow{RunID: run, Task: "gsm8k_cot", ProblemID: p, Repeat: rep, Step: step, TokenRecord: TokenRecord{
+			Text: text, Decision: d, Entropy: h, Varentropy: v,
+			AttnEntropy: attn[0], AttnVarentropy: attn[1], Agreement: attn[2], InteractionStrength: attn[3], VocabTailMass: tail}}
 	}
-	return rows
+	const run = "gsm8k_cot/entropix-s1"
+	return []TraceRow{
+		tok(run, 0, 0, 0, " The", sampler.Decision{Token: 791, Strategy: "argmax", LogProb: -0.001, Survivors: 1},
+			0.0123456789012345, 0.5, [4]float64{3.25, 0.125, 0.01, 4.5}, 1e-9),
+		tok(run, 0, 0, 1, "", sampler.Decision{Token: 128009, Strategy: "branch", Temperature: 0.7, TopK: 27, TopP: 0.9, MinP: 0.03,
+			LogProb: -2.302585092994046, SampleLogProb: -1.5, Survivors: 27, NSamples: 1, TailMass: 0.3, TailCut: true},
+			2.5, 14.75, [4]float64{nan, nan, nan, nan}, 0.25),
+		tok(run, 1318, 9, 255, "日本語 ✓ 🙂", sampler.Decision{Token: 50256, Strategy: "resample", Temperature: 1.5, TopP: 1, MinP: 0.1,
+			LogProb: math.Inf(-1), Confidence: -0.75, NSamples: 5, Faithful: true},
+			nan, math.Inf(1), [4]float64{nan, nan, nan, nan}, 0),
+		tok(run, 7, 1, 2, "\xe6\x97", sampler.Decision{Token: 2, Strategy: "adaptive", Temperature: 2, LogProb: -30}, // half of 日
+			17.0, 0, [4]float64{math.Copysign(0, -1), nan, nan, nan}, 1),
+	}
 }
 
 func sampleResults() []ResultRow {
@@ -46,22 +38,20 @@ func sampleResults() []ResultRow {
 		{
 			RunID: "r1", Sampler: "min_p=0.1,T=1.5", Seed: 1, ProblemID: 0, Repeat: 0,
 			Target: "18", Response: "She sells 16 - 3 - 4 = 9 eggs.\nThe answer is 18.",
-			ExtractedStrict: "18", ExtractedFlexible: "18",
+			Task: "gsm8k_cot", Answers: gsm8kAnswers("18", "18"), Scores: gsm8kScores(true, true, true),
 			PromptHash: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", LatencyMS: 1234.5,
-			CorrectStrict: true, CorrectFlexible: true, CorrectNumeric: true,
 			PromptTokens: 812, GenTokens: 41, FinishReason: FinishStop,
 		},
 		{
 			RunID: "r1", Sampler: "min_p=0.1,T=1.5", Seed: -9223372036854775808, ProblemID: 1, Repeat: 0,
 			PromptHash: "00", Target: "29", Response: "… 29.00 and then\x80",
-			ExtractedStrict: "[invalid]", ExtractedFlexible: "29.00",
-			CorrectStrict: false, CorrectFlexible: false, CorrectNumeric: true,
+			Task: "gsm8k_cot", Answers: gsm8kAnswers("[invalid]", "29.00"), Scores: gsm8kScores(false, false, true),
 			PromptTokens: 790, GenTokens: 256, FinishReason: FinishLength, LatencyMS: 0.25,
 		},
 		{
 			RunID: "r1", Sampler: "min_p=0.1,T=1.5", Seed: 9007199254740993, ProblemID: 2, Repeat: 3,
 			Target: "-2,125", Response: "",
-			ExtractedStrict: "[invalid]", ExtractedFlexible: "[invalid]",
+			Task: "gsm8k_cot", Answers: gsm8kAnswers("[invalid]", "[invalid]")[:1], // no flexible answer, no scores: null cells
 			FinishReason: FinishEOS,
 		},
 	}
@@ -69,9 +59,9 @@ func sampleResults() []ResultRow {
 
 func sampleSummary() []SummaryRow {
 	return []SummaryRow{
-		{RunID: "r1", Sampler: "greedy", Seed: 0, Filter: FilterStrict, N: 1319, Repeats: 1,
+		{RunID: "r1", Sampler: "greedy", Seed: 0, Filter: keyStrict, N: 1319, Repeats: 1,
 			Accuracy: 0.389, SE: 0.0134, CILow: 0.363, CIHigh: 0.416, TruncationRate: 0.02, MeanGenTokens: 131.5},
-		{RunID: "r1", Sampler: "greedy", Seed: 0, Filter: FilterNumeric, N: 1, Repeats: 10,
+		{RunID: "r1", Sampler: "greedy", Seed: 0, Filter: keyNumeric, N: 1, Repeats: 10,
 			Accuracy: 1, SE: math.NaN(), CILow: 0.2065, CIHigh: 1, TruncationRate: 0, MeanGenTokens: 0},
 	}
 }
@@ -88,3 +78,39 @@ func sampleComparisons() []ComparisonRow {
 			McNemarB: Some[int32](1), McNemarC: Some[int32](6), McNemarP: Some(0.125)},
 	}
 }
+
+// The GSM8K tasks' score keys and results layout, as the built-in tasks make them.
+const (
+	keyStrict   ScoreKey = "exact_match,strict-match"
+	keyNumeric  ScoreKey = "numeric_match,strict-match"
+	keyFlexible ScoreKey = "exact_match,flexible-extract"
+)
+
+var gsm8kLayout = ResultLayout{Filters: []string{"strict-match", "flexible-extract"}, Scores: []ScoreKey{keyStrict, keyNumeric, keyFlexible}}
+
+func gsm8kAnswers(strict, flexible string) []Answer {
+	return []Answer{{Filter: "strict-match", Answer: strict}, {Filter: "flexible-extract", Answer: flexible}}
+}
+
+func gsm8kScores(strict, flexible, numeric bool) []Score {
+	v := func(b bool) float64 {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	return []Score{{Metric: "exact_match", Filter: "strict-match", Value: v(strict)},
+		{Metric: "numeric_match", Filter: "strict-match", Value: v(numeric)},
+		{Metric: "exact_match", Filter: "flexible-extract", Value: v(flexible)}}
+}
+
+// testResultColumns and testResultSchema are results.arrow's with the GSM8K layout.
+func testResultColumns() []column[ResultRow] {
+	cols, err := resultColumns(gsm8kLayout)
+	if err != nil {
+		panic(err)
+	}
+	return cols
+}
+
+func testResultSchema() *arrow.Schema { return schemaOf(KindResults, testResultColumns()) }

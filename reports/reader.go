@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -55,7 +56,13 @@ func ReadTraces(path string) ([]TraceRow, error) {
 
 // ReadResults reads every row of a results.arrow file.
 func ReadResults(path string) ([]ResultRow, error) {
-	return readAll(path, KindResults, resultColumns, checkResultRow)
+	r, err := openReaderFor(path, KindResults, func(s *arrow.Schema) ([]column[ResultRow], error) {
+		return resultColumns(layoutOfSchema(s))
+	}, checkResultRow)
+	if err != nil {
+		return nil, err
+	}
+	return collect(r)
 }
 
 // ReadSummary reads every row of a summary.arrow file.
@@ -82,6 +89,16 @@ func collect[R any](r *RowReader[R]) ([]R, error) {
 }
 
 func openReader[R any](path, kind string, cols []column[R], check func(*R) error) (*RowReader[R], error) {
+	return openReaderFor(path, kind, fixedColumns(cols), check)
+}
+
+// fixedColumns is a column list that does not depend on the file.
+func fixedColumns[R any](cols []column[R]) func(*arrow.Schema) ([]column[R], error) {
+	return func(*arrow.Schema) ([]column[R], error) { return cols, nil }
+}
+
+// openReaderFor opens a file whose columns depend on its schema (results).
+func openReaderFor[R any](path, kind string, colsFor func(*arrow.Schema) ([]column[R], error), check func(*R) error) (*RowReader[R], error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("reports: read %s: %w", kind, err)
@@ -91,7 +108,7 @@ func openReader[R any](path, kind string, cols []column[R], check func(*R) error
 		f.Close()
 		return nil, fmt.Errorf("reports: read %s: %w", kind, err)
 	}
-	r, err := newRowReader(f, info.Size(), path, kind, cols, check)
+	r, err := newRowReader(f, info.Size(), path, kind, colsFor, check)
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -101,8 +118,8 @@ func openReader[R any](path, kind string, cols []column[R], check func(*R) error
 }
 
 // newRowReader reads from src, size bytes long; path only names it in errors.
-func newRowReader[R any](src ipc.ReadAtSeeker, size int64, path, kind string, cols []column[R], check func(*R) error) (r *RowReader[R], err error) {
-	r = &RowReader[R]{path: path, kind: kind, cols: cols, check: check}
+func newRowReader[R any](src ipc.ReadAtSeeker, size int64, path, kind string, colsFor func(*arrow.Schema) ([]column[R], error), check func(*R) error) (r *RowReader[R], err error) {
+	r = &RowReader[R]{path: path, kind: kind, check: check}
 	// The Arrow Go reader panics on some malformed input; a bad file must be an
 	// error, not a crash.
 	defer func() {
@@ -118,6 +135,14 @@ func newRowReader[R any](src ipc.ReadAtSeeker, size int64, path, kind string, co
 		return nil, r.errorf("not a readable Arrow IPC file: %w", err)
 	}
 	r.ipcr = ipcr
+	if err := r.checkKind(ipcr.Schema()); err != nil {
+		ipcr.Close()
+		return nil, err
+	}
+	if r.cols, err = colsFor(ipcr.Schema()); err != nil {
+		ipcr.Close()
+		return nil, r.errorf("%w", err)
+	}
 	if err := r.bindSchema(ipcr.Schema()); err != nil {
 		ipcr.Close()
 		return nil, err
@@ -125,12 +150,25 @@ func newRowReader[R any](src ipc.ReadAtSeeker, size int64, path, kind string, co
 	return r, nil
 }
 
-// bindSchema maps the expected columns onto the file's, checking kind and types.
-func (r *RowReader[R]) bindSchema(s *arrow.Schema) error {
+// checkKind checks the file's kind and schema version. A file of another
+// version is refused with what to do about it: rescore rewrites a run
+// directory's results and traces in the current schema.
+func (r *RowReader[R]) checkKind(s *arrow.Schema) error {
 	md := s.Metadata()
 	if got, ok := md.GetValue(metaKind); ok && got != r.kind {
 		return r.errorf("file holds %s rows, not %s", got, r.kind)
 	}
+	if got, ok := md.GetValue(metaVersion); ok && got != SchemaVersion {
+		return r.errorf("%w: schema version %s, this build reads version %s (run `entropix-eval rescore RUN_DIR` to rewrite a run directory's files)", ErrSchemaVersion, got, SchemaVersion)
+	}
+	return nil
+}
+
+// ErrSchemaVersion marks a file written with another schema version.
+var ErrSchemaVersion = errors.New("old schema")
+
+// bindSchema maps the expected columns onto the file's, checking types.
+func (r *RowReader[R]) bindSchema(s *arrow.Schema) error {
 	for _, c := range r.cols {
 		idx := s.FieldIndices(c.field.Name)
 		switch {
@@ -165,6 +203,8 @@ func (r *RowReader[R]) Next() (ok bool) {
 			return false
 		}
 	}
+	var zero R
+	r.row = zero // slices (a result row's answers and scores) start empty
 	for _, s := range r.scan {
 		s(r.i, &r.row)
 	}

@@ -1,6 +1,11 @@
 package reports
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/entropix-eval/entropix-eval/sampler"
+)
 
 // Column names of traces.arrow. Shared names (run_id, problem_id, repeat) have one
 // constant used by every schema that carries them.
@@ -25,28 +30,32 @@ const (
 	ColMinP                = "min_p"
 	ColLogProb             = "logprob"
 	ColTailMass            = "tail_mass"
+	ColSampleLogProb       = "sample_logprob"
+	ColSurvivors           = "survivors"
+	ColNSamples            = "n_samples"
+	ColConfidence          = "confidence"
+	ColDrawTailMass        = "draw_tail_mass"
+	ColTailCut             = "tail_cut"
+	ColFaithful            = "faithful"
 )
 
 // Column names of results.arrow (besides the shared ones above).
 const (
-	ColSampler           = "sampler"
-	ColSeed              = "seed"
-	ColPromptHash        = "prompt_hash"
-	ColTarget            = "target"
-	ColResponse          = "response"
-	ColExtractedStrict   = "extracted_strict"
-	ColExtractedFlexible = "extracted_flexible"
-	ColCorrectStrict     = "correct_strict"
-	ColCorrectFlexible   = "correct_flexible"
-	ColCorrectNumeric    = "correct_numeric"
-	ColPromptTokens      = "prompt_tokens"
-	ColGenTokens         = "gen_tokens"
-	ColFinishReason      = "finish_reason"
-	ColLatencyMS         = "latency_ms"
+	ColSampler      = "sampler"
+	ColSeed         = "seed"
+	ColPromptHash   = "prompt_hash"
+	ColTarget       = "target"
+	ColResponse     = "response"
+	ColPromptTokens = "prompt_tokens"
+	ColGenTokens    = "gen_tokens"
+	ColFinishReason = "finish_reason"
+	ColLatencyMS    = "latency_ms"
 )
 
 // Column names of summary.arrow and comparisons.arrow.
 const (
+	// ColFilter holds a score key, lm-eval's "metric,filter"
+	// (exact_match,strict-match), in summary.arrow and comparisons.arrow.
 	ColFilter         = "filter"
 	ColN              = "n"
 	ColRepeats        = "repeats"
@@ -60,34 +69,40 @@ const (
 	ColPHolm = "p_holm"
 )
 
-// TraceRow is one generated token (traces.arrow).
+// TraceRow is one generated token (traces.arrow): where it belongs, and the
+// token's record as the run made it.
 type TraceRow struct {
 	RunID     string
 	Task      string
 	ProblemID int32 // dataset doc id (row index)
 	Repeat    int32 // 0-based repeat index of the problem within the run
 	Step      int32 // 0-based index of the token within the response
-	TokenID   int32
-	TokenText string // decoded piece, for display; invalid UTF-8 is stored as U+FFFD
-	Strategy  string // the sampler's decision label, e.g. "argmax", "branch"
+	TokenRecord
+}
 
-	// Full-vocabulary logit statistics at temperature 1 (bits, bits²).
+// TokenRecord is one generated token: the sampler's decision and the engine's
+// statistics it was made from. It is the one type a token lives in from the
+// sampler to the Arrow row: the run builds it once per token, the journal
+// stores it, and traces.arrow writes its fields as columns.
+type TokenRecord struct {
+	// Text is the decoded piece, for display; invalid UTF-8 (half a
+	// character) is stored as U+FFFD in traces.arrow, and the token id keeps
+	// the exact identity.
+	Text string
+	// Decision is what the sampler chose and every parameter it used.
+	sampler.Decision
+	// Entropy and Varentropy are the full-vocabulary logit statistics at
+	// temperature 1 (bits, bits²).
 	Entropy    float64
 	Varentropy float64
-	// Metric-layer attention statistics; absent when the run did not compute them.
-	AttnEntropy         Opt[float64]
-	AttnVarentropy      Opt[float64]
-	Agreement           Opt[float64]
-	InteractionStrength Opt[float64]
-
-	// Sampling parameters the decision used; absent when its strategy has none.
-	Temperature float64 // 0 means greedy
-	TopK        Opt[int32]
-	TopP        Opt[float64]
-	MinP        Opt[float64]
-
-	LogProb  float64 // natural log probability of the token at temperature 1
-	TailMass float64 // probability mass outside the engine's top-K candidates
+	// Metric-layer attention statistics; NaN when the run did not compute them.
+	AttnEntropy         float64
+	AttnVarentropy      float64
+	Agreement           float64
+	InteractionStrength float64
+	// VocabTailMass is the probability mass outside the engine's top-K
+	// candidates at temperature 1 (the decision's TailMass is the tempered one).
+	VocabTailMass float64
 }
 
 // FinishReason says why generation of a response stopped.
@@ -107,68 +122,151 @@ func (f FinishReason) check() error {
 	return fmt.Errorf("finish_reason %q: want stop, eos or length", string(f))
 }
 
-// ResultRow is one scored response: one per run × problem × repeat (results.arrow).
+// ResultRow is one scored response: one per run × problem × repeat
+// (results.arrow). It is generic over the task's filters and metrics: Answers
+// holds each filter pipeline's answer, Scores each (metric, filter) score, as
+// lm-eval's samples carry filtered_resps and "metric,filter" values.
 type ResultRow struct {
-	RunID             string
-	Sampler           string
-	Seed              int64
-	ProblemID         int32
-	Repeat            int32
-	PromptHash        string // hex digest of the exact prompt text (eval defines the hash)
-	Target            string
-	Response          string
-	ExtractedStrict   string // "[invalid]" when nothing matched, as lm-eval
-	ExtractedFlexible string
-	CorrectStrict     bool
-	CorrectFlexible   bool
-	CorrectNumeric    bool
-	PromptTokens      int32
-	GenTokens         int32
-	FinishReason      FinishReason
-	LatencyMS         float64
+	RunID      string
+	Task       string
+	Sampler    string
+	Seed       int64
+	ProblemID  int32
+	Repeat     int32
+	PromptHash string // hex digest of the exact prompt text (eval defines the hash)
+	Target     string
+	Response   string
+	// Answers are the filter pipelines' outputs in the task's filter_list
+	// order ("[invalid]" when a regex matched nothing, as lm-eval).
+	Answers []Answer
+	// Scores are every metric under every filter, metric_list order within
+	// filter_list order.
+	Scores       []Score
+	PromptTokens int32
+	GenTokens    int32
+	FinishReason FinishReason
+	LatencyMS    float64
 }
 
-// Filter names one of the three scores of a response.
-type Filter string
+// Answer is one filter pipeline's answer for a response.
+type Answer struct {
+	Filter string
+	Answer string
+}
 
+// Score is one metric of a response under one filter: 1 or 0 for
+// exact_match and numeric_match.
+type Score struct {
+	Metric string
+	Filter string
+	Value  float64
+}
+
+// Key is the score's lm-eval key.
+func (s Score) Key() ScoreKey { return KeyOf(s.Metric, s.Filter) }
+
+// ScoreKey names a score the way lm-eval's results do: "metric,filter", e.g.
+// "exact_match,strict-match". Metric names contain no comma.
+type ScoreKey string
+
+// Filter is the report code's name for a score key: the "filter" a summary
+// or comparison row is about is one (metric, filter) pair of the task.
+type Filter = ScoreKey
+
+// The GSM8K tasks' three scores that schema versions 1 and 2 had as fixed
+// columns (correct_strict, correct_flexible, correct_numeric).
 const (
-	FilterStrict   Filter = "strict"
-	FilterFlexible Filter = "flexible"
-	FilterNumeric  Filter = "numeric"
+	FilterStrict   Filter = "exact_match,strict-match"
+	FilterFlexible Filter = "exact_match,flexible-extract"
+	FilterNumeric  Filter = "numeric_match,strict-match"
 )
 
-// Filters lists every filter in report order.
-var Filters = []Filter{FilterStrict, FilterFlexible, FilterNumeric}
+// KeyOf builds a score key.
+func KeyOf(metric, filter string) ScoreKey { return ScoreKey(metric + "," + filter) }
 
-func (f Filter) check() error {
-	switch f {
-	case FilterStrict, FilterFlexible, FilterNumeric:
-		return nil
-	}
-	return fmt.Errorf("filter %q: want strict, flexible or numeric", string(f))
+// Metric and Filter split a key.
+func (k ScoreKey) Metric() string {
+	m, _, _ := strings.Cut(string(k), ",")
+	return m
 }
 
-// Correct returns the row's score under filter f (false for an unknown filter).
-func (r *ResultRow) Correct(f Filter) bool {
-	switch f {
-	case FilterStrict:
-		return r.CorrectStrict
-	case FilterFlexible:
-		return r.CorrectFlexible
-	case FilterNumeric:
-		return r.CorrectNumeric
-	}
-	return false
+func (k ScoreKey) Filter() string {
+	_, f, _ := strings.Cut(string(k), ",")
+	return f
 }
 
-// SummaryRow is one run's accuracy under one filter (summary.arrow).
+func (k ScoreKey) check() error {
+	if m, f, ok := strings.Cut(string(k), ","); !ok || m == "" || f == "" {
+		return fmt.Errorf("score %q: want metric,filter", string(k))
+	}
+	return nil
+}
+
+// Score returns the row's value under key k.
+func (r *ResultRow) Score(k ScoreKey) (float64, bool) {
+	for _, s := range r.Scores {
+		if s.Key() == k {
+			return s.Value, true
+		}
+	}
+	return 0, false
+}
+
+// Correct reports whether the row scored 1 under k (false when absent).
+func (r *ResultRow) Correct(k ScoreKey) bool {
+	v, ok := r.Score(k)
+	return ok && v == 1
+}
+
+// Answer returns the answer of filter f.
+func (r *ResultRow) Answer(f string) (string, bool) {
+	for _, a := range r.Answers {
+		if a.Filter == f {
+			return a.Answer, true
+		}
+	}
+	return "", false
+}
+
+// ScoreKeys lists every score key of rows in first-seen order: the task's
+// filter_list × metric_list order for the rows of one task.
+func ScoreKeys(rows []ResultRow) []ScoreKey {
+	var out []ScoreKey
+	seen := map[ScoreKey]bool{}
+	for i := range rows {
+		for _, s := range rows[i].Scores {
+			if k := s.Key(); !seen[k] {
+				seen[k] = true
+				out = append(out, k)
+			}
+		}
+	}
+	return out
+}
+
+// AnswerFilters lists every filter with an answer in rows, first-seen order.
+func AnswerFilters(rows []ResultRow) []string {
+	var out []string
+	seen := map[string]bool{}
+	for i := range rows {
+		for _, a := range rows[i].Answers {
+			if !seen[a.Filter] {
+				seen[a.Filter] = true
+				out = append(out, a.Filter)
+			}
+		}
+	}
+	return out
+}
+
+// SummaryRow is one run's mean under one score key (summary.arrow).
 type SummaryRow struct {
 	RunID    string
 	Sampler  string
 	Seed     int64
-	Filter   Filter
-	N        int32 // problems
-	Repeats  int32 // responses per problem (the largest count seen)
+	Filter   Filter // the score key, "metric,filter"
+	N        int32  // problems
+	Repeats  int32  // responses per problem (the largest count seen)
 	Accuracy float64
 	SE       float64 // lm-eval's standard error; NaN when N < 2
 	CILow    float64 // 95% Wilson score interval

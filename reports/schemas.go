@@ -1,5 +1,15 @@
 package reports
 
+import (
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+
+	"github.com/entropix-eval/entropix-eval/sampler"
+)
+
 // File kinds, as recorded in each file's schema metadata (entropix.schema).
 const (
 	KindTraces      = "traces"
@@ -27,25 +37,39 @@ var (
 		int32Column(ColProblemID, func(r *TraceRow) *int32 { return &r.ProblemID }),
 		int32Column(ColRepeat, func(r *TraceRow) *int32 { return &r.Repeat }),
 		int32Column(ColStep, func(r *TraceRow) *int32 { return &r.Step }),
-		int32Column(ColTokenID, func(r *TraceRow) *int32 { return &r.TokenID }),
-		stringColumn(ColTokenText, func(r *TraceRow) *string { return &r.TokenText }),
-		stringColumn(ColStrategy, func(r *TraceRow) *string { return &r.Strategy }),
+		int32Column(ColTokenID, func(r *TraceRow) *int32 { return &r.Token }),
+		stringColumn(ColTokenText, func(r *TraceRow) *string { return &r.Text }),
+		stringColumn(ColStrategy, func(r *TraceRow) *sampler.Strategy { return &r.Strategy }),
 		float64Column(ColEntropy, func(r *TraceRow) *float64 { return &r.Entropy }),
 		float64Column(ColVarentropy, func(r *TraceRow) *float64 { return &r.Varentropy }),
-		optFloat64Column(ColAttnEntropy, func(r *TraceRow) *Opt[float64] { return &r.AttnEntropy }),
-		optFloat64Column(ColAttnVarentropy, func(r *TraceRow) *Opt[float64] { return &r.AttnVarentropy }),
-		optFloat64Column(ColAgreement, func(r *TraceRow) *Opt[float64] { return &r.Agreement }),
-		optFloat64Column(ColInteractionStrength, func(r *TraceRow) *Opt[float64] { return &r.InteractionStrength }),
+		nanNullColumn(ColAttnEntropy, func(r *TraceRow) *float64 { return &r.AttnEntropy }),
+		nanNullColumn(ColAttnVarentropy, func(r *TraceRow) *float64 { return &r.AttnVarentropy }),
+		nanNullColumn(ColAgreement, func(r *TraceRow) *float64 { return &r.Agreement }),
+		nanNullColumn(ColInteractionStrength, func(r *TraceRow) *float64 { return &r.InteractionStrength }),
 		float64Column(ColTemperature, func(r *TraceRow) *float64 { return &r.Temperature }),
-		optInt32Column(ColTopK, func(r *TraceRow) *Opt[int32] { return &r.TopK }),
-		optFloat64Column(ColTopP, func(r *TraceRow) *Opt[float64] { return &r.TopP }),
-		optFloat64Column(ColMinP, func(r *TraceRow) *Opt[float64] { return &r.MinP }),
+		// The sampler reports "off" as TopK 0, TopP 1 (0 for deterministic
+		// strategies) and MinP 0; the columns are null then, and read back as
+		// TopK 0, TopP 1, MinP 0.
+		offNullIntColumn(ColTopK, func(r *TraceRow) *int { return &r.TopK }, func(v int) bool { return v > 0 }, 0),
+		offNullColumn(ColTopP, func(r *TraceRow) *float64 { return &r.TopP }, func(v float64) bool { return v > 0 && v < 1 }, 1),
+		offNullColumn(ColMinP, func(r *TraceRow) *float64 { return &r.MinP }, func(v float64) bool { return v > 0 }, 0),
 		float64Column(ColLogProb, func(r *TraceRow) *float64 { return &r.LogProb }),
-		float64Column(ColTailMass, func(r *TraceRow) *float64 { return &r.TailMass }),
+		float64Column(ColTailMass, func(r *TraceRow) *float64 { return &r.VocabTailMass }),
+		float64Column(ColSampleLogProb, func(r *TraceRow) *float64 { return &r.SampleLogProb }),
+		intColumn(ColSurvivors, func(r *TraceRow) *int { return &r.Survivors }),
+		intColumn(ColNSamples, func(r *TraceRow) *int { return &r.NSamples }),
+		float64Column(ColConfidence, func(r *TraceRow) *float64 { return &r.Confidence }),
+		float64Column(ColDrawTailMass, func(r *TraceRow) *float64 { return &r.Decision.TailMass }),
+		boolColumn(ColTailCut, func(r *TraceRow) *bool { return &r.TailCut }),
+		boolColumn(ColFaithful, func(r *TraceRow) *bool { return &r.Faithful }),
 	}
 
-	resultColumns = []column[ResultRow]{
+	// resultHead and resultTail frame the per-task columns of results.arrow:
+	// one "answer,<filter>" utf8 column per filter pipeline, then one
+	// "<metric>,<filter>" float64 column per score (see ResultLayout).
+	resultHead = []column[ResultRow]{
 		stringColumn(ColRunID, func(r *ResultRow) *string { return &r.RunID }),
+		stringColumn(ColTask, func(r *ResultRow) *string { return &r.Task }),
 		stringColumn(ColSampler, func(r *ResultRow) *string { return &r.Sampler }),
 		int64Column(ColSeed, func(r *ResultRow) *int64 { return &r.Seed }),
 		int32Column(ColProblemID, func(r *ResultRow) *int32 { return &r.ProblemID }),
@@ -53,11 +77,8 @@ var (
 		stringColumn(ColPromptHash, func(r *ResultRow) *string { return &r.PromptHash }),
 		stringColumn(ColTarget, func(r *ResultRow) *string { return &r.Target }),
 		stringColumn(ColResponse, func(r *ResultRow) *string { return &r.Response }),
-		stringColumn(ColExtractedStrict, func(r *ResultRow) *string { return &r.ExtractedStrict }),
-		stringColumn(ColExtractedFlexible, func(r *ResultRow) *string { return &r.ExtractedFlexible }),
-		boolColumn(ColCorrectStrict, func(r *ResultRow) *bool { return &r.CorrectStrict }),
-		boolColumn(ColCorrectFlexible, func(r *ResultRow) *bool { return &r.CorrectFlexible }),
-		boolColumn(ColCorrectNumeric, func(r *ResultRow) *bool { return &r.CorrectNumeric }),
+	}
+	resultTail = []column[ResultRow]{
 		int32Column(ColPromptTokens, func(r *ResultRow) *int32 { return &r.PromptTokens }),
 		int32Column(ColGenTokens, func(r *ResultRow) *int32 { return &r.GenTokens }),
 		stringColumn(ColFinishReason, func(r *ResultRow) *FinishReason { return &r.FinishReason }),
@@ -83,7 +104,6 @@ var (
 // The published schemas. Treat them as read-only.
 var (
 	TraceSchema   = schemaOf(KindTraces, traceColumns)
-	ResultSchema  = schemaOf(KindResults, resultColumns)
 	SummarySchema = schemaOf(KindSummary, summaryColumns)
 )
 
@@ -92,3 +112,147 @@ var (
 func checkResultRow(r *ResultRow) error { return r.FinishReason.check() }
 
 func checkSummaryRow(r *SummaryRow) error { return r.Filter.check() }
+
+// AnswerColumnPrefix starts the name of each filter's answer column in
+// results.arrow ("answer,strict-match"); score columns are named by their key
+// ("exact_match,strict-match"), as lm-eval names results.
+const AnswerColumnPrefix = "answer,"
+
+// ResultLayout is the task-dependent part of results.arrow: which filters
+// have answer columns and which score keys have score columns, in order.
+type ResultLayout struct {
+	Filters []string
+	Scores  []ScoreKey
+}
+
+// LayoutOf is the layout that holds every answer and score of rows.
+func LayoutOf(rows []ResultRow) ResultLayout {
+	return ResultLayout{Filters: AnswerFilters(rows), Scores: ScoreKeys(rows)}
+}
+
+// ResultSchema is the schema of a results.arrow file with layout l.
+func ResultSchema(l ResultLayout) (*arrow.Schema, error) {
+	cols, err := resultColumns(l)
+	if err != nil {
+		return nil, err
+	}
+	return schemaOf(KindResults, cols), nil
+}
+
+// resultColumns builds the column list of layout l. Answer and score columns
+// are nullable: a row of another task, or a response a filter did not score,
+// leaves them null.
+func resultColumns(l ResultLayout) ([]column[ResultRow], error) {
+	cols := append([]column[ResultRow](nil), resultHead...)
+	seen := map[string]bool{}
+	for _, c := range resultHead {
+		seen[c.field.Name] = true
+	}
+	for _, c := range resultTail {
+		seen[c.field.Name] = true
+	}
+	add := func(c column[ResultRow]) error {
+		if seen[c.field.Name] {
+			return fmt.Errorf("results column %q appears twice", c.field.Name)
+		}
+		seen[c.field.Name] = true
+		cols = append(cols, c)
+		return nil
+	}
+	for _, f := range l.Filters {
+		if err := add(answerColumn(f)); err != nil {
+			return nil, err
+		}
+	}
+	for _, k := range l.Scores {
+		if err := k.check(); err != nil {
+			return nil, err
+		}
+		if k.Metric()+"," == AnswerColumnPrefix {
+			return nil, fmt.Errorf("score %q: metric name %q is reserved", k, k.Metric())
+		}
+		if err := add(scoreColumn(k)); err != nil {
+			return nil, err
+		}
+	}
+	return append(cols, resultTail...), nil
+}
+
+// layoutOfSchema reads the layout back from a results file's columns.
+func layoutOfSchema(s *arrow.Schema) ResultLayout {
+	var l ResultLayout
+	for _, f := range s.Fields() {
+		switch {
+		case strings.HasPrefix(f.Name, AnswerColumnPrefix):
+			l.Filters = append(l.Filters, strings.TrimPrefix(f.Name, AnswerColumnPrefix))
+		case strings.Contains(f.Name, ","):
+			l.Scores = append(l.Scores, ScoreKey(f.Name))
+		}
+	}
+	return l
+}
+
+func answerColumn(filter string) column[ResultRow] {
+	find := func(r *ResultRow) (string, bool) { return r.Answer(filter) }
+	return column[ResultRow]{
+		field: arrow.Field{Name: AnswerColumnPrefix + filter, Type: arrow.BinaryTypes.String, Nullable: true},
+		value: func(r *ResultRow) any {
+			if v, ok := find(r); ok {
+				return validUTF8(v)
+			}
+			return nil
+		},
+		appender: func(b array.Builder) func(*ResultRow) {
+			sb := b.(*array.StringBuilder)
+			return func(r *ResultRow) {
+				if v, ok := find(r); ok {
+					sb.Append(validUTF8(v))
+				} else {
+					sb.AppendNull()
+				}
+			}
+		},
+		scanner: func(a arrow.Array) (func(int, *ResultRow), error) {
+			sa := a.(*array.String)
+			if err := checkOffsets(sa); err != nil {
+				return nil, err
+			}
+			return func(i int, r *ResultRow) {
+				if !sa.IsNull(i) {
+					r.Answers = append(r.Answers, Answer{Filter: filter, Answer: strings.Clone(sa.Value(i))})
+				}
+			}, nil
+		},
+	}
+}
+
+func scoreColumn(k ScoreKey) column[ResultRow] {
+	metric, filter := k.Metric(), k.Filter()
+	return column[ResultRow]{
+		field: arrow.Field{Name: string(k), Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+		value: func(r *ResultRow) any {
+			if v, ok := r.Score(k); ok {
+				return v
+			}
+			return nil
+		},
+		appender: func(b array.Builder) func(*ResultRow) {
+			fb := b.(*array.Float64Builder)
+			return func(r *ResultRow) {
+				if v, ok := r.Score(k); ok {
+					fb.Append(v)
+				} else {
+					fb.AppendNull()
+				}
+			}
+		},
+		scanner: func(a arrow.Array) (func(int, *ResultRow), error) {
+			fa := a.(*array.Float64)
+			return func(i int, r *ResultRow) {
+				if !fa.IsNull(i) {
+					r.Scores = append(r.Scores, Score{Metric: metric, Filter: filter, Value: fa.Value(i)})
+				}
+			}, nil
+		},
+	}
+}

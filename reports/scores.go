@@ -6,10 +6,10 @@ import (
 	"slices"
 )
 
-// ProblemScore is one problem's score under a filter, averaged over its repeats.
+// ProblemScore is one problem's score under a score key, averaged over its repeats.
 type ProblemScore struct {
 	ProblemID int32
-	Score     float64 // fraction of the problem's responses that are correct
+	Score     float64 // mean of the problem's responses' scores (for 0/1 metrics: the fraction correct)
 	Responses int
 }
 
@@ -18,13 +18,17 @@ type ProblemScore struct {
 // accuracy and the bootstrap whatever its number of completed repeats.
 // A (problem, repeat) pair present twice is an error: resume must not count a
 // response twice.
-func ProblemScores(rows []ResultRow, f Filter) ([]ProblemScore, error) {
+func ProblemScores(rows []ResultRow, f ScoreKey) ([]ProblemScore, error) {
 	if err := f.check(); err != nil {
 		return nil, err
 	}
 	type key struct{ problem, repeat int32 }
+	type sum struct {
+		total float64
+		n     int
+	}
 	seen := make(map[key]bool, len(rows))
-	byProblem := make(map[int32]*[2]int) // correct, total
+	byProblem := make(map[int32]*sum)
 	for i := range rows {
 		r := &rows[i]
 		k := key{r.ProblemID, r.Repeat}
@@ -32,27 +36,29 @@ func ProblemScores(rows []ResultRow, f Filter) ([]ProblemScore, error) {
 			return nil, fmt.Errorf("run %q: problem %d repeat %d appears twice", r.RunID, r.ProblemID, r.Repeat)
 		}
 		seen[k] = true
+		v, ok := r.Score(f)
+		if !ok {
+			return nil, fmt.Errorf("run %q: problem %d repeat %d has no %s score", r.RunID, r.ProblemID, r.Repeat, f)
+		}
 		c := byProblem[r.ProblemID]
 		if c == nil {
-			c = new([2]int)
+			c = new(sum)
 			byProblem[r.ProblemID] = c
 		}
-		if r.Correct(f) {
-			c[0]++
-		}
-		c[1]++
+		c.total += v
+		c.n++
 	}
 	out := make([]ProblemScore, 0, len(byProblem))
 	for id, c := range byProblem {
-		out = append(out, ProblemScore{ProblemID: id, Score: float64(c[0]) / float64(c[1]), Responses: c[1]})
+		out = append(out, ProblemScore{ProblemID: id, Score: c.total / float64(c.n), Responses: c.n})
 	}
 	slices.SortFunc(out, func(a, b ProblemScore) int { return int(a.ProblemID) - int(b.ProblemID) })
 	return out, nil
 }
 
-// Summarize computes one run's summary row under filter f. The rows must come
+// Summarize computes one run's summary row under score key f. The rows must come
 // from one run (one run_id).
-func Summarize(rows []ResultRow, f Filter) (SummaryRow, error) {
+func Summarize(rows []ResultRow, f ScoreKey) (SummaryRow, error) {
 	if len(rows) == 0 {
 		return SummaryRow{}, errors.New("summarize: no result rows")
 	}

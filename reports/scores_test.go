@@ -15,9 +15,10 @@ func run(id, sampler string, outcomes ...string) []ResultRow {
 		for k, o := range reps {
 			r := ResultRow{RunID: id, Sampler: sampler, Seed: 1, ProblemID: int32(p), Repeat: int32(k),
 				FinishReason: FinishStop, GenTokens: 10}
+			r.Scores = []Score{{Metric: "exact_match", Filter: "strict-match", Value: 0}}
 			switch o {
 			case '1':
-				r.CorrectStrict = true
+				r.Scores = []Score{{Metric: "exact_match", Filter: "strict-match", Value: 1}}
 			case 'L':
 				r.FinishReason, r.GenTokens = FinishLength, 256
 			}
@@ -32,7 +33,7 @@ func TestSummarize(t *testing.T) {
 	// 0.288675 (see TestAccuracyOf); truncation 1 of 6 responses; tokens
 	// (5·10 + 256)/6 = 51.
 	rows := run("r1", "entropix", "11", "10", "0L")
-	s, err := Summarize(rows, FilterStrict)
+	s, err := Summarize(rows, keyStrict)
 	require.NoError(t, err)
 	assert.Equal(t, int32(3), s.N)
 	assert.Equal(t, int32(2), s.Repeats)
@@ -44,9 +45,9 @@ func TestSummarize(t *testing.T) {
 	assert.Equal(t, "entropix", s.Sampler)
 
 	dup := append(rows, rows[0])
-	_, err = Summarize(dup, FilterStrict)
+	_, err = Summarize(dup, keyStrict)
 	assert.ErrorContains(t, err, "problem 0 repeat 0 appears twice")
-	_, err = Summarize(append(rows, run("r2", "x", "1")...), FilterStrict)
+	_, err = Summarize(append(rows, run("r2", "x", "1")...), keyStrict)
 	assert.ErrorContains(t, err, "mixed")
 	_, err = Summarize(rows, "loose")
 	assert.Error(t, err)

@@ -54,14 +54,24 @@ func CreateTraces(path string, opts ...WriterOption) (*TraceWriter, error) {
 	return createWriter(path, TraceSchema, traceColumns, nil, opts)
 }
 
-// CreateResults starts a results.arrow file at path.
-func CreateResults(path string, opts ...WriterOption) (*ResultWriter, error) {
-	return createWriter(path, ResultSchema, resultColumns, checkResultRow, opts)
+// CreateResults starts a results.arrow file at path with the answer and
+// score columns of layout l.
+func CreateResults(path string, l ResultLayout, opts ...WriterOption) (*ResultWriter, error) {
+	cols, err := resultColumns(l)
+	if err != nil {
+		return nil, fmt.Errorf("reports: %s: %w", path, err)
+	}
+	return createWriter(path, schemaOf(KindResults, cols), cols, checkResultRow, opts)
 }
 
-// WriteResults writes rows as a complete results.arrow file.
+// WriteResults writes rows as a complete results.arrow file, with a column
+// for every filter answer and score key the rows carry.
 func WriteResults(path string, rows []ResultRow) error {
-	return writeAll(path, ResultSchema, resultColumns, checkResultRow, rows)
+	cols, err := resultColumns(LayoutOf(rows))
+	if err != nil {
+		return fmt.Errorf("reports: %s: %w", path, err)
+	}
+	return writeAll(path, schemaOf(KindResults, cols), cols, checkResultRow, rows)
 }
 
 // WriteSummary writes rows as a complete summary.arrow file.

@@ -30,10 +30,10 @@ func TestCompareCommand(t *testing.T) {
 		usage     bool
 	}{
 		{name: "same runs pass", args: []string{lastNight, lastNight}, says: "0 significant drop(s)"},
-		{name: "drop fails the gate", args: []string{lastNight, tonight}, err: "entropix strict", says: "DROP", code: 1},
+		{name: "drop fails the gate", args: []string{lastNight, tonight}, err: "entropix exact_match,strict-match", says: "DROP", code: 1},
 		{name: "improvement passes", args: []string{tonight, lastNight}, says: "0 significant drop(s)"},
-		{name: "json rows", args: []string{"--json", lastNight, tonight}, err: "entropix strict", code: 1,
-			says: `"sampler": "entropix", "baseline": "entropix", "filter": "strict", "primary": true, "n_problems": 200`},
+		{name: "json rows", args: []string{"--json", lastNight, tonight}, err: "entropix exact_match,strict-match", code: 1,
+			says: `"sampler": "entropix", "baseline": "entropix", "filter": "exact_match,strict-match", "primary": true, "n_problems": 200`},
 		{name: "one directory", args: []string{lastNight}, err: "two run directories", usage: true, code: 2},
 		{name: "bad alpha", args: []string{"--alpha", "2", lastNight, tonight}, err: "alpha", code: 2},
 		{name: "missing run", args: []string{lastNight, "/nonexistent/run"}, err: "results", code: 2},

@@ -80,9 +80,10 @@ func printDemoSamples(w io.Writer, dir string) error {
 			continue
 		}
 		if b.Len() == 0 {
-			fmt.Fprintf(&b, "\nproblem 0: %s (answer %s)\n", clip(problems[0].Question, 70), r.Target)
+			fmt.Fprintf(&b, "\nproblem 0: %s (answer %s)\n", clip(problems[0].Question, 70), problems[0].Target)
 		}
-		fmt.Fprintf(&b, "  %-8s %q (extracted %q)\n", r.Sampler, clip(r.Response, 56), clip(r.ExtractedFlexible, 12))
+		extracted, _ := r.Answer("flexible-extract")
+		fmt.Fprintf(&b, "  %-8s %q (extracted %q)\n", r.Sampler, clip(r.Response, 56), clip(extracted, 12))
 	}
 	_, err = io.WriteString(w, b.String())
 	return err

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/entropix-eval/entropix-eval/datasets"
 	"github.com/entropix-eval/entropix-eval/engine/tokenizer"
 	"github.com/entropix-eval/entropix-eval/eval"
 	"github.com/entropix-eval/entropix-eval/internal/sharedtest"
@@ -85,7 +86,7 @@ func TestE2ERunCheckedByApacheArrow(t *testing.T) {
 			for _, r := range tr {
 				if r.Strategy == "insert_clarifying" {
 					inserted++
-					require.Equal(t, m.clarifyingID, r.TokenID, "%s inserted another token than the clarifying one (%s problem %d step %d)", entropix, r.RunID, r.ProblemID, r.Step)
+					require.Equal(t, m.clarifyingID, r.Token, "%s inserted another token than the clarifying one (%s problem %d step %d)", entropix, r.RunID, r.ProblemID, r.Step)
 				}
 			}
 			if m.mustClarify {
@@ -206,7 +207,13 @@ func gradedCopy(t *testing.T, good string) string {
 	require.NoError(t, err)
 	targets := map[int]string{}
 	for _, p := range problems {
-		targets[p.Index] = p.Target
+		// gsm8k_cot_zeroshot's target is the whole worked answer, as lm-eval's
+		// doc_to_target gives it; the crafted responses state its final number.
+		x, ok := datasets.FinalAnswer(p.Target)
+		if !ok {
+			x = p.Target
+		}
+		targets[p.Index] = x
 	}
 	craft := map[uint64][]func(target string) string{
 		0: {
@@ -250,7 +257,8 @@ func gradedCopy(t *testing.T, good string) string {
 	type score struct{ strict, flexible, numeric bool }
 	got := map[string]score{}
 	for _, r := range res {
-		got[fmt.Sprintf("%s/%d", r.RunID, r.ProblemID)] = score{r.CorrectStrict, r.CorrectFlexible, r.CorrectNumeric}
+		got[fmt.Sprintf("%s/%d", r.RunID, r.ProblemID)] = score{r.Correct("exact_match,strict-match"),
+			r.Correct("exact_match,flexible-extract"), r.Correct("numeric_match,strict-match")}
 	}
 	assert.Equal(t, score{true, true, true}, got["greedy/seed=0/0"])
 	assert.Equal(t, score{false, false, true}, got["greedy/seed=0/1"])
@@ -306,7 +314,7 @@ func sequences(res []reports.ResultRow, tr []reports.TraceRow, sampler string, s
 	runID := fmt.Sprintf("%s/seed=%d", sampler, seed)
 	for _, r := range tr {
 		if r.RunID == runID {
-			out[r.ProblemID] += fmt.Sprintf("|%d", r.TokenID)
+			out[r.ProblemID] += fmt.Sprintf("|%d", r.Token)
 		}
 	}
 	return out

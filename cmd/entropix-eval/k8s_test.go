@@ -125,7 +125,7 @@ func TestKubernetesJobs(t *testing.T) {
 		cfg, _, err := parseRunArgs(podArgs, io.Discard)
 		require.NoError(t, err, "pod %d args %q", i, podArgs)
 		assert.Equal(t, fmt.Sprintf("%d/%d", i, n), cfg.Shard)
-		for _, p := range []string{cfg.Model, cfg.Dataset, cfg.FewShot, cfg.Out} {
+		for _, p := range []string{cfg.Model, cfg.Dataset, cfg.Out} {
 			assert.True(t, mounted(p), "pod %d: %s is on no mounted volume", i, p)
 		}
 		outs = append(outs, cfg.Out)

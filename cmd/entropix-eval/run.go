@@ -18,6 +18,7 @@ import (
 	"github.com/entropix-eval/entropix-eval/engine"
 	"github.com/entropix-eval/entropix-eval/engine/tokenizer"
 	"github.com/entropix-eval/entropix-eval/eval"
+	"github.com/entropix-eval/entropix-eval/reports"
 	"github.com/entropix-eval/entropix-eval/reports/runreport"
 	"github.com/entropix-eval/entropix-eval/sampler/metrics"
 )
@@ -64,10 +65,25 @@ func newRunFlags(cfg *eval.Config, stderr io.Writer) *runFlags {
 	fs.IntVar(&cfg.Candidates, "candidates", cfg.Candidates, "top-K candidates the engine returns per step (0: whole vocabulary)")
 	fs.StringVar(&cfg.AttnMode, "attn-mode", cfg.AttnMode, "attention statistics of samplers without their own view (baselines' trace columns): masked or padded; each Entropix variant uses its own (attn_mode/pad_len in its spec)")
 	fs.IntVar(&cfg.PadLen, "pad-len", cfg.PadLen, "padded cache length for --attn-mode padded")
-	fs.StringVar(&cfg.Task, "task", cfg.Task, "task name, e.g. gsm8k_cot")
-	fs.StringVar(&cfg.Dataset, "dataset", cfg.Dataset, "dataset file or glob (.jsonl or .parquet)")
-	fs.StringVar(&cfg.TrainDataset, "train-dataset", cfg.TrainDataset, "train split file or glob (tasks with random shots)")
-	fs.StringVar(&cfg.FewShot, "fewshot", cfg.FewShot, "directory with the fixed few-shot exemplar files")
+	fs.StringVar(&cfg.Task, "task", cfg.Task, "task name (e.g. gsm8k_cot; `entropix-eval tasks` lists them) or an lm-eval task FILE.yaml")
+	fs.Func("include-path", "directory of lm-eval task YAML files to add (repeatable; lm-eval's --include_path)", func(s string) error {
+		cfg.IncludePaths = append(cfg.IncludePaths, s)
+		return nil
+	})
+	fs.StringVar(&cfg.Dataset, "dataset", cfg.Dataset, "evaluated split: file or glob (.parquet, .jsonl, .csv, datasets-cache .arrow); default: found offline from the task's dataset_path")
+	fs.StringVar(&cfg.TrainDataset, "train-dataset", cfg.TrainDataset, "few-shot split: file or glob (tasks with random shots)")
+	fs.Func("data-dir", "local mirror of hub datasets, DIR/<dataset_path>/<dataset_name>/<split>-*.parquet (repeatable)", func(s string) error {
+		cfg.DataDirs = append(cfg.DataDirs, s)
+		return nil
+	})
+	fs.Func("num-fewshot", "override the task's num_fewshot", func(s string) error {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return fmt.Errorf("want an integer")
+		}
+		cfg.NumFewshot = &n
+		return nil
+	})
 	fs.BoolVar(&cfg.ChatTemplate, "chat-template", cfg.ChatTemplate, "render prompts with the tokenizer's chat template")
 	fs.BoolFunc("fewshot-as-multiturn", "with --chat-template: one user/assistant turn pair per shot (default true, as lm-eval >= 0.4.10); =false puts the shots in the first user turn", func(s string) error {
 		v, err := strconv.ParseBool(s)
@@ -164,7 +180,33 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	progress := rf.progress
-	runner, cleanup, err := wireRunner(ctx, cfg, rf.lm.sizing)
+	tasks := rf.lm.tasks // lm-eval's --tasks a,b: one run directory each
+	if len(tasks) <= 1 {
+		if tasks, err = eval.ExpandTask(cfg); err != nil {
+			return err
+		}
+	}
+	if len(tasks) == 1 && tasks[0] == cfg.Task {
+		return runOne(ctx, cfg, rf.lm.sizing, progress, stdout)
+	}
+	// A group or tag runs its tasks one after another, each into its own run
+	// directory under --out (lm-eval evaluates a group's members as separate
+	// tasks too; group-level aggregates are not computed).
+	fmt.Fprintf(stdout, "%s: %d tasks: %s\n", cfg.Task, len(tasks), strings.Join(tasks, ", "))
+	out := cfg.Out
+	for _, t := range tasks {
+		c := cfg
+		c.Task, c.Out = t, filepath.Join(out, t)
+		if err := runOne(ctx, c, rf.lm.sizing, progress, stdout); err != nil {
+			return fmt.Errorf("task %s: %w", t, err)
+		}
+	}
+	return nil
+}
+
+// runOne evaluates one task into cfg.Out.
+func runOne(ctx context.Context, cfg eval.Config, sz runSizing, progress string, stdout io.Writer) error {
+	runner, cleanup, err := wireRunner(ctx, cfg, sz)
 	if err != nil {
 		return err
 	}
@@ -248,7 +290,17 @@ func wireRunner(ctx context.Context, cfg eval.Config, sz runSizing) (*eval.Runne
 	if err != nil {
 		return fail(err)
 	}
-	inputs, err := eval.LoadTaskInputs(cfg, tok)
+	task, err := eval.ResolveTask(cfg)
+	if err != nil {
+		return fail(err)
+	}
+	if task.Repeats > 1 && cfg.Repeats == 1 {
+		// lm-eval's repeats (self-consistency): the filters see a doc's
+		// responses together, so the sweep runs that many repeats.
+		slog.Info("task repeats responses per doc; running that many repeats", "task", task.Name, "repeats", task.Repeats)
+		cfg.Repeats = task.Repeats
+	}
+	inputs, err := eval.LoadTaskInputs(cfg, task, eval.DataSourceOf(cfg, task, engine.HFCacheDirs()), tok)
 	if err != nil {
 		return fail(err)
 	}
@@ -406,10 +458,28 @@ func printSummary(w io.Writer, dir string, m *eval.Manifest) error {
 		return fmt.Errorf("read %s: %w", eval.ResultsJSONFile, err)
 	}
 	fmt.Fprintf(w, "run directory %s (%s)\n", dir, m.Status)
-	fmt.Fprintf(w, "%-48s %8s %8s %8s\n", "run", "strict", "±se", "flexible")
-	for _, k := range rj.Order {
-		r := rj.Results[k]
-		fmt.Fprintf(w, "%-48s %8s %8s %8s\n", k, pct(r["exact_match,strict-match"]), pct(r["exact_match_stderr,strict-match"]), pct(r["exact_match,flexible-extract"]))
+	var keys []string
+	if len(rj.Order) > 0 {
+		list, _ := rj.Results[rj.Order[0]]["score_keys"].([]any)
+		for _, k := range list {
+			if s, ok := k.(string); ok {
+				keys = append(keys, s)
+			}
+		}
+	}
+	fmt.Fprintf(w, "%-48s", "run")
+	for _, k := range keys {
+		fmt.Fprintf(w, " %s (±se)", k)
+	}
+	fmt.Fprintln(w)
+	for _, run := range rj.Order {
+		r := rj.Results[run]
+		fmt.Fprintf(w, "%-48s", run)
+		for _, k := range keys {
+			sk := reports.ScoreKey(k)
+			fmt.Fprintf(w, " %*s", len(k)+6, pct(r[k])+" ±"+pct(r[sk.Metric()+"_stderr,"+sk.Filter()]))
+		}
+		fmt.Fprintln(w)
 	}
 	return nil
 }

@@ -31,6 +31,7 @@ const maxAutoBatch = 64
 type lmEvalFlags struct {
 	pretrained, revision, dtype string
 	samplers                    []eval.SamplerSpec
+	tasks                       []string // --tasks, when it names several
 	sizing                      runSizing
 }
 
@@ -88,13 +89,17 @@ func addRunAliases(fs *flag.FlagSet, cfg *eval.Config, lm *lmEvalFlags) {
 	alias("apply_chat_template", "chat-template")
 	alias("fewshot_as_multiturn", "fewshot-as-multiturn")
 	alias("batch_size", "batch-size")
+	alias("num_fewshot", "num-fewshot")
+	alias("include_path", "include-path")
+	fs.StringVar(&cfg.SystemInstruction, "system-instruction", cfg.SystemInstruction, "text that opens every prompt (a system turn with --chat-template)")
+	alias("system_instruction", "system-instruction")
 	fs.BoolFunc("log_samples", "lm-eval's flag, accepted: the lm-eval files under OUT/lm-eval always carry samples_<task>_<date>.jsonl", func(string) error { return nil })
-	fs.Func("tasks", "lm-eval spelling of --task (one task per run directory)", func(s string) error {
+	fs.Func("tasks", "lm-eval spelling of --task: a comma list runs each task (or group) into its own directory under --out", func(s string) error {
 		tasks := splitList(s)
-		if len(tasks) != 1 {
-			return fmt.Errorf("%q: a run directory holds one task; run one task per --out", s)
+		if len(tasks) == 0 {
+			return fmt.Errorf("no task named")
 		}
-		cfg.Task = tasks[0]
+		cfg.Task, lm.tasks = tasks[0], tasks
 		return nil
 	})
 	fs.Func("seed", "lm-eval spelling of --seeds for one seed (lm-eval's 4-value form is not taken: use --seeds for several)", func(s string) error {

@@ -44,7 +44,7 @@ func TestRunLMEvalSpellingErrors(t *testing.T) {
 		{"two checkpoints", []string{"--model", "/a", "--model_args", "pretrained=/b"}, "name different checkpoints"},
 		{"unknown model_args key", []string{"--model_args", "pretrained=/a,load_in_8bit=True"}, "load_in_8bit is not supported"},
 		{"dtype the backend does not compute in", []string{"--model_args", "pretrained=/a,dtype=bfloat16"}, "computes in float32"},
-		{"several tasks", []string{"--model", "/a", "--tasks", "gsm8k,gsm8k_cot"}, "a run directory holds one task"},
+		{"no task", []string{"--model", "/a", "--tasks", ","}, "no task named"},
 		{"lm-eval's four seeds", []string{"--model", "/a", "--seed", "0,1234,1234,1234"}, "--seeds 0,1,2"},
 		{"unknown gen_kwargs key", []string{"--model", "/a", "--gen_kwargs", "until=Q:"}, "until is not supported"},
 		{"limit neither count nor fraction", []string{"--model", "/a", "--limit", "2.5"}, "whole number"},
@@ -120,6 +120,11 @@ func TestRunLimitFraction(t *testing.T) {
 	_, rf, err = parseRunFlags([]string{"--model", "/a", "--task", "t", "--dataset", "d", "--out", "o", "--sampler", "greedy", "--batch_size", "auto"}, io.Discard)
 	require.NoError(t, err)
 	assert.True(t, rf.lm.sizing.autoBatch)
+	cfg, rf, err := parseRunFlags([]string{"--model", "/a", "--tasks", "gsm8k, gsm8k_cot", "--dataset", "d", "--out", "o", "--sampler", "greedy", "--num_fewshot", "3", "--system_instruction", "Be brief."}, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"gsm8k", "gsm8k_cot"}, rf.lm.tasks, "each runs into its own directory under --out")
+	assert.Equal(t, 3, *cfg.NumFewshot)
+	assert.Equal(t, "Be brief.", cfg.SystemInstruction)
 }
 
 // --model ORG/NAME is the newest complete snapshot in a hub cache, or the one

@@ -146,8 +146,10 @@ func (r run) resultsJSON(n int, taskHash string) map[string]any {
 	out["model_source"] = "entropix-eval"
 	out["model_name"] = r.modelName
 	out["model_name_sanitized"] = SanitizeModelName(r.modelName)
-	out["system_instruction"] = nil
-	out["system_instruction_sha"] = nil
+	out["system_instruction"], out["system_instruction_sha"] = nil, nil
+	if si := c.SystemInstruction; si != "" {
+		out["system_instruction"], out["system_instruction_sha"] = si, HashString(si)
+	}
 	var multiturn any
 	if c.FewshotAsMultiturn != nil {
 		multiturn = *c.FewshotAsMultiturn

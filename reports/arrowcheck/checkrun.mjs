@@ -16,13 +16,14 @@
 //   - prompt_hash re-computed from the prompt (sha256, first 8 bytes, hex);
 //   - answer extraction (lm-eval's strict-match / flexible-extract regexes) and
 //     scoring (lm-eval's GSM8K exact_match normalisation, and the numeric
-//     comparison) re-implemented here, compared with the extracted_* and correct_*
-//     columns;
+//     comparison) re-implemented here, compared with the answer,<filter> and
+//     <metric>,<filter> columns;
 //   - per-row invariants: finish_reason, token budgets, steps 0..n-1 per sequence,
 //     strategies and their parameters, entropy ≥ 0, tail_mass in [0,1], and the
-//     token texts of a sequence concatenating to its response;
+//     token texts of a sequence concatenating to its response (special tokens,
+//     read from the model's tokenizer.json, skipped as the response is decoded);
 //   - results.json: per run (sampler × seed) the accuracies are the means of the
-//     correct_* columns, n-samples the row count, finish_length_share the share
+//     score columns, n-samples the row count, finish_length_share the share
 //     of length-truncated rows.
 //
 // Exits 1 with a message naming the file, row and column on the first violation;
@@ -50,15 +51,21 @@ const show = (v) => (typeof v === 'bigint' ? `${v}n` : JSON.stringify(v));
 
 // ---- expected schemas (reports/schemas.go; types as Go's arrow names them) ----
 
-const SCHEMA_VERSION = '2';
+const SCHEMA_VERSION = '3';
 const col = (name, type, nullable = false) => ({ name, type, nullable });
-const RESULT_FIELDS = [
-  col('run_id', 'utf8'), col('sampler', 'utf8'), col('seed', 'int64'), col('problem_id', 'int32'),
-  col('repeat', 'int32'), col('prompt_hash', 'utf8'), col('target', 'utf8'), col('response', 'utf8'),
-  col('extracted_strict', 'utf8'), col('extracted_flexible', 'utf8'), col('correct_strict', 'bool'),
-  col('correct_flexible', 'bool'), col('correct_numeric', 'bool'), col('prompt_tokens', 'int32'),
-  col('gen_tokens', 'int32'), col('finish_reason', 'utf8'), col('latency_ms', 'float64'),
-];
+// results.arrow: fixed columns around one nullable "answer,<filter>" column per
+// filter pipeline and one nullable "<metric>,<filter>" column per score, in the
+// order of the manifest task's filter_list (and metric_list within a filter).
+function resultFields(task) {
+  const answers = task.filters.map((f) => col(`answer,${f.Name}`, 'utf8', true));
+  const scores = task.filters.flatMap((f) => task.metrics.map((m) => col(`${m.Metric},${f.Name}`, 'float64', true)));
+  return [
+    col('run_id', 'utf8'), col('task', 'utf8'), col('sampler', 'utf8'), col('seed', 'int64'), col('problem_id', 'int32'),
+    col('repeat', 'int32'), col('prompt_hash', 'utf8'), col('target', 'utf8'), col('response', 'utf8'),
+    ...answers, ...scores,
+    col('prompt_tokens', 'int32'), col('gen_tokens', 'int32'), col('finish_reason', 'utf8'), col('latency_ms', 'float64'),
+  ];
+}
 const TRACE_FIELDS = [
   col('run_id', 'utf8'), col('task', 'utf8'), col('problem_id', 'int32'), col('repeat', 'int32'),
   col('step', 'int32'), col('token_id', 'int32'), col('token_text', 'utf8'), col('strategy', 'utf8'),
@@ -66,7 +73,8 @@ const TRACE_FIELDS = [
   col('attn_varentropy', 'float64', true), col('agreement', 'float64', true),
   col('interaction_strength', 'float64', true), col('temperature', 'float64'), col('top_k', 'int32', true),
   col('top_p', 'float64', true), col('min_p', 'float64', true), col('logprob', 'float64'),
-  col('tail_mass', 'float64'),
+  col('tail_mass', 'float64'), col('sample_logprob', 'float64'), col('survivors', 'int32'), col('n_samples', 'int32'),
+  col('confidence', 'float64'), col('draw_tail_mass', 'float64'), col('tail_cut', 'bool'), col('faithful', 'bool'),
 ];
 
 // readArrow opens an IPC *file* (not stream), checks its schema and returns its
@@ -197,12 +205,15 @@ function grade(task, response, target) {
   const strictSpec = TASKS[task];
   const strict = regexFilter(strictSpec, response);
   const flexible = regexFilter(FLEXIBLE, response);
-  const out = { strict, flexible, correct_strict: false, correct_flexible: false, correct_numeric: false };
+  const out = { strict, flexible, correct_strict: false, correct_flexible: false, correct_numeric: false, correct_numeric_flexible: false };
   if (target.trim() === '') return out; // no reference answer: never correct
   out.correct_strict = normalizeGSM8K(strict) === normalizeGSM8K(target);
   out.correct_flexible = normalizeGSM8K(flexible) === normalizeGSM8K(target);
+  const t = decimalKey(target);
   const p = decimalKey(strict);
-  out.correct_numeric = p !== null && p === decimalKey(target);
+  out.correct_numeric = p !== null && p === t;
+  const f = decimalKey(flexible);
+  out.correct_numeric_flexible = f !== null && f === t;
   return out;
 }
 
@@ -255,7 +266,16 @@ function main() {
   check(problems.length === nProblems, `problems.jsonl: ${problems.length} problems, manifest.json says ${nProblems}`);
   const problemByIndex = new Map(problems.map((p) => [p.index, p]));
 
-  const results = readArrow('results.arrow', 'results', RESULT_FIELDS);
+  const results = readArrow('results.arrow', 'results', resultFields(manifest.task));
+  // The GSM8K tasks' columns, under the names this checker grades.
+  const RC = results.cols;
+  Object.assign(RC, {
+    extracted_strict: RC['answer,strict-match'], extracted_flexible: RC['answer,flexible-extract'],
+    correct_strict: RC['exact_match,strict-match'].map((v) => v === 1),
+    correct_flexible: RC['exact_match,flexible-extract'].map((v) => v === 1),
+    correct_numeric: RC['numeric_match,strict-match'].map((v) => v === 1),
+    correct_numeric_flexible: RC['numeric_match,flexible-extract'].map((v) => v === 1),
+  });
   const wantRows = nProblems * wantJobs.length;
   check(results.numRows === wantRows,
     `results.arrow: ${results.numRows} rows, want problems × samplers × seeds × repeats = ${nProblems} × ${manifest.samplers.length} × ${cfg.seeds.length} × ${cfg.repeats} = ${wantRows}`);
@@ -298,6 +318,8 @@ function main() {
     same('correct_strict', R.correct_strict[r] ? 1 : 0, s['exact_match,strict-match']);
     same('correct_flexible', R.correct_flexible[r] ? 1 : 0, s['exact_match,flexible-extract']);
     same('correct_numeric', R.correct_numeric[r] ? 1 : 0, s['numeric_match,strict-match']);
+    same('correct_numeric_flexible', R.correct_numeric_flexible[r] ? 1 : 0, s['numeric_match,flexible-extract']);
+    eq('task', taskName);
     same('finish_reason', R.finish_reason[r], s.finish_reason);
     same('prompt_tokens', R.prompt_tokens[r], s.prompt_tokens);
     same('gen_tokens', R.gen_tokens[r], s.gen_tokens);
@@ -315,7 +337,7 @@ function main() {
     const g = grade(taskName, R.response[r], R.target[r]);
     check(R.extracted_strict[r] === g.strict, `${where} column extracted_strict = ${show(R.extracted_strict[r])}, lm-eval's strict-match gives ${show(g.strict)}`);
     check(R.extracted_flexible[r] === g.flexible, `${where} column extracted_flexible = ${show(R.extracted_flexible[r])}, lm-eval's flexible-extract gives ${show(g.flexible)}`);
-    for (const c of ['correct_strict', 'correct_flexible', 'correct_numeric']) {
+    for (const c of ['correct_strict', 'correct_flexible', 'correct_numeric', 'correct_numeric_flexible']) {
       check(R[c][r] === g[c], `${where} column ${c} = ${R[c][r]}, but ${show(R.extracted_strict[r])}/${show(R.extracted_flexible[r])} against target ${show(R.target[r])} gives ${g[c]}`);
     }
 
@@ -375,6 +397,10 @@ function main() {
       check(Number.isFinite(T.entropy[t]) && T.entropy[t] >= 0, `${where}: entropy ${T.entropy[t]}, want finite and >= 0`);
       check(Number.isFinite(T.varentropy[t]) && T.varentropy[t] >= 0, `${where}: varentropy ${T.varentropy[t]}, want finite and >= 0`);
       check(T.tail_mass[t] >= 0 && T.tail_mass[t] <= 1, `${where}: tail_mass ${T.tail_mass[t]} outside [0,1]`);
+      check(T.draw_tail_mass[t] >= 0 && T.draw_tail_mass[t] <= 1, `${where}: draw_tail_mass ${T.draw_tail_mass[t]} outside [0,1]`);
+      check(T.sample_logprob[t] <= 1e-9, `${where}: sample_logprob ${T.sample_logprob[t]} > 0`);
+      if (DETERMINISTIC.has(strat)) check(T.sample_logprob[t] === 0, `${where}: deterministic strategy ${strat} with sample_logprob ${T.sample_logprob[t]}`);
+      check(T.survivors[t] >= 0, `${where}: survivors ${T.survivors[t]}`);
       if (wholeVocab) check(T.tail_mass[t] === 0, `${where}: tail_mass ${T.tail_mass[t]} with the whole vocabulary as candidates, want 0`);
       // ln p ≤ 0 (a rounding hair above is tolerated); NaN only for a token the engine
       // did not return as a candidate, i.e. an inserted clarifying token.
@@ -406,12 +432,13 @@ function main() {
   const byRun = new Map();
   for (const s of seqs) {
     const key = `${taskName}|${s.runID}`;
-    if (!byRun.has(key)) byRun.set(key, { n: 0, strict: 0, flexible: 0, numeric: 0, length: 0, sampler: R.sampler[s.r], seed: R.seed[s.r] });
+    if (!byRun.has(key)) byRun.set(key, { n: 0, strict: 0, flexible: 0, numeric: 0, numericFlexible: 0, length: 0, sampler: R.sampler[s.r], seed: R.seed[s.r] });
     const a = byRun.get(key);
     a.n++;
     a.strict += R.correct_strict[s.r] ? 1 : 0;
     a.flexible += R.correct_flexible[s.r] ? 1 : 0;
     a.numeric += R.correct_numeric[s.r] ? 1 : 0;
+    a.numericFlexible += R.correct_numeric_flexible[s.r] ? 1 : 0;
     a.length += s.fin === 'length' ? 1 : 0;
   }
   check(JSON.stringify(rj.run_order) === JSON.stringify([...byRun.keys()]),
@@ -421,7 +448,7 @@ function main() {
   for (const [key, a] of byRun) {
     const e = rj.results[key];
     check(e, `results.json: no results entry ${show(key)}`);
-    for (const [metric, hits] of [['exact_match,strict-match', a.strict], ['exact_match,flexible-extract', a.flexible], ['numeric_match,strict-match', a.numeric]]) {
+    for (const [metric, hits] of [['exact_match,strict-match', a.strict], ['exact_match,flexible-extract', a.flexible], ['numeric_match,strict-match', a.numeric], ['numeric_match,flexible-extract', a.numericFlexible]]) {
       check(typeof e[metric] === 'number' && close(e[metric], hits / a.n),
         `results.json: ${key} ${metric} = ${show(e[metric])}, but the mean over results.arrow is ${hits}/${a.n} = ${hits / a.n}`);
     }

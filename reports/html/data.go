@@ -30,16 +30,16 @@ type problemJSON struct {
 }
 
 type responseJSON struct {
-	Sampler   int     `json:"s"`
-	Seed      int64   `json:"seed"`
-	Repeat    int32   `json:"rep"`
-	Text      string  `json:"x"`
-	Strict    string  `json:"es"`
-	Flexible  string  `json:"ef"`
-	Correct   [3]bool `json:"c"`
-	Finish    string  `json:"f"`
-	GenTokens int32   `json:"n"`
-	Tokens    int     `json:"k"` // index into the token block, -1 when left out
+	Sampler   int    `json:"s"`
+	Seed      int64  `json:"seed"`
+	Repeat    int32  `json:"rep"`
+	Text      string `json:"x"`
+	Strict    string `json:"es"`
+	Flexible  string `json:"ef"`
+	Correct   []bool `json:"c"` // per score key, the accuracy table's order
+	Finish    string `json:"f"`
+	GenTokens int32  `json:"n"`
+	Tokens    int    `json:"k"` // index into the token block, -1 when left out
 }
 
 type browserData struct {
@@ -92,7 +92,7 @@ func encodeBrowser(r *model.Report) (problems, tokens []byte, err error) {
 			}
 			rj := responseJSON{
 				Sampler: si, Seed: resp.Seed, Repeat: resp.Repeat, Text: resp.Text,
-				Strict: resp.ExtractedStrict, Flexible: resp.ExtractedFlexible, Correct: resp.Correct,
+				Strict: nth(resp.Answers, 0), Flexible: nth(resp.Answers, 1), Correct: resp.Correct,
 				Finish: resp.Finish, GenTokens: resp.GenTokens, Tokens: -1,
 			}
 			if resp.Tokens != nil {
@@ -194,4 +194,13 @@ func commonPrefix(problems []model.Problem) string {
 		prefix = prefix[:len(prefix)-1]
 	}
 	return prefix
+}
+
+// nth is the i-th answer or "". The page shows the task's first two filters'
+// answers (strict-match and flexible-extract for GSM8K).
+func nth(s []string, i int) string {
+	if i < len(s) {
+		return s[i]
+	}
+	return ""
 }

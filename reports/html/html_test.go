@@ -19,7 +19,7 @@ const hostile = `<script>alert(1)</script></textarea><img src=x onerror=alert(2)
 
 func hostileReport() *model.Report {
 	var filters []model.FilterAccuracy
-	for _, f := range reports.Filters {
+	for _, f := range []reports.Filter{reports.FilterStrict, reports.FilterFlexible, reports.FilterNumeric} {
 		filters = append(filters, model.FilterAccuracy{Filter: string(f), SeedSD: math.NaN(),
 			ClusteredAccuracy: reports.ClusteredAccuracy{N: 2, Mean: 0.5, SE: 0.5, CILow: 0.1, CIHigh: 0.9, WithinSD: math.NaN()}})
 	}
@@ -34,8 +34,8 @@ func hostileReport() *model.Report {
 			PHolm: reports.Some(1.0), MDE80: 1.4, McNemarB: reports.Some[int32](0), McNemarC: reports.Some[int32](1), McNemarP: reports.Some(1.0)}},
 		Notes: []string{hostile},
 		Problems: []model.Problem{{ID: 0, Question: hostile, Prompt: "Q: " + hostile + "\nA:", Target: "18", Responses: []model.Response{
-			{Sampler: "greedy", Text: "The answer is 18.", Correct: [3]bool{true, true, true}, Finish: "stop", GenTokens: 5},
-			{Sampler: label, Text: hostile, ExtractedStrict: hostile, Finish: "length", GenTokens: 3,
+			{Sampler: "greedy", Text: "The answer is 18.", Correct: []bool{true, true, true}, Finish: "stop", GenTokens: 5},
+			{Sampler: label, Text: hostile, Answers: []string{hostile}, Finish: "length", GenTokens: 3,
 				Tokens: &model.Tokens{Text: []string{"<script>", "alert(1)", "</script></textarea>"}, Entropy: []float64{0.12345, math.NaN(), 2},
 					Varentropy: []float64{1, 2, math.Inf(1)}, Strategy: []string{"argmax", hostile, "argmax"}}},
 		}}},

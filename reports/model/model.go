@@ -178,16 +178,17 @@ type Problem struct {
 
 // Response is one sampler's answer to a problem.
 type Response struct {
-	Sampler           string
-	Seed              int64
-	Repeat            int32
-	Text              string
-	ExtractedStrict   string
-	ExtractedFlexible string
-	Correct           [3]bool // strict, flexible, numeric
-	Finish            string
-	GenTokens         int32
-	Tokens            *Tokens // nil when the token budget left it out
+	Sampler string
+	Seed    int64
+	Repeat  int32
+	Text    string
+	// Answers are the filters' answers in filter_list order, Correct the
+	// scores (1 = correct) in score-key order, the accuracy table's.
+	Answers   []string
+	Correct   []bool
+	Finish    string
+	GenTokens int32
+	Tokens    *Tokens // nil when the token budget left it out
 }
 
 // Tokens is a response's per-token trace, for colouring and its timeline.

@@ -113,11 +113,8 @@ func Compute(dir string, opt Options) (*model.Report, error) {
 		done <- comparisons{rows, notes, err}
 	}()
 	order := browserOrder(r.results, labels)
-	// Glue to the result rows' fixed filters: the primary filter's score.
-	primaryIndex := slices.Index(reports.Filters, reports.Filter(rep.PrimaryFilter))
-	correct := func(res *reports.ResultRow) bool {
-		return primaryIndex >= 0 && res.Correct(reports.Filters[primaryIndex])
-	}
+	// A response counts as correct under the primary score key.
+	correct := func(res *reports.ResultRow) bool { return res.Correct(reports.Filter(rep.PrimaryFilter)) }
 	detail, note := selectDetail(r.results, order, opt.tokenBudget(), correct)
 	agg := newTraceAgg(r.results, labels, detail, correct)
 	found, traceErr := agg.readTraces(tracesPath(dir))
@@ -265,10 +262,27 @@ func problemsOf(r *run, order []int, detail map[int]*model.Tokens) []model.Probl
 		p := &out[len(out)-1]
 		p.Responses = append(p.Responses, model.Response{
 			Sampler: res.Sampler, Seed: res.Seed, Repeat: res.Repeat, Text: res.Response,
-			ExtractedStrict: res.ExtractedStrict, ExtractedFlexible: res.ExtractedFlexible,
-			Correct: [3]bool{res.CorrectStrict, res.CorrectFlexible, res.CorrectNumeric},
-			Finish:  string(res.FinishReason), GenTokens: res.GenTokens, Tokens: detail[i],
+			Answers: answersOf(res), Correct: correctOf(res),
+			Finish: string(res.FinishReason), GenTokens: res.GenTokens, Tokens: detail[i],
 		})
+	}
+	return out
+}
+
+// answersOf lists a row's filter answers in order.
+func answersOf(r *reports.ResultRow) []string {
+	out := make([]string, len(r.Answers))
+	for i, a := range r.Answers {
+		out[i] = a.Answer
+	}
+	return out
+}
+
+// correctOf lists whether each of a row's scores is 1, in order.
+func correctOf(r *reports.ResultRow) []bool {
+	out := make([]bool, len(r.Scores))
+	for i, s := range r.Scores {
+		out[i] = s.Value == 1
 	}
 	return out
 }

@@ -36,7 +36,7 @@ func TestCompareGate(t *testing.T) {
 		{name: "same run passes", a: lastNight, b: lastNight},
 		{name: "x dropped", a: lastNight, b: tonight, drops: []string{"x"}, table: "DROP"},
 		{name: "improvement is not a drop", a: tonight, b: lastNight},
-		{name: "flexible gate unaffected", a: lastNight, b: tonight, primary: "flexible"},
+		{name: "flexible gate unaffected", a: lastNight, b: tonight, primary: "exact_match,flexible-extract"},
 		{name: "different tasks", a: lastNight, b: otherTask, err: `task "gsm8k" but`},
 		{name: "nothing shared", a: lastNight, b: noShared, err: "share no sampler"},
 		{name: "bad primary filter", a: lastNight, b: tonight, primary: "fuzzy", err: `primary filter "fuzzy"`},
@@ -77,7 +77,7 @@ func TestCompareNumbers(t *testing.T) {
 	require.Len(t, c.Rows, 6)
 	x := c.Rows[3]
 	require.Equal(t, "x", x.Sampler)
-	assert.Equal(t, "strict", x.Filter)
+	assert.Equal(t, "exact_match,strict-match", x.Filter)
 	assert.True(t, x.Primary)
 	assert.InDelta(t, -20.0/30, x.Delta, 1e-12)
 	assert.Equal(t, reports.Some[int32](0), x.McNemarB)

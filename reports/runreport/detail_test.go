@@ -13,7 +13,7 @@ import (
 func TestSelectDetailPicksByInterest(t *testing.T) {
 	rows := concat(scored("greedy", 0, 1, 1, 0), scored("x", 0, 1, 0, 0))
 	order := browserOrder(rows, []string{"greedy", "x"})
-	strict := func(r *reports.ResultRow) bool { return r.CorrectStrict }
+	strict := func(r *reports.ResultRow) bool { return r.Correct(reports.FilterStrict) }
 	problemsOf := func(detail map[int]bool) []int32 {
 		var ids []int32
 		for i := range detail {

@@ -35,8 +35,10 @@ func scored(sampler string, seed int64, strict ...int) []reports.ResultRow {
 		rows[i] = reports.ResultRow{
 			RunID: sampler + "/seed=" + itoa(seed), Sampler: sampler, Seed: seed, ProblemID: int32(i),
 			PromptHash: "h" + itoa(int64(i)), Target: "7", Response: "The answer is 7.",
-			ExtractedStrict: "7", ExtractedFlexible: "7",
-			CorrectStrict: s == 1, CorrectFlexible: true, CorrectNumeric: s == 1,
+			Task:    "gsm8k_cot",
+			Answers: []reports.Answer{{Filter: "strict-match", Answer: "7"}, {Filter: "flexible-extract", Answer: "7"}},
+			Scores: []reports.Score{{Metric: "exact_match", Filter: "strict-match", Value: float64(s)},
+				{Metric: "exact_match", Filter: "flexible-extract", Value: 1}, {Metric: "numeric_match", Filter: "strict-match", Value: float64(s)}},
 			PromptTokens: 10, GenTokens: 4, FinishReason: reports.FinishStop, LatencyMS: 100,
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/entropix-eval/entropix-eval/reports"
 	"github.com/entropix-eval/entropix-eval/reports/model"
 )
 
@@ -31,8 +32,14 @@ func WriteMarkdown(w io.Writer, r *model.Report) error {
 			if !math.IsNaN(f.SE) {
 				se = fmt.Sprintf("%.4f", f.SE)
 			}
-			fmt.Fprintf(&b, "|%s|%s|%s|%s|exact_match|↑|%.4f|±|%s|\n",
-				mdEscape(task), mdEscape(s.Label), mdEscape(f.Filter), shots, f.Mean, se)
+			// A score key is lm-eval's "metric,filter": its two columns.
+			k := reports.ScoreKey(f.Filter)
+			filter, metric := k.Filter(), k.Metric()
+			if filter == "" {
+				filter, metric = f.Filter, "exact_match"
+			}
+			fmt.Fprintf(&b, "|%s|%s|%s|%s|%s|↑|%.4f|±|%s|\n",
+				mdEscape(task), mdEscape(s.Label), mdEscape(filter), shots, mdEscape(metric), f.Mean, se)
 		}
 	}
 	_, err := io.WriteString(w, b.String())

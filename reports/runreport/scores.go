@@ -20,16 +20,20 @@ type runScores struct {
 // response and filter.
 func scoresOf(rows []reports.ResultRow) (*runScores, error) {
 	s := &runScores{}
-	for _, f := range reports.Filters {
+	keys := reports.ScoreKeys(rows) // the task's "metric,filter" scores, in its order
+	for _, f := range keys {
 		s.filters = append(s.filters, string(f))
+	}
+	if len(keys) == 0 && len(rows) > 0 {
+		return nil, errors.New("the result rows carry no scores")
 	}
 	scored := make([]reports.Scored, 0, len(rows)*len(s.filters))
 	for i := range rows {
 		r := &rows[i]
-		for _, f := range reports.Filters {
-			v := 0.0
-			if r.Correct(f) {
-				v = 1
+		for _, f := range keys {
+			v, ok := r.Score(f)
+			if !ok {
+				continue // a row of another task, or one its filters did not score
 			}
 			scored = append(scored, reports.Scored{Sampler: r.Sampler, Filter: string(f), Seed: r.Seed, Repeat: r.Repeat, Problem: r.ProblemID, Score: v})
 		}
@@ -43,6 +47,9 @@ func scoresOf(rows []reports.ResultRow) (*runScores, error) {
 
 // primaryFilter checks a requested primary filter, or returns the task's first.
 func (s *runScores) primaryFilter(want string) (string, error) {
+	if len(s.filters) == 0 { // no result rows: nothing is compared
+		return want, nil
+	}
 	if want == "" {
 		return s.filters[0], nil
 	}

@@ -76,7 +76,7 @@ func summaryRows(groups []*samplerRows) ([]reports.SummaryRow, error) {
 	var out []reports.SummaryRow
 	for _, g := range groups {
 		for _, seed := range g.seeds {
-			for _, f := range reports.Filters {
+			for _, f := range reports.ScoreKeys(g.pooled) {
 				row, err := reports.Summarize(g.perSeed[seed], f)
 				if err != nil {
 					return nil, fmt.Errorf("sampler %q seed %d: %w", g.label, seed, err)

@@ -26,8 +26,8 @@ func TestComputeHandCase(t *testing.T) {
 	assert.Equal(t, "x", rep.Samplers[0].Label, "manifest order")
 
 	g := rep.Samplers[1].Filters[0]
-	assert.Equal(t, "strict", g.Filter)
-	assert.Equal(t, "strict", rep.PrimaryFilter, "the task's first filter")
+	assert.Equal(t, "exact_match,strict-match", g.Filter)
+	assert.Equal(t, "exact_match,strict-match", rep.PrimaryFilter, "the task's first filter")
 	assert.InDelta(t, 0.5, g.Mean, 1e-12)
 	assert.InDelta(t, math.Sqrt(0.25/9), g.SE, 1e-12, "lm-eval SE sqrt(p(1-p)/(n-1))")
 	// The interval is the SE's: 0.5 ± 1.959964·0.166667 = [0.173339, 0.826661].
@@ -215,23 +215,23 @@ func TestManifestView(t *testing.T) {
 // (Options.PrimaryFilter) overrides it; an unknown filter is an error.
 func TestPrimaryFilter(t *testing.T) {
 	m := taskManifest("gsm8k", "greedy", "x", "y")
-	m["config"] = map[string]any{"primary_filter": "numeric"}
+	m["config"] = map[string]any{"primary_filter": "numeric_match,strict-match"}
 	dir := writeRun(t, m, concat(scored("greedy", 0, 1, 0, 0, 0), scored("x", 0, 1, 1, 1, 0), scored("y", 0, 0, 0, 0, 1)), nil)
 	rep, err := Compute(dir, Options{Paired: reports.PairedOptions{Bootstrap: reportsBootstrap(100)}})
 	require.NoError(t, err)
-	assert.Equal(t, "numeric", rep.PrimaryFilter)
+	assert.Equal(t, "numeric_match,strict-match", rep.PrimaryFilter)
 	var family []string
 	for _, c := range rep.Comparisons {
-		assert.Equal(t, c.Filter == "numeric", c.PHolm.Valid, "%s %s", c.Sampler, c.Filter)
+		assert.Equal(t, c.Filter == "numeric_match,strict-match", c.PHolm.Valid, "%s %s", c.Sampler, c.Filter)
 		if c.Primary {
 			family = append(family, c.Sampler)
 		}
 	}
 	assert.Equal(t, []string{"x", "y"}, family)
 
-	rep, err = Compute(dir, Options{PrimaryFilter: "flexible", Paired: reports.PairedOptions{Bootstrap: reportsBootstrap(100)}})
+	rep, err = Compute(dir, Options{PrimaryFilter: "exact_match,flexible-extract", Paired: reports.PairedOptions{Bootstrap: reportsBootstrap(100)}})
 	require.NoError(t, err)
-	assert.Equal(t, "flexible", rep.PrimaryFilter)
+	assert.Equal(t, "exact_match,flexible-extract", rep.PrimaryFilter)
 
 	_, err = Compute(dir, Options{PrimaryFilter: "fuzzy"})
 	assert.ErrorContains(t, err, `primary filter "fuzzy" is not a filter of this task`)

@@ -135,28 +135,25 @@ func (a *traceAgg) add(t *reports.TraceRow) {
 		a.curveSum[s][c][step] += t.Entropy
 		a.curveN[s][c][step]++
 	}
-	id := a.strategy(t.Strategy)
+	id := a.strategy(string(t.Strategy))
 	a.perSampler[s][id]++
 	a.perResponse[i][id]++
-	for m, v := range [len(model.TokenMetrics)]reports.Opt[float64]{
-		reports.Some(t.Entropy), reports.Some(t.Varentropy), t.AttnEntropy, t.AttnVarentropy, t.Agreement, t.InteractionStrength,
+	// NaN marks an attention statistic the run did not compute.
+	for m, v := range [len(model.TokenMetrics)]float64{
+		t.Entropy, t.Varentropy, t.AttnEntropy, t.AttnVarentropy, t.Agreement, t.InteractionStrength,
 	} {
-		if v.Valid && isFinite(v.V) {
-			a.metricSum[s][id][m] += v.V
+		if isFinite(v) {
+			a.metricSum[s][id][m] += v
 			a.metricN[s][id][m]++
 		}
 	}
 	a.tokens[i]++
 	if d := a.detail[i]; d != nil {
-		d.Text = append(d.Text, t.TokenText)
+		d.Text = append(d.Text, t.Text)
 		d.Entropy = append(d.Entropy, t.Entropy)
 		d.Varentropy = append(d.Varentropy, t.Varentropy)
-		attn := math.NaN()
-		if t.AttnEntropy.Valid {
-			attn = t.AttnEntropy.V
-		}
-		d.AttnEntropy = append(d.AttnEntropy, attn)
-		d.Strategy = append(d.Strategy, t.Strategy)
+		d.AttnEntropy = append(d.AttnEntropy, t.AttnEntropy)
+		d.Strategy = append(d.Strategy, string(t.Strategy))
 	}
 }
 

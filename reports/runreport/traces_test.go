@@ -18,17 +18,19 @@ func entropixCase() ([]reports.ResultRow, []reports.TraceRow) {
 	var traces []reports.TraceRow
 	for p := range 10 {
 		for step := range 4 {
-			tr := reports.TraceRow{RunID: results[p].RunID, Task: "gsm8k", ProblemID: int32(p), Step: int32(step),
-				TokenText: "t", Strategy: "adaptive"}
+			tr := reports.TraceRow{RunID: results[p].RunID, Task: "gsm8k", ProblemID: int32(p), Step: int32(step)}
+			tr.Text, tr.Strategy = "t", "adaptive"
+			nan := math.NaN() // not computed, unless set below
+			tr.AttnEntropy, tr.AttnVarentropy, tr.Agreement, tr.InteractionStrength = nan, nan, nan, nan
 			if p < 5 {
 				tr.Entropy, tr.Varentropy = 0.5, 0.5
 				if step < 3 {
 					tr.Strategy = "argmax"
-					tr.AttnEntropy = reports.Some(1.5)
+					tr.AttnEntropy = 1.5
 				}
 			} else {
 				tr.Entropy, tr.Varentropy = float64(step+1), float64(step+1)
-				tr.Agreement = reports.Some(0.25)
+				tr.Agreement = 0.25
 			}
 			traces = append(traces, tr)
 		}

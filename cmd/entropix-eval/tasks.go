@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/entropix-eval/entropix-eval/datasets"
+)
+
+func init() {
+	register(command{
+		name:    "tasks",
+		summary: "list the tasks, groups and tags a run can name, with the file each comes from",
+		examples: []string{
+			`entropix-eval tasks`,
+			`entropix-eval tasks gsm8k_cot`,
+			`entropix-eval tasks --include-path my_tasks --check`,
+		},
+		run: func(ctx context.Context, args []string) error {
+			return runTasks(args, os.Stdout, os.Stderr)
+		},
+	})
+}
+
+func runTasks(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("tasks", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var includes, files []string
+	fs.Func("include-path", "directory of lm-eval task YAML files to add (repeatable)", func(s string) error {
+		includes = append(includes, s)
+		return nil
+	})
+	fs.Func("task", "a task FILE.yaml to add (repeatable)", func(s string) error {
+		files = append(files, s)
+		return nil
+	})
+	check := fs.Bool("check", false, "build every task and report the ones this harness refuses, and why")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: entropix-eval tasks [--include-path DIR]... [--task FILE.yaml]... [--check] [NAME]\n\n"+
+			"Lists the built-in tasks and those under the include paths, with their source.\n"+
+			"With NAME, shows that task's configuration, or a group's or tag's tasks.")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	ix, err := datasets.NewIndex(includes...)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		if _, err := ix.AddFile(f); err != nil {
+			return err
+		}
+	}
+	switch fs.NArg() {
+	case 0:
+		return listTasks(stdout, ix, *check)
+	case 1:
+		return showTask(stdout, ix, fs.Arg(0))
+	}
+	return fmt.Errorf("%w: tasks takes at most one name", errUsage)
+}
+
+func listTasks(w io.Writer, ix *datasets.Index, check bool) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tKIND\tSOURCE\tFILE")
+	var refused []string
+	for _, e := range ix.Entries() {
+		kind := e.Kind
+		switch {
+		case e.Err != nil:
+			kind = "broken"
+		case e.Kind != datasets.KindTask:
+			kind = fmt.Sprintf("%s (%d)", e.Kind, len(e.Members))
+		case check:
+			if _, err := ix.Task(e.Name); err != nil {
+				kind = "refused"
+				refused = append(refused, fmt.Sprintf("%s: %v", e.Name, err))
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Name, kind, e.Source, e.File)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, r := range refused {
+		fmt.Fprintln(w, r)
+	}
+	return nil
+}
+
+func showTask(w io.Writer, ix *datasets.Index, name string) error {
+	e, ok := ix.Lookup(name)
+	if ok && e.Kind != datasets.KindTask {
+		members, err := ix.Expand(name)
+		fmt.Fprintf(w, "%s: %s from %s (%s)\nmembers: %s\n", name, e.Kind, e.File, e.Source, strings.Join(e.Members, ", "))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "tasks: %s\n", strings.Join(members, ", "))
+		return nil
+	}
+	t, err := ix.Task(name)
+	if err != nil {
+		if errors.Is(err, datasets.ErrUnsupportedTask) {
+			return fmt.Errorf("%s is refused: %w", name, err)
+		}
+		return err
+	}
+	fmt.Fprintf(w, "%s from %s (%s)\n", t.Name, t.File, t.Source)
+	d := t.Describe()
+	for _, k := range []string{"version", "dataset_path", "dataset_name", "split", "num_fewshot", "fewshot_sampler",
+		"fewshot_split", "fewshot_samples", "until", "max_gen_toks", "repeats", "filters", "metrics"} {
+		fmt.Fprintf(w, "  %-16s %v\n", k, d[k])
+	}
+	if g := t.Generation; len(g) > 0 {
+		fmt.Fprintf(w, "  %-16s %v (recorded; the sweep's samplers decide decoding)\n", "generation", g)
+	}
+	return nil
+}

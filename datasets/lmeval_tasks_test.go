@@ -1,0 +1,105 @@
+package datasets
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/entropix-eval/entropix-eval/internal/sharedtest"
+)
+
+type expectedPrompt struct {
+	Task        string  `json:"task"`
+	DocIndex    int     `json:"doc_index"`
+	Prompt      *string `json:"prompt"`
+	Target      *string `json:"target"`
+	Data        string  `json:"data"`
+	FewshotRows []int   `json:"fewshot_rows"`
+	ExpectError string  `json:"expect_error"`
+}
+
+// sharedTaskSource indexes ../shared/tasks/lm-eval and reads its data from
+// ../shared/tasks/data, with openai/gsm8k mapped onto ../shared/data/gsm8k
+// through a link in a temporary mirror.
+func sharedTaskSource(t *testing.T) (*Index, DataSource) {
+	t.Helper()
+	ix, err := NewIndex(sharedtest.Path(t, "tasks/lm-eval"))
+	require.NoError(t, err)
+	mirror := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(mirror, "openai"), 0o755))
+	require.NoError(t, os.Symlink(sharedtest.Path(t, "data/gsm8k"), filepath.Join(mirror, "openai", "gsm8k")))
+	return ix, DataSource{DataDirs: []string{sharedtest.Path(t, "tasks/data"), mirror}}
+}
+
+// TestSharedTasksPromptsByteEqual builds every expected prompt of
+// ../shared/tasks/expected/prompts.json through the YAML path and compares
+// prompt, target and the random shots' rows byte for byte.
+func TestSharedTasksPromptsByteEqual(t *testing.T) {
+	var want []expectedPrompt
+	sharedtest.ReadJSON(t, "tasks/expected/prompts.json", &want)
+	require.NotEmpty(t, want)
+	ix, src := sharedTaskSource(t)
+	for _, e := range want {
+		t.Run(e.Task, func(t *testing.T) {
+			task, err := ix.Task(e.Task)
+			if e.ExpectError != "" {
+				require.Error(t, err)
+				assert.ErrorIs(t, err, ErrUnsupportedTask)
+				assert.Contains(t, err.Error(), "process_docs")
+				assert.Contains(t, err.Error(), "!function utils.process_docs")
+				assert.Contains(t, err.Error(), "_gpqa_cot_zeroshot_yaml")
+				return
+			}
+			require.NoError(t, err)
+			td, err := LoadTaskData(task, src, task.NumFewshot)
+			require.NoError(t, err)
+			assert.Equal(t, filepath.Base(e.Data), filepath.Base(td.Docs.Files[0].Path))
+			p, err := NewPrompter(task, td.Shots, PromptOptions{FewshotFromTestSplit: td.ShotsFromEvalSplit})
+			require.NoError(t, err)
+			doc := td.Docs.Problems[e.DocIndex]
+			got, err := p.Build(doc)
+			require.NoError(t, err)
+			assert.Equal(t, *e.Prompt, got.Text, "prompt")
+			target, err := task.Target(doc.Doc)
+			require.NoError(t, err)
+			assert.Equal(t, *e.Target, target, "target")
+			if e.FewshotRows != nil {
+				assert.Equal(t, e.FewshotRows, got.Shots, "few-shot rows")
+			}
+		})
+	}
+}
+
+func TestGroupsAndTagsExpand(t *testing.T) {
+	ix, _ := sharedTaskSource(t)
+	_, err := ix.Expand("bbh_cot_fewshot")
+	require.Error(t, err, "25 of the 27 BBH subtasks are not in ../shared")
+	assert.Contains(t, err.Error(), "25 member tasks are not indexed")
+	assert.Contains(t, err.Error(), "bbh_cot_fewshot_causal_judgement")
+	assert.NotContains(t, err.Error(), "bbh_cot_fewshot_boolean_expressions,")
+
+	names, err := ix.Expand("mmlu_flan_cot_zeroshot_stem")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"mmlu_flan_cot_zeroshot_anatomy"}, names, "a tag runs its tasks")
+	_, err = ix.Expand("mmlu_flan_cot_zeroshot")
+	require.Error(t, err, "the other three MMLU category tags have no task here")
+	assert.Contains(t, err.Error(), "mmlu_flan_cot_zeroshot_other")
+
+	names, err = ix.Expand("chain_of_thought")
+	require.NoError(t, err)
+	assert.Contains(t, names, "gsm8k_cot")
+	assert.Contains(t, names, "gsm8k_cot_self_consistency")
+}
+
+func TestGPQARefusedNamingKeyAndFile(t *testing.T) {
+	ix, src := sharedTaskSource(t)
+	_, err := ix.Task("gpqa_main_cot_zeroshot")
+	require.Error(t, err)
+	assert.True(t, errors.Is(err, ErrUnsupportedTask))
+	assert.Regexp(t, `_gpqa_cot_zeroshot_yaml \(included by .*gpqa_main_cot_zeroshot\.yaml\): key process_docs: !function utils\.process_docs`, err.Error())
+	_ = src
+}

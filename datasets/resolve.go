@@ -1,0 +1,307 @@
+package datasets
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// DataSource says where a task's splits are read from, all offline. For each
+// split the first of these that has files wins:
+//
+//  1. Files[split]: a file or glob given on the command line (--dataset for
+//     the evaluated split, --train-dataset for the few-shot split);
+//  2. the task's dataset_kwargs.data_files;
+//  3. each of DataDirs laid out like the hub:
+//     DIR/<dataset_path>/<dataset_name>/<split>-*.parquet (or <split>/*.parquet);
+//  4. the Hugging Face hub cache (HubCaches):
+//     datasets--ORG--NAME/snapshots/<rev>/ with the same layouts, refs/main's
+//     revision first;
+//  5. the datasets library cache (DatasetsCaches):
+//     ORG___NAME/<dataset_name>/<version>/<hash>/*-<split>.arrow.
+//
+// Nothing is downloaded; a miss lists every place searched.
+type DataSource struct {
+	Files          map[string]string
+	DataDirs       []string
+	HubCaches      []string
+	DatasetsCaches []string
+}
+
+// DatasetsCacheDirs lists the datasets library's cache directories, most
+// specific first: $HF_DATASETS_CACHE, $HF_HOME/datasets,
+// $XDG_CACHE_HOME/huggingface/datasets and ~/.cache/huggingface/datasets.
+func DatasetsCacheDirs() []string {
+	var dirs []string
+	add := func(d string) {
+		if d != "" && !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
+		}
+	}
+	add(os.Getenv("HF_DATASETS_CACHE"))
+	if h := os.Getenv("HF_HOME"); h != "" {
+		add(filepath.Join(h, "datasets"))
+	}
+	if x := os.Getenv("XDG_CACHE_HOME"); x != "" {
+		add(filepath.Join(x, "huggingface", "datasets"))
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		add(filepath.Join(home, ".cache", "huggingface", "datasets"))
+	}
+	return dirs
+}
+
+// ErrDataNotFound: no source holds a split.
+var ErrDataNotFound = errors.New("data not found offline")
+
+// Locate returns the files of one split of the task's dataset.
+func (s DataSource) Locate(t *Task, split string) ([]string, error) {
+	var searched []string
+	try := func(pattern string) []string {
+		searched = append(searched, pattern)
+		m, _ := filepath.Glob(pattern)
+		slices.Sort(m)
+		return m
+	}
+	if p := s.Files[split]; p != "" {
+		if m := try(p); len(m) > 0 {
+			return m, nil
+		}
+		return nil, fmt.Errorf("split %s: %s matches no file", split, p)
+	}
+	for _, f := range t.DataFiles[split] {
+		p := f
+		if !filepath.IsAbs(p) && t.Source != "builtin" {
+			if _, err := os.Stat(filepath.Join(filepath.Dir(t.File), p)); err == nil {
+				p = filepath.Join(filepath.Dir(t.File), p) // relative to the task file
+			}
+		}
+		if m := try(p); len(m) > 0 {
+			return m, nil
+		}
+	}
+	if len(t.DataFiles) > 0 && t.DatasetPath != "" && !strings.Contains(t.DatasetPath, "/") {
+		// dataset_path: json/parquet/csv with data_files: the files are the data.
+		return nil, s.notFound(t, split, searched)
+	}
+	layouts := hubLayouts(t.DatasetName, split)
+	for _, dir := range s.DataDirs {
+		for _, l := range layouts {
+			if m := try(filepath.Join(dir, filepath.FromSlash(t.DatasetPath), l)); len(m) > 0 {
+				return m, nil
+			}
+		}
+	}
+	if org, name, ok := strings.Cut(t.DatasetPath, "/"); ok {
+		for _, cache := range s.HubCaches {
+			for _, snap := range hubSnapshots(filepath.Join(cache, "datasets--"+org+"--"+name)) {
+				for _, l := range layouts {
+					if m := try(filepath.Join(snap, l)); len(m) > 0 {
+						return m, nil
+					}
+				}
+			}
+			if len(hubSnapshots(filepath.Join(cache, "datasets--"+org+"--"+name))) == 0 {
+				searched = append(searched, filepath.Join(cache, "datasets--"+org+"--"+name, "snapshots", "*"))
+			}
+		}
+		config := t.DatasetName
+		if config == "" {
+			config = "default"
+		}
+		for _, cache := range s.DatasetsCaches {
+			base := filepath.Join(cache, org+"___"+name, config, "*", "*")
+			if m := try(filepath.Join(base, "*-"+split+".arrow")); len(m) > 0 {
+				return newestBuild(m), nil
+			}
+			if m := try(filepath.Join(base, "*-"+split+"-*-of-*.arrow")); len(m) > 0 {
+				return newestBuild(m), nil
+			}
+		}
+	}
+	return nil, s.notFound(t, split, searched)
+}
+
+func (s DataSource) notFound(t *Task, split string, searched []string) error {
+	return fmt.Errorf("task %s: split %q of %s%s: %w; searched:\n  %s\npass the file with --dataset (evaluated split) or --train-dataset (few-shot split), a local mirror with --data-dir, or dataset_kwargs.data_files in the task",
+		t.Name, split, t.DatasetPath, optional("/", t.DatasetName), ErrDataNotFound, strings.Join(searched, "\n  "))
+}
+
+func optional(sep, s string) string {
+	if s == "" {
+		return ""
+	}
+	return sep + s
+}
+
+// hubLayouts are the file layouts of a dataset repo on the hub: per-config
+// folders (<name>/<split>-00000-of-00001.parquet), the refs/convert/parquet
+// branch (<name>/<split>/0000.parquet), and configless repos (data/...).
+func hubLayouts(config, split string) []string {
+	var out []string
+	if config != "" {
+		out = append(out, filepath.Join(config, split+"-*.parquet"), filepath.Join(config, split, "*.parquet"),
+			filepath.Join("data", config, split+"-*.parquet"))
+	}
+	return append(out, filepath.Join("data", split+"-*.parquet"), split+"-*.parquet", filepath.Join(split, "*.parquet"))
+}
+
+// hubSnapshots lists a cached repo's snapshot directories: the revision
+// refs/main names first, then the others newest first.
+func hubSnapshots(repo string) []string {
+	var out []string
+	if ref, err := os.ReadFile(filepath.Join(repo, "refs", "main")); err == nil {
+		dir := filepath.Join(repo, "snapshots", strings.TrimSpace(string(ref)))
+		if st, err := os.Stat(dir); err == nil && st.IsDir() {
+			out = append(out, dir)
+		}
+	}
+	entries, err := os.ReadDir(filepath.Join(repo, "snapshots"))
+	if err != nil {
+		return out
+	}
+	type snap struct {
+		dir string
+		t   time.Time
+	}
+	var rest []snap
+	for _, e := range entries {
+		dir := filepath.Join(repo, "snapshots", e.Name())
+		if slices.Contains(out, dir) {
+			continue
+		}
+		if st, err := os.Stat(dir); err == nil && st.IsDir() {
+			rest = append(rest, snap{dir, st.ModTime()})
+		}
+	}
+	slices.SortFunc(rest, func(a, b snap) int { return b.t.Compare(a.t) })
+	for _, r := range rest {
+		out = append(out, r.dir)
+	}
+	return out
+}
+
+// newestBuild keeps the files of one datasets-cache build (version/hash
+// folder): the most recently written one when several builds are cached.
+func newestBuild(files []string) []string {
+	best, bestT := "", time.Time{}
+	for _, f := range files {
+		if st, err := os.Stat(filepath.Dir(f)); err == nil && (best == "" || st.ModTime().After(bestT)) {
+			best, bestT = filepath.Dir(f), st.ModTime()
+		}
+	}
+	var out []string
+	for _, f := range files {
+		if filepath.Dir(f) == best {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// TaskData are the documents a task evaluates and draws shots from.
+type TaskData struct {
+	Docs  *Dataset
+	Shots []Problem
+	// Files are every data file read, for the manifest's checksums.
+	Files []string
+	// ShotsFromEvalSplit says shots come from the evaluated split (lm-eval
+	// then excludes the doc itself).
+	ShotsFromEvalSplit bool
+}
+
+// LoadTaskData loads the evaluated split and the few-shot pool of a task.
+// The pool is the inline samples, or the few-shot split; it is read only when
+// the task takes shots (numFewshot > 0).
+func LoadTaskData(t *Task, src DataSource, numFewshot int) (*TaskData, error) {
+	split := t.EvalSplit()
+	files, err := src.Locate(t, split)
+	if err != nil {
+		return nil, err
+	}
+	docs, err := loadDocFiles(files)
+	if err != nil {
+		return nil, fmt.Errorf("task %s: %w", t.Name, err)
+	}
+	out := &TaskData{Docs: docs, Files: files}
+	if numFewshot == 0 {
+		return out, nil
+	}
+	if t.Fewshot.Split == "" && len(t.Fewshot.Samples) > 0 {
+		for i, d := range t.Fewshot.Samples {
+			out.Shots = append(out.Shots, Problem{ID: fmt.Sprint(i), Index: i, Row: i, Doc: d, Source: t.File + " fewshot_config.samples"})
+		}
+		return out, nil
+	}
+	shotSplit := t.ShotSplit()
+	if shotSplit == "" {
+		return nil, fmt.Errorf("task %s: %d-shot, but the task names no few-shot split or samples", t.Name, numFewshot)
+	}
+	out.ShotsFromEvalSplit = shotSplit == t.TestSplit
+	if shotSplit == split {
+		out.Shots = docs.Problems
+		return out, nil
+	}
+	sf, err := src.Locate(t, shotSplit)
+	if err != nil {
+		return nil, fmt.Errorf("few-shot examples: %w", err)
+	}
+	shots, err := loadDocFiles(sf)
+	if err != nil {
+		return nil, fmt.Errorf("task %s: few-shot split %s: %w", t.Name, shotSplit, err)
+	}
+	out.Shots, out.Files = shots.Problems, append(out.Files, sf...)
+	return out, nil
+}
+
+// loadDocFiles reads an explicit file list (already sorted) as one dataset.
+func loadDocFiles(files []string) (*Dataset, error) {
+	ds := &Dataset{}
+	for _, p := range files {
+		docs, err := loadDocFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("load %w", err)
+		}
+		ds.Files = append(ds.Files, FileRows{Path: p, Rows: len(docs)})
+		for row, d := range docs {
+			if key, n := largestString("", d); n > MaxFieldBytes {
+				return nil, fmt.Errorf("load %s: row %d: %s of %d bytes: %w (at most %d bytes)", p, row, key, n, ErrTooLarge, MaxFieldBytes)
+			}
+			i := len(ds.Problems)
+			ds.Problems = append(ds.Problems, Problem{ID: fmt.Sprint(i), Index: i, Doc: d, Source: p, Row: row})
+		}
+	}
+	if len(ds.Problems) == 0 {
+		return nil, fmt.Errorf("load %s: %w", strings.Join(files, ", "), ErrNoRows)
+	}
+	return ds, nil
+}
+
+// largestString finds the longest string value inside v and its key path.
+func largestString(key string, v any) (string, int) {
+	switch x := v.(type) {
+	case string:
+		return key, len(x)
+	case map[string]any:
+		best, n := "", -1
+		for k, e := range x {
+			if kk, m := largestString(strings.TrimPrefix(key+"."+k, "."), e); m > n {
+				best, n = kk, m
+			}
+		}
+		return best, n
+	case []any:
+		best, n := "", -1
+		for i, e := range x {
+			if kk, m := largestString(fmt.Sprintf("%s[%d]", key, i), e); m > n {
+				best, n = kk, m
+			}
+		}
+		return best, n
+	}
+	return key, 0
+}

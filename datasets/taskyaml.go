@@ -1,0 +1,217 @@
+package datasets
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"path"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// pyFunction is a `!function module.name` value: a Python hook lm-eval imports
+// from a file next to the YAML. It is kept as data so the task that uses it can
+// be refused with the key and the function named.
+type pyFunction struct{ Spec string }
+
+func (f pyFunction) String() string { return "!function " + f.Spec }
+
+// rawConfig is one task, group or tag file after include merging: the keys,
+// and for each top-level key the file that set it (for error messages).
+type rawConfig struct {
+	File   string // the file that was asked for
+	Keys   map[string]any
+	Origin map[string]string
+}
+
+// maxYAMLBytes bounds one task file; real ones are a few kilobytes.
+const maxYAMLBytes = 1 << 20
+
+// maxIncludeDepth bounds include chains (cycles are reported separately).
+const maxIncludeDepth = 16
+
+// loadRawConfig reads file from fsys and resolves its include chain as
+// lm-eval's load_yaml does: each included file (relative to the including
+// file's directory) is loaded first, and the including file's keys replace
+// the included ones whole (a shallow dict.update).
+func loadRawConfig(fsys fs.FS, file string) (*rawConfig, error) {
+	return loadRawConfigSeen(fsys, file, nil)
+}
+
+func loadRawConfigSeen(fsys fs.FS, file string, seen []string) (*rawConfig, error) {
+	for _, s := range seen {
+		if s == file {
+			return nil, fmt.Errorf("%s: include cycle (%s)", file, strings.Join(append(seen, file), " → "))
+		}
+	}
+	if len(seen) > maxIncludeDepth {
+		return nil, fmt.Errorf("%s: includes nested more than %d deep", file, maxIncludeDepth)
+	}
+	b, err := readBounded(fsys, file)
+	if err != nil {
+		return nil, err
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(b, &root); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	if root.Kind != yaml.DocumentNode || len(root.Content) != 1 || root.Content[0].Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s: want a YAML mapping at the top", file)
+	}
+	v, err := nodeValue(root.Content[0])
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	keys := v.(map[string]any)
+	cfg := &rawConfig{File: file, Keys: map[string]any{}, Origin: map[string]string{}}
+	if inc, ok := keys["include"]; ok {
+		delete(keys, "include")
+		var incs []any
+		switch x := inc.(type) {
+		case string:
+			incs = []any{x}
+		case []any:
+			incs = x
+		default:
+			return nil, fmt.Errorf("%s: key include: want a file name or a list of them, got %s", file, kindOf(inc))
+		}
+		for _, i := range incs {
+			name, ok := i.(string)
+			if !ok {
+				return nil, fmt.Errorf("%s: key include: want file names, got %s", file, kindOf(i))
+			}
+			target := name
+			if !path.IsAbs(name) {
+				target = path.Join(path.Dir(file), name)
+			}
+			sub, err := loadRawConfigSeen(fsys, target, append(seen, file))
+			if err != nil {
+				return nil, fmt.Errorf("%s: include %s: %w", file, name, err)
+			}
+			delete(sub.Keys, "task_list") // lm-eval: task_list belongs to the included file only
+			for k, v := range sub.Keys {
+				cfg.Keys[k], cfg.Origin[k] = v, sub.Origin[k]
+			}
+		}
+	}
+	for k, v := range keys {
+		cfg.Keys[k], cfg.Origin[k] = v, file
+	}
+	return cfg, nil
+}
+
+func readBounded(fsys fs.FS, file string) ([]byte, error) {
+	st, err := fs.Stat(fsys, file)
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() > maxYAMLBytes {
+		return nil, fmt.Errorf("%s: %d bytes; a task file may hold at most %d", file, st.Size(), maxYAMLBytes)
+	}
+	return fs.ReadFile(fsys, file)
+}
+
+// nodeValue converts a YAML node as PyYAML's loader would: plain scalars
+// resolve to bool/int/float/null by the YAML 1.1-ish core rules yaml.v3 uses,
+// quoted scalars stay strings, and `!function` becomes a pyFunction.
+func nodeValue(n *yaml.Node) (any, error) {
+	switch n.Kind {
+	case yaml.AliasNode:
+		return nodeValue(n.Alias)
+	case yaml.MappingNode:
+		m := make(map[string]any, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			kn := n.Content[i]
+			if kn.Kind == yaml.ScalarNode && kn.Tag == "!!merge" {
+				return nil, fmt.Errorf("line %d: YAML merge keys (<<) are not supported", kn.Line)
+			}
+			var key string
+			if err := kn.Decode(&key); err != nil {
+				return nil, fmt.Errorf("line %d: mapping key: %w", kn.Line, err)
+			}
+			v, err := nodeValue(n.Content[i+1])
+			if err != nil {
+				return nil, err
+			}
+			m[key] = v
+		}
+		return m, nil
+	case yaml.SequenceNode:
+		out := make([]any, 0, len(n.Content))
+		for _, c := range n.Content {
+			v, err := nodeValue(c)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	case yaml.ScalarNode:
+		if n.Tag == "!function" {
+			return pyFunction{Spec: n.Value}, nil
+		}
+		var v any
+		if err := n.Decode(&v); err != nil {
+			return nil, fmt.Errorf("line %d: %w", n.Line, err)
+		}
+		switch x := v.(type) {
+		case int:
+			return int64(x), nil
+		case uint64:
+			if x > math.MaxInt64 {
+				return float64(x), nil
+			}
+			return int64(x), nil
+		}
+		return v, nil
+	}
+	return nil, fmt.Errorf("line %d: unsupported YAML node", n.Line)
+}
+
+func kindOf(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case int64, float64:
+		return "a number"
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "a mapping"
+	case pyFunction:
+		return "a !function (Python code)"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// findFunction returns the key path of the first !function inside v, if any.
+func findFunction(prefix string, v any) (string, pyFunction, bool) {
+	switch x := v.(type) {
+	case pyFunction:
+		return prefix, x, true
+	case map[string]any:
+		for _, k := range sortedKeys(x) {
+			if p, f, ok := findFunction(prefix+"."+k, x[k]); ok {
+				return p, f, true
+			}
+		}
+	case []any:
+		for i, e := range x {
+			if p, f, ok := findFunction(prefix+"["+strconv.Itoa(i)+"]", e); ok {
+				return p, f, true
+			}
+		}
+	}
+	return "", pyFunction{}, false
+}
+
+// ErrUnsupportedTask marks a task that uses lm-eval features this harness
+// does not implement (Python hooks, loglikelihood output types, unknown keys).
+var ErrUnsupportedTask = errors.New("unsupported task configuration")
