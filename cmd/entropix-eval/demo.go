@@ -110,15 +110,12 @@ func runDemo(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := useProgress(runner, f.progress); err != nil {
 		return err
 	}
-	m, err := runner.Run(ctx)
+	_, err = runner.Run(ctx)
 	if err != nil {
 		return err
 	}
 	out := plan.cfg.Out
 	fmt.Fprintln(stdout)
-	if err := printSummary(stdout, out, m); err != nil {
-		return err
-	}
 	if err := printDemoSamples(stdout, out); err != nil {
 		return err
 	}

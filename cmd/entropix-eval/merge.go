@@ -48,5 +48,5 @@ func runMerge(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	return printSummary(stdout, *out, m)
+	return printSummary(stdout, *out, m, false)
 }

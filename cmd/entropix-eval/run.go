@@ -43,6 +43,7 @@ func init() {
 type runFlags struct {
 	fs       *flag.FlagSet
 	progress string
+	perSeed  bool
 	lm       lmEvalFlags
 }
 
@@ -106,6 +107,7 @@ func newRunFlags(cfg *eval.Config, stderr io.Writer) *runFlags {
 	fs.StringVar(&cfg.Shard, "shard", cfg.Shard, "evaluate shard i of n (i/n); merge the shards with 'entropix-eval merge'")
 	fs.StringVar(&cfg.Out, "out", cfg.Out, "the run directory")
 	fs.StringVar(&rf.progress, "progress", "auto", "auto (bars on a terminal, log lines otherwise), bars, log or none")
+	fs.BoolVar(&rf.perSeed, "per-seed", false, "also print each sampler × seed's scores (the table above pools the seeds)")
 	addRunAliases(fs, cfg, &rf.lm)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: entropix-eval run [SWEEP.yaml] [flags]\n\n"+
@@ -179,7 +181,6 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	progress := rf.progress
 	tasks := rf.lm.tasks // lm-eval's --tasks a,b: one run directory each
 	if len(tasks) <= 1 {
 		if tasks, err = eval.ExpandTask(cfg); err != nil {
@@ -187,7 +188,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 	}
 	if len(tasks) == 1 && tasks[0] == cfg.Task {
-		return runOne(ctx, cfg, rf.lm.sizing, progress, stdout)
+		return runOne(ctx, cfg, rf, stdout)
 	}
 	// A group or tag runs its tasks one after another, each into its own run
 	// directory under --out (lm-eval evaluates a group's members as separate
@@ -197,7 +198,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	for _, t := range tasks {
 		c := cfg
 		c.Task, c.Out = t, filepath.Join(out, t)
-		if err := runOne(ctx, c, rf.lm.sizing, progress, stdout); err != nil {
+		if err := runOne(ctx, c, rf, stdout); err != nil {
 			return fmt.Errorf("task %s: %w", t, err)
 		}
 	}
@@ -205,7 +206,8 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 }
 
 // runOne evaluates one task into cfg.Out.
-func runOne(ctx context.Context, cfg eval.Config, sz runSizing, progress string, stdout io.Writer) error {
+func runOne(ctx context.Context, cfg eval.Config, rf *runFlags, stdout io.Writer) error {
+	sz, progress, perSeed := rf.lm.sizing, rf.progress, rf.perSeed
 	runner, cleanup, err := wireRunner(ctx, cfg, sz)
 	if err != nil {
 		return err
@@ -219,7 +221,7 @@ func runOne(ctx context.Context, cfg eval.Config, sz runSizing, progress string,
 	if err != nil {
 		return err
 	}
-	return printSummary(stdout, cfg.Out, m)
+	return printSummary(stdout, cfg.Out, m, perSeed)
 }
 
 // reportTo builds a finished run directory's report (run and merge call it
@@ -445,7 +447,11 @@ func samplerOrders(cfg eval.Config, samplers []eval.SamplerFactory) string {
 	return strings.Join(parts, "; ")
 }
 
-func printSummary(w io.Writer, dir string, m *eval.Manifest) error {
+func printSummary(w io.Writer, dir string, m *eval.Manifest, perSeed bool) error {
+	fmt.Fprintf(w, "run directory %s (%s)\n", dir, m.Status)
+	if !perSeed {
+		return nil
+	}
 	var rj struct {
 		Results map[string]map[string]any `json:"results"`
 		Order   []string                  `json:"run_order"`
@@ -457,39 +463,47 @@ func printSummary(w io.Writer, dir string, m *eval.Manifest) error {
 	if err := json.Unmarshal(b, &rj); err != nil {
 		return fmt.Errorf("read %s: %w", eval.ResultsJSONFile, err)
 	}
-	fmt.Fprintf(w, "run directory %s (%s)\n", dir, m.Status)
+	fmt.Fprint(w, perSeedTable(rj.Results, rj.Order))
+	return nil
+}
+
+// perSeedTable is one row per sampler × seed and a column per score key, each
+// cell a percentage with its standard error in percentage points, aligned.
+func perSeedTable(results map[string]map[string]any, order []string) string {
 	var keys []string
-	if len(rj.Order) > 0 {
-		list, _ := rj.Results[rj.Order[0]]["score_keys"].([]any)
+	if len(order) > 0 {
+		list, _ := results[order[0]]["score_keys"].([]any)
 		for _, k := range list {
 			if s, ok := k.(string); ok {
 				keys = append(keys, s)
 			}
 		}
 	}
-	fmt.Fprintf(w, "%-48s", "run")
-	for _, k := range keys {
-		fmt.Fprintf(w, " %s (±se)", k)
+	rows := [][]string{append([]string{"sampler/seed"}, keys...)}
+	right := []bool{false}
+	for range keys {
+		right = append(right, true)
 	}
-	fmt.Fprintln(w)
-	for _, run := range rj.Order {
-		r := rj.Results[run]
-		fmt.Fprintf(w, "%-48s", run)
+	for _, run := range order {
+		r := results[run]
+		_, label, _ := strings.Cut(run, "|")
+		row := []string{label}
 		for _, k := range keys {
 			sk := reports.ScoreKey(k)
-			fmt.Fprintf(w, " %*s", len(k)+6, pct(r[k])+" ±"+pct(r[sk.Metric()+"_stderr,"+sk.Filter()]))
+			row = append(row, pct(r[k])+" ± "+pct(r[sk.Metric()+"_stderr,"+sk.Filter()]))
 		}
-		fmt.Fprintln(w)
+		rows = append(rows, row)
 	}
-	return nil
+	return runreport.AlignedTable(rows, right, false)
 }
 
+// pct writes a fraction as a percentage, marked: 0.4512 → "45.1%".
 func pct(v any) string {
 	f, ok := v.(float64)
 	if !ok {
 		return "n/a"
 	}
-	return strconv.FormatFloat(100*f, 'f', 1, 64)
+	return strconv.FormatFloat(100*f, 'f', 1, 64) + "%"
 }
 
 func splitList(s string) []string {

@@ -190,3 +190,18 @@ func TestRunDatasetDirectoryHint(t *testing.T) {
 	_, _, err := parseRunArgs([]string{"--model", "/a", "--task", "t", "--dataset", t.TempDir(), "--out", "o", "--sampler", "greedy"}, io.Discard)
 	assert.ErrorContains(t, err, "no .parquet, .jsonl or .csv files")
 }
+
+func TestPerSeedTable(t *testing.T) {
+	keys := []any{"exact_match,strict-match", "exact_match,flexible-extract"}
+	results := map[string]map[string]any{
+		"gsm8k|greedy/seed=0": {"score_keys": keys, "exact_match,strict-match": 0.5, "exact_match_stderr,strict-match": 0.25,
+			"exact_match,flexible-extract": 0.75, "exact_match_stderr,flexible-extract": nil},
+		"gsm8k|entropix(attn_mode=padded)/seed=1": {"score_keys": keys, "exact_match,strict-match": 0.125, "exact_match_stderr,strict-match": 0.0625,
+			"exact_match,flexible-extract": 1.0, "exact_match_stderr,flexible-extract": 0.0},
+	}
+	got := perSeedTable(results, []string{"gsm8k|greedy/seed=0", "gsm8k|entropix(attn_mode=padded)/seed=1"})
+	assert.Equal(t, ""+
+		"sampler/seed                       exact_match,strict-match  exact_match,flexible-extract\n"+
+		"greedy/seed=0                                 50.0% ± 25.0%                   75.0% ± n/a\n"+
+		"entropix(attn_mode=padded)/seed=1              12.5% ± 6.2%                 100.0% ± 0.0%\n", got)
+}
