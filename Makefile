@@ -9,7 +9,7 @@ export ENTROPIX_SHARED
 CUDA_SHARED     := $(abspath $(ENTROPIX_SHARED))/cuda
 CUDA_ENV        := CGO_ENABLED=1 CGO_CFLAGS="-I$(CUDA_SHARED)/include" CGO_LDFLAGS="-L$(CUDA_SHARED)/lib/stubs"
 
-.PHONY: build test demo bench lint cuda cudasim ptx cuda-bench fuzz image
+.PHONY: build test demo bench bench-sweep lint cuda cudasim ptx cuda-bench fuzz image
 
 # The code revision manifests record, for builds where Go's own VCS stamp is absent.
 REVISION        := $(shell git rev-parse HEAD 2>/dev/null)
@@ -28,6 +28,14 @@ demo: build
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# The nightly sweep timed on this machine (gsm8k_cot 8-shot, random SmolLM2-135M, 3 samplers
+# × 3 seeds × N problems) and llama.cpp on the same weights (node + npm install once).
+# BENCH_FLAGS passes more, e.g. BENCH_FLAGS="-no-cache-too -max-new-tokens 64".
+N           ?= 24
+BENCH_FLAGS ?=
+bench-sweep: build
+	$(GO) run ./cmd/bench-sweep -bin $(BIN) -n $(N) $(BENCH_FLAGS)
 
 lint:
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }

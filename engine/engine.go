@@ -39,6 +39,10 @@ type Options struct {
 	PrefillChunk int
 	// Threads is the number of CPU threads (CPU backend); 0 means GOMAXPROCS.
 	Threads int
+	// PrefixCacheBytes bounds the memory that keeps computed prompt prefixes for
+	// reuse (see PrefixSharer); 0 means DefaultPrefixCacheBytes, negative turns
+	// prefix sharing off.
+	PrefixCacheBytes int64
 }
 
 // Input appends Tokens to the sequence in Slot: a prefill chunk, or one decode token.
@@ -93,4 +97,22 @@ type Engine interface {
 	Free(slot int)
 	// Close releases the engine's memory (device memory, mapped files).
 	Close() error
+}
+
+// PrefixSharer is implemented by engines that keep the keys and values of the prompt
+// prefixes they computed, in fixed-size token blocks under Options.PrefixCacheBytes,
+// and can start a new sequence from them instead of recomputing them: the other
+// samplers, seeds and repeats of a problem reuse its whole prompt, and problems that
+// share a few-shot prefix reuse that prefix. A sequence started this way produces the
+// same numbers as one prefilled from scratch (bit for bit on the CPU backend).
+type PrefixSharer interface {
+	// AttachPrefix starts the empty slot with the longest stored prefix of prompt,
+	// at most len(prompt)−1 tokens (the last prompt token is always computed, so the
+	// first Output comes from Step as usual), and returns how many tokens the slot
+	// now holds: the caller's next Step feeds prompt from there. The slot's later
+	// Steps store the blocks of prompt they complete, so the sequences after it
+	// reuse them, even while it is still running.
+	AttachPrefix(slot int, prompt []int32) (int, error)
+	// CachedPrefix is how many tokens AttachPrefix would reuse for prompt now.
+	CachedPrefix(prompt []int32) int
 }

@@ -28,6 +28,11 @@ type Config struct {
 	BatchSize    int `yaml:"batch_size" json:"batch_size"`
 	MaxSeqLen    int `yaml:"max_seq_len" json:"max_seq_len"`
 	PrefillChunk int `yaml:"prefill_chunk" json:"prefill_chunk"`
+	// PrefixCacheMB bounds the memory each engine keeps computed prompt prefixes in
+	// for reuse (0: the engine's default); NoPrefixCache turns the reuse off. Neither
+	// changes a result, so neither is part of the run's fingerprint.
+	PrefixCacheMB int  `yaml:"prefix_cache_mb" json:"prefix_cache_mb,omitempty"`
+	NoPrefixCache bool `yaml:"no_prefix_cache" json:"no_prefix_cache,omitempty"`
 	// Candidates is the engine's top-K candidate count per step (0: whole vocabulary).
 	Candidates int `yaml:"candidates" json:"candidates"`
 	// AttnMode and PadLen are the attention view of samplers without one of their
@@ -186,6 +191,9 @@ func (c Config) Validate() error {
 	}
 	if c.MaxSeqLen < 2 {
 		bad("max_seq_len", "%d: want at least 2", c.MaxSeqLen)
+	}
+	if c.PrefixCacheMB < 0 {
+		bad("prefix_cache_mb", "%d is negative", c.PrefixCacheMB)
 	}
 	if c.PrefillChunk < 1 {
 		bad("prefill_chunk", "%d: want at least 1", c.PrefillChunk)

@@ -65,11 +65,12 @@ max_seq_len: 100
 max_new_tokens: 200
 attn_mode: fuzzy
 repeats: -2
+prefix_cache_mb: -5
 seeds: [3, 3]
 shard: 4/4
 samplers: [greedy, greedy]
 `, []string{`backend: "tpu"`, "devices[0]", "batch_size: -1", "max_new_tokens: 200 leaves no room", `attn_mode: "fuzzy"`,
-			"repeats: -2", "seeds[1]: seed 3 is listed twice", `shard: shard "4/4"`, `samplers[1]: same label "greedy"`}},
+			"repeats: -2", "prefix_cache_mb: -5 is negative", "seeds[1]: seed 3 is listed twice", `shard: shard "4/4"`, `samplers[1]: same label "greedy"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg, err := ParseConfig([]byte(tc.yaml))

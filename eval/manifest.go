@@ -158,6 +158,12 @@ type RunStats struct {
 	ItemsThisRun    int     `json:"items_this_session"`
 	ItemsResumed    int     `json:"items_from_journal"`
 	PromptsCut      int     `json:"prompts_left_truncated"`
+	// PromptTokens are the prompt tokens of the sequences this session started;
+	// PrefillComputed those the engines computed, the rest coming from their prefix
+	// caches in PrefixHits sequences.
+	PromptTokens    int `json:"prompt_tokens"`
+	PrefillComputed int `json:"prefill_tokens_computed"`
+	PrefixHits      int `json:"prefix_cache_hits"`
 }
 
 // fingerprintField is one result-defining part of a manifest, by name.

@@ -121,7 +121,8 @@ func (r *Runner) Run(ctx context.Context) (*Manifest, error) {
 	stats.addTo(m.Stats)
 	m.DeviceNames = stats.deviceNames()
 	log.Info("workers finished", "items", m.Stats.ItemsThisRun, "tokens", m.Stats.GeneratedTokens,
-		"wall_s", fmt.Sprintf("%.2f", m.Stats.WallSeconds), "outside_engine", fmt.Sprintf("%.1f%%", 100*m.Stats.OutsideShare))
+		"wall_s", fmt.Sprintf("%.2f", m.Stats.WallSeconds), "outside_engine", fmt.Sprintf("%.1f%%", 100*m.Stats.OutsideShare),
+		"prompt_tokens", m.Stats.PromptTokens, "prefill_tokens_computed", m.Stats.PrefillComputed, "prefix_cache_hits", m.Stats.PrefixHits)
 	if runErr != nil {
 		if ctx.Err() != nil {
 			return m, fmt.Errorf("%w (%d items finished this session are saved): %w", ErrInterrupted, m.Stats.ItemsThisRun, context.Cause(ctx))
@@ -253,8 +254,8 @@ func buildQueue(jobs []Job, problems []*preparedProblem, samplers []SamplerFacto
 		finished[d.ItemKey] = true
 	}
 	q := &workQueue{}
-	for _, j := range jobs {
-		for _, p := range problems {
+	for _, p := range problems { // problem-major: a prompt's jobs run together
+		for _, j := range jobs {
 			if !finished[j.item(p.Index)] {
 				q.items = append(q.items, workItem{job: j, problem: p, sampler: samplers[j.SamplerIndex]})
 			}
@@ -287,6 +288,9 @@ func (ws workerStats) addTo(rs *RunStats) {
 		inEngine += s.InEngine
 		rs.GeneratedTokens += s.Generated
 		rs.ItemsThisRun += s.Finished
+		rs.PromptTokens += s.PromptTokens
+		rs.PrefillComputed += s.PrefillComputed
+		rs.PrefixHits += s.PrefixHits
 	}
 	rs.WallSeconds, rs.EngineSeconds = wall.Seconds(), inEngine.Seconds()
 	if wall > 0 {

@@ -7,11 +7,15 @@ import (
 	"time"
 
 	"github.com/entropix-eval/entropix-eval/engine"
+	"github.com/entropix-eval/entropix-eval/engine/prefixcache"
 )
 
-// workQueue hands work items to the workers in canonical order. Workers pull from it,
-// so a fast device takes more items; results do not depend on who took what because
-// every sequence carries its own RNG stream.
+// workQueue hands work items to the workers problem by problem (every job of one
+// problem, then the next problem), so the samplers, seeds and repeats of a prompt run
+// together and reuse its prefill. Workers pull from it, so a fast device takes more
+// items; results do not depend on who took what, or in which order, because every
+// sequence carries its own RNG stream and the result files are written in canonical
+// order.
 type workQueue struct {
 	mu    sync.Mutex
 	items []workItem
@@ -35,7 +39,8 @@ type progressSink interface {
 	Done(worker int)
 }
 
-// SchedulerStats says where a worker's time went, for the outside-the-engine share.
+// SchedulerStats says where a worker's time went, for the outside-the-engine share,
+// and how much prefill the prefix cache saved.
 type SchedulerStats struct {
 	// Device is the engine's own name for its device (a GPU's model), if it has one.
 	Device    string
@@ -44,6 +49,12 @@ type SchedulerStats struct {
 	Steps     int
 	Generated int
 	Finished  int
+	// PromptTokens are the prompt tokens of the sequences started; PrefillComputed
+	// the ones the engine computed (the rest came from its prefix cache, in
+	// PrefixHits sequences).
+	PromptTokens    int
+	PrefillComputed int
+	PrefixHits      int
 }
 
 // scheduler keeps every slot of one engine busy: each step feeds a prefill chunk or
@@ -58,6 +69,9 @@ type scheduler struct {
 	chunk    int
 	finished func(Record) error
 	progress progressSink
+
+	// prefix is the engine's prefix cache; nil when it has none or it is off.
+	prefix engine.PrefixSharer
 
 	live  []*sequence // indexed by slot; nil is free
 	in    []engine.Input
@@ -74,11 +88,15 @@ func newScheduler(worker int, eng Engine, q *workQueue, tok Tokenizer, lim *limi
 	if chunk <= 0 {
 		chunk = 1 << 30
 	}
-	return &scheduler{
+	s := &scheduler{
 		worker: worker, eng: eng, queue: q, tok: tok, lim: lim, chunk: chunk,
 		finished: finished, progress: p,
 		live: make([]*sequence, opts.Slots),
-	}, nil
+	}
+	if ps, ok := eng.(engine.PrefixSharer); ok && opts.PrefixCacheBytes >= 0 {
+		s.prefix = ps
+	}
+	return s, nil
 }
 
 // run steps until the queue is empty and every sequence finished, or ctx ends. A
@@ -104,6 +122,14 @@ func (s *scheduler) run(ctx context.Context) (err error) {
 		for slot, seq := range s.live {
 			if seq == nil {
 				continue
+			}
+			if !seq.feeding {
+				if s.waitForSibling(seq) {
+					continue
+				}
+				if err := s.start(seq); err != nil {
+					return err
+				}
 			}
 			n := min(len(seq.tokens)-seq.fed, s.chunk)
 			s.in = append(s.in, engine.Input{Slot: slot, Tokens: seq.tokens[seq.fed : seq.fed+n], Attn: seq.view})
@@ -156,6 +182,48 @@ func (s *scheduler) afterStep() error {
 	if s.progress != nil && generated > 0 {
 		s.progress.Tokens(s.worker, generated)
 	}
+	return nil
+}
+
+// waitForSibling tells whether seq should wait a step: another sequence is still
+// prefilling a longer common prefix than the engine holds now, so starting seq
+// after it reuses that prefix instead of computing it twice. Only started
+// sequences are waited for, and they are fed in this same step, so a step is never
+// empty while sequences wait.
+func (s *scheduler) waitForSibling(seq *sequence) bool {
+	if s.prefix == nil {
+		return false
+	}
+	prompt := seq.tokens[:seq.promptLen]
+	longest := 0
+	for _, o := range s.live {
+		if o != nil && o != seq && o.feeding && o.fed < o.promptLen {
+			longest = max(longest, prefixcache.CommonPrefix(prompt, o.tokens[:o.promptLen]))
+		}
+	}
+	return longest-s.prefix.CachedPrefix(prompt) >= prefixMinGain
+}
+
+// prefixMinGain is the shortest saving worth waiting a step for (one block of the
+// CPU engine's cache).
+const prefixMinGain = 16
+
+// start begins feeding seq, first taking the longest prefix of its prompt the
+// engine's prefix cache holds.
+func (s *scheduler) start(seq *sequence) error {
+	seq.feeding = true
+	s.stats.PromptTokens += seq.promptLen
+	if s.prefix != nil {
+		n, err := s.prefix.AttachPrefix(seq.slot, seq.tokens[:seq.promptLen])
+		if err != nil {
+			return fmt.Errorf("worker %d: %w", s.worker, err)
+		}
+		seq.fed = n
+		if n > 0 {
+			s.stats.PrefixHits++
+		}
+	}
+	s.stats.PrefillComputed += seq.promptLen - seq.fed
 	return nil
 }
 

@@ -63,7 +63,8 @@ type sequence struct {
 	slot      int
 	tokens    []int32 // prompt followed by generated ids
 	promptLen int
-	fed       int // tokens already in the slot's cache
+	fed       int  // tokens already in the slot's cache
+	feeding   bool // the prompt is being fed (any cached prefix taken)
 	chooser   TokenChooser
 	view      *engine.AttnView // the sampler's attention view; nil: the engine's default
 	stream    TextStream

@@ -63,6 +63,8 @@ func newRunFlags(cfg *eval.Config, stderr io.Writer) *runFlags {
 	fs.IntVar(&cfg.Threads, "threads", cfg.Threads, "CPU threads per worker (0: the machine's cores split evenly over the workers)")
 	fs.IntVar(&cfg.MaxSeqLen, "max-seq-len", cfg.MaxSeqLen, "KV-cache length of one sequence (default 2048)")
 	fs.IntVar(&cfg.PrefillChunk, "prefill-chunk", cfg.PrefillChunk, "prompt tokens per sequence per step (default 256)")
+	fs.IntVar(&cfg.PrefixCacheMB, "prefix-cache-mb", cfg.PrefixCacheMB, "memory per worker for reused prompt prefixes, MiB (default 1024)")
+	fs.BoolVar(&cfg.NoPrefixCache, "no-prefix-cache", cfg.NoPrefixCache, "compute every prompt in full (the results are the same)")
 	fs.IntVar(&cfg.Candidates, "candidates", cfg.Candidates, "top-K candidates the engine returns per step (0: whole vocabulary)")
 	fs.StringVar(&cfg.AttnMode, "attn-mode", cfg.AttnMode, "attention statistics of samplers without their own view (baselines' trace columns): masked or padded; each Entropix variant uses its own (attn_mode/pad_len in its spec)")
 	fs.IntVar(&cfg.PadLen, "pad-len", cfg.PadLen, "padded cache length for --attn-mode padded")
@@ -340,6 +342,10 @@ func wireRunner(ctx context.Context, cfg eval.Config, sz runSizing) (*eval.Runne
 	opts := engine.Options{
 		Slots: cfg.BatchSize, MaxSeqLen: cfg.MaxSeqLen, TopK: cfg.Candidates, AttnMode: attnMode,
 		PadLen: cfg.PadLen, MetricLayer: -1, PrefillChunk: cfg.PrefillChunk, Threads: threads,
+		PrefixCacheBytes: int64(cfg.PrefixCacheMB) << 20,
+	}
+	if cfg.NoPrefixCache {
+		opts.PrefixCacheBytes = -1
 	}
 	if sz.autoBatch {
 		if opts.Slots, err = autoBatchSize(cfg, model, opts); err != nil {

@@ -50,7 +50,12 @@ func TestParseRunArgs(t *testing.T) {
 				assert.Equal(t, []eval.SamplerSpec{{Name: "greedy"}, {Name: "min_p"}, {Name: "entropix"}}, c.Samplers)
 				assert.Equal(t, []string{"cpu", "cpu"}, c.Devices)
 				assert.Equal(t, eval.DefaultBatchSize, c.BatchSize)
+				assert.False(t, c.NoPrefixCache)
 			}},
+		{"prefix cache flags", []string{file, "--no-prefix-cache", "--prefix-cache-mb", "64"}, func(t *testing.T, c eval.Config) {
+			assert.True(t, c.NoPrefixCache)
+			assert.Equal(t, 64, c.PrefixCacheMB)
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg, _, err := parseRunArgs(tc.args, io.Discard)

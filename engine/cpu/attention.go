@@ -39,11 +39,7 @@ func (e *Engine) attention(layer int, rows []tokenRow, q, out []float32, capture
 				copy(e.attnScores[row.output][h*len(s):(h+1)*len(s)], s)
 			}
 			softmax(s)
-			o := out[r*qDim+h*hd : r*qDim+(h+1)*hd]
-			clear(o)
-			for j, p := range s {
-				axpy(o, p, vals[base+j*kvDim:base+j*kvDim+hd])
-			}
+			weightedSum(out[r*qDim+h*hd:r*qDim+(h+1)*hd], s, vals[base:], kvDim)
 		}
 	})
 }
@@ -54,11 +50,10 @@ func softmax(s []float32) {
 	for _, v := range s {
 		m = max(m, v)
 	}
+	expSub(s, m)
 	var z float64
-	for j, v := range s {
-		e := math.Exp(float64(v - m))
-		s[j] = float32(e)
-		z += e
+	for _, e := range s {
+		z += float64(e)
 	}
 	inv := 1 / z
 	for j, v := range s {

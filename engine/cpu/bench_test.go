@@ -137,7 +137,7 @@ func BenchmarkMatmul(b *testing.B) {
 		w, err := newMatrix(&engine.Tensor{Name: "w", DType: dt, Shape: []int{rows, cols}, Data: data}, rows, cols)
 		require.NoError(b, err)
 		for _, threads := range []int{1, 2} {
-			for _, n := range []int{1, 8, 32} {
+			for _, n := range []int{1, 8, 32, 256} {
 				b.Run(fmt.Sprintf("%s/threads=%d/n=%d", dt, threads, n), func(b *testing.B) {
 					e := &Engine{threads: threads}
 					for range threads {
@@ -190,4 +190,25 @@ func BenchmarkDotKernels(b *testing.B) {
 		b.ReportMetric(2*n*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 	})
 	_ = sink
+}
+
+// BenchmarkAttachPrefix measures starting a sequence from an 848-token stored
+// prefix (an 8-shot GSM8K prompt's size) against computing it (BenchmarkPrefill).
+func BenchmarkAttachPrefix(b *testing.B) {
+	m := benchModel(b)
+	const n = 849
+	e := newEngine(b, m, engine.Options{Slots: 2, MaxSeqLen: n + 1, TopK: 64, MetricLayer: -1})
+	prompt := randomIDs(rand.New(rand.NewPCG(3, 4)), n, m.Config.VocabSize)
+	if _, err := e.AttachPrefix(0, prompt); err != nil {
+		b.Fatal(err)
+	}
+	step(b, e, engine.Input{Slot: 0, Tokens: prompt})
+	b.ResetTimer()
+	for range b.N {
+		e.Free(1)
+		if got, err := e.AttachPrefix(1, prompt); err != nil || got != n-1 {
+			b.Fatalf("attached %d tokens (%v), want %d", got, err, n-1)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/attach")
 }

@@ -297,3 +297,23 @@ func decodeF16(dst []float32, src []uint16) {
 		dst[i] = t[h]
 	}
 }
+
+// weightedSum sets out[i] = Σ_j p[j]·v[j·stride + i], each element the chain of
+// axpy: 0, then + float32(p[j]·v) for j in order. On AVX2 the sums stay in
+// registers across positions (same bits).
+func weightedSum(out, p, v []float32, stride int) {
+	m := 0
+	if useSIMD && len(p) > 0 {
+		m = len(out) &^ 31
+		if m > 0 {
+			_ = v[(len(p)-1)*stride+m-1]
+			weightedSumAVX2(&out[0], &p[0], &v[0], stride, len(p), m)
+		}
+	}
+	if rest := out[m:]; len(rest) > 0 {
+		clear(rest)
+		for j, a := range p {
+			axpy(rest, a, v[j*stride+m:j*stride+len(out)])
+		}
+	}
+}

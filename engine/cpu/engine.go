@@ -27,6 +27,7 @@ type Engine struct {
 	w       *weights
 	rope    *ropeTable
 	cache   *kvCache
+	prefix  *prefixStore // nil when prefix sharing is off
 	buf     buffers
 	scratch []workerScratch // one per thread
 	// attnScores[i] holds input i's metric-layer scores, heads × kvLen, row-major.
@@ -68,10 +69,14 @@ func New(m *engine.Model, opts engine.Options) (*Engine, error) {
 		return nil, fmt.Errorf("cpu engine: model %s: %w", m.Dir, err)
 	}
 	tile := weightTile(&c)
+	prefixBudget := opts.PrefixCacheBytes
 	if avail, ok := availableMemory(); ok {
 		if err := checkBudget(&c, opts, tile, avail); err != nil {
 			return nil, fmt.Errorf("cpu engine: model %s: %w", m.Dir, err)
 		}
+		// The prefix cache grows as it is used: let it take at most half of what
+		// the cache and buffers leave.
+		prefixBudget = min(prefixBudget, (avail-planMemory(&c, opts, tile).total())/2)
 	}
 	w, err := loadWeights(m)
 	if err != nil {
@@ -86,6 +91,7 @@ func New(m *engine.Model, opts engine.Options) (*Engine, error) {
 		cache: newKVCache(c.Layers, opts.Slots, opts.MaxSeqLen, c.KVHeads*c.HeadDim),
 		seen:  make([]bool, opts.Slots),
 	}
+	e.prefix = newPrefixStore(c.Layers, c.KVHeads*c.HeadDim, opts.Slots, prefixBudget)
 	for range opts.Threads {
 		e.scratch = append(e.scratch, workerScratch{
 			tile:   make([]float32, tile),
@@ -126,6 +132,9 @@ func (e *Engine) Free(slot int) {
 	defer e.mu.Unlock()
 	if slot >= 0 && slot < len(e.cache.lens) {
 		e.cache.lens[slot] = 0
+		if e.prefix != nil {
+			e.prefix.release(slot)
+		}
 	}
 }
 
@@ -134,6 +143,6 @@ func (e *Engine) Close() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.closed = true
-	e.w, e.cache, e.buf, e.scratch, e.attnScores = nil, &kvCache{}, buffers{}, nil, nil
+	e.w, e.cache, e.buf, e.scratch, e.attnScores, e.prefix = nil, &kvCache{}, buffers{}, nil, nil, nil
 	return nil
 }

@@ -78,11 +78,3 @@ func rmsnorm(out, x, weight []float32, n int, eps float32) {
 		}
 	}
 }
-
-// swiglu sets gate = silu(gate) · up, SiLU(g) = g / (1 + e^−g).
-func swiglu(gate, up []float32) {
-	up = up[:len(gate)]
-	for i, g := range gate {
-		gate[i] = float32(float64(g)/(1+math.Exp(-float64(g)))) * up[i]
-	}
-}

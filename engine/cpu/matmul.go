@@ -14,8 +14,8 @@ func tileRows(m *matrix) int {
 
 // matmul sets out[t·rows + r] = W[r]·x[t] (+ bias[r]) for the n tokens in x
 // (stride cols), or adds it to out when accumulate is set (the residual adds).
-// Rows are split into tiles across threads; each value is one dot product in the
-// fixed order of dot.go (dot, dotBF16/dotF16, or dot4/dot2x4 which share loads
+// Rows are split into tiles, one contiguous run of tiles per thread; each value is
+// one dot product in the fixed order of dot.go (dot, dotBF16/dotF16, or dot4/dot2x4 which share loads
 // across tokens and rows but give the same bits), so it is bit-identical whatever
 // n, the tiling or the thread count.
 func (e *Engine) matmul(out, x []float32, n int, w *matrix, bias []float32, accumulate bool) {
@@ -27,54 +27,60 @@ func (e *Engine) matmul(out, x []float32, n int, w *matrix, bias []float32, accu
 	if n*rows*cols < 1<<15 {
 		threads = 1
 	}
-	parallelFor(threads, tiles, func(worker, tile int) {
-		r0 := tile * tr
-		r1 := min(rows, r0+tr)
-		if n == 1 && w.dtype != engine.F32 {
-			// One token: widen on the fly instead of through scratch (same sums).
-			xt := x[:cols]
-			dot16 := dotBF16
-			if w.dtype == engine.F16 {
-				dot16 = dotF16
-			}
-			for r := r0; r < r1; r++ {
-				store(out, r, dot16(w.u16[r*cols:(r+1)*cols], xt), bias, accumulate)
-			}
-			return
-		}
-		wt := w.rowRange(r0, r1, e.scratch[worker].tile)
-		t := 0
-		if useAVX512 {
-			// Four tokens at a time share each weight load (same bits as dot).
-			var s [4]float32
-			var s8 [8]float32
-			for ; t+4 <= n; t += 4 {
-				xt := x[t*cols : (t+4)*cols]
-				r := r0
-				for ; r+2 <= r1; r += 2 { // two rows at a time
-					dot2x4(wt[(r-r0)*cols:(r-r0+2)*cols], cols, xt, cols, &s8)
-					for k := range 4 {
-						o := out[(t+k)*rows : (t+k+1)*rows]
-						store(o, r, s8[k], bias, accumulate)
-						store(o, r+1, s8[4+k], bias, accumulate)
-					}
-				}
-				for ; r < r1; r++ {
-					dot4(wt[(r-r0)*cols:(r-r0+1)*cols], xt, cols, &s)
-					for k, v := range s {
-						store(out[(t+k)*rows:(t+k+1)*rows], r, v, bias, accumulate)
-					}
-				}
-			}
-		}
-		for ; t < n; t++ {
-			xt := x[t*cols : (t+1)*cols]
-			o := out[t*rows : (t+1)*rows]
-			for r := r0; r < r1; r++ {
-				store(o, r, dot(wt[(r-r0)*cols:(r-r0+1)*cols], xt), bias, accumulate)
-			}
+	parallelBlocks(threads, tiles, func(worker, lo, hi int) {
+		for tile := lo; tile < hi; tile++ {
+			e.matmulTile(out, x, n, w, bias, accumulate, worker, tile*tr, min(rows, (tile+1)*tr))
 		}
 	})
+}
+
+// matmulTile computes rows [r0, r1) of W for all n tokens.
+func (e *Engine) matmulTile(out, x []float32, n int, w *matrix, bias []float32, accumulate bool, worker, r0, r1 int) {
+	rows, cols := w.rows, w.cols
+	if n == 1 && w.dtype != engine.F32 {
+		// One token: widen on the fly instead of through scratch (same sums).
+		xt := x[:cols]
+		dot16 := dotBF16
+		if w.dtype == engine.F16 {
+			dot16 = dotF16
+		}
+		for r := r0; r < r1; r++ {
+			store(out, r, dot16(w.u16[r*cols:(r+1)*cols], xt), bias, accumulate)
+		}
+		return
+	}
+	wt := w.rowRange(r0, r1, e.scratch[worker].tile)
+	t := 0
+	if useAVX512 {
+		// Four tokens at a time share each weight load (same bits as dot).
+		var s [4]float32
+		var s8 [8]float32
+		for ; t+4 <= n; t += 4 {
+			xt := x[t*cols : (t+4)*cols]
+			r := r0
+			for ; r+2 <= r1; r += 2 { // two rows at a time
+				dot2x4(wt[(r-r0)*cols:(r-r0+2)*cols], cols, xt, cols, &s8)
+				for k := range 4 {
+					o := out[(t+k)*rows : (t+k+1)*rows]
+					store(o, r, s8[k], bias, accumulate)
+					store(o, r+1, s8[4+k], bias, accumulate)
+				}
+			}
+			for ; r < r1; r++ {
+				dot4(wt[(r-r0)*cols:(r-r0+1)*cols], xt, cols, &s)
+				for k, v := range s {
+					store(out[(t+k)*rows:(t+k+1)*rows], r, v, bias, accumulate)
+				}
+			}
+		}
+	}
+	for ; t < n; t++ {
+		xt := x[t*cols : (t+1)*cols]
+		o := out[t*rows : (t+1)*rows]
+		for r := r0; r < r1; r++ {
+			store(o, r, dot(wt[(r-r0)*cols:(r-r0+1)*cols], xt), bias, accumulate)
+		}
+	}
 }
 
 func store(o []float32, r int, v float32, bias []float32, accumulate bool) {

@@ -68,3 +68,8 @@ func axpyAVX2(y *float32, a float32, x *float32, n int)
 
 //go:noescape
 func dotF32x8AVX512(w *float32, wstride int, x *float32, xstride int, n int, out *[8]float32)
+
+// weightedSumAVX2 is weightedSum for m, a multiple of 32, and n > 0 (wsum_amd64.s).
+//
+//go:noescape
+func weightedSumAVX2(out *float32, p *float32, v *float32, stride int, n int, m int)

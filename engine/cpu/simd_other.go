@@ -18,3 +18,6 @@ func axpyAVX2(y *float32, a float32, x *float32, n int) { panic("unreachable") }
 func dotF32x8AVX512(w *float32, wstride int, x *float32, xstride int, n int, out *[8]float32) {
 	panic("unreachable")
 }
+func weightedSumAVX2(out *float32, p *float32, v *float32, stride int, n int, m int) {
+	panic("unreachable")
+}

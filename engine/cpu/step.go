@@ -31,7 +31,9 @@ func (e *Engine) Step(ctx context.Context, in []engine.Input, out *[]engine.Outp
 		}
 	}
 	for _, inp := range in {
+		start := e.cache.lens[inp.Slot]
 		e.cache.lens[inp.Slot] += len(inp.Tokens)
+		e.storeBlocks(inp, start)
 	}
 	return e.fillOutputs(in, out)
 }

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/entropix-eval/entropix-eval/engine"
+	"github.com/entropix-eval/entropix-eval/eval"
+)
+
+// fullSweep is the GSM8K test split, the nightly sweep's problem count.
+const fullSweep = 1319
+
+func numCPU() int { return runtime.NumCPU() }
+
+func buildTestModel(dir string, tokenizer []byte) error {
+	spec, err := engine.TestModelPreset("smollm2-135m")
+	if err != nil {
+		return err
+	}
+	spec.ExtraFiles = map[string][]byte{"tokenizer.json": tokenizer}
+	return engine.BuildTestModel(dir, spec)
+}
+
+// sweepResult is one timed run of the sweep.
+type sweepResult struct {
+	noCache bool
+	wall    time.Duration // the whole command: loading, tokenizing, writing results
+	jobs    int           // sampler × seed runs
+	stats   eval.RunStats
+}
+
+func runSweep(ctx context.Context, o options, model string, noCache bool) (*sweepResult, error) {
+	out := filepath.Join(o.work, "runs", time.Now().UTC().Format("20060102-150405.000"))
+	args := []string{"run", "--model", model, "--task", "gsm8k_cot",
+		"--dataset", filepath.Join(o.shared, "data", "gsm8k", "main", "test-00000-of-00001.parquet"),
+		"--samplers", o.samplers, "--seeds", o.seeds, "--limit", strconv.Itoa(o.problems),
+		"--batch-size", strconv.Itoa(o.batch), "--threads", strconv.Itoa(o.threads),
+		"--progress", "log", "--out", out}
+	if o.maxNew > 0 {
+		args = append(args, "--max-new-tokens", strconv.Itoa(o.maxNew))
+	}
+	if noCache {
+		args = append(args, "--no-prefix-cache")
+	}
+	cmd := exec.CommandContext(ctx, o.bin, args...)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	fmt.Fprintf(os.Stderr, "$ %s %s\n", o.bin, strings.Join(args, " "))
+	t0 := time.Now()
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("sweep: %s: %w", o.bin, err)
+	}
+	wall := time.Since(t0)
+	m, err := eval.ReadManifest(out)
+	if err != nil {
+		return nil, err
+	}
+	if m.Stats == nil {
+		return nil, fmt.Errorf("sweep: %s has no stats", out)
+	}
+	return &sweepResult{noCache: noCache, wall: wall, jobs: len(m.Jobs), stats: *m.Stats}, nil
+}
+
+// projected scales the measured time to the full test split (the few-shot prefix
+// is computed once either way, so this slightly overestimates).
+func (r *sweepResult) projected() float64 {
+	return r.wall.Seconds() * fullSweep / float64(r.stats.ItemsThisRun/r.jobs)
+}
+
+func (r *sweepResult) print(o options) {
+	s := r.stats
+	problems := float64(s.ItemsThisRun) / float64(r.jobs)
+	label := "prefix cache on"
+	if r.noCache {
+		label = "--no-prefix-cache"
+	}
+	fmt.Printf("\nsweep (%s): gsm8k_cot 8-shot, random SmolLM2-135M BF16, samplers %s × seeds %s × %.0f problems = %d sequences, batch %d, %d threads; load average %s\n",
+		label, o.samplers, o.seeds, problems, s.ItemsThisRun, o.batch, o.threads, loadAvg())
+	wall := r.wall.Seconds()
+	fmt.Printf("  wall %.1f s (workers %.1f s, in the engine %.1f s)\n", wall, s.WallSeconds, s.EngineSeconds)
+	fmt.Printf("  problems/s %.3f (all %d runs of a problem), sequences/s %.2f\n", problems/wall, r.jobs, float64(s.ItemsThisRun)/wall)
+	fmt.Printf("  generated %d tokens, %.1f tok/s\n", s.GeneratedTokens, float64(s.GeneratedTokens)/wall)
+	ratio := "n/a"
+	if s.PrefillComputed > 0 {
+		ratio = fmt.Sprintf("1/%.1f", float64(s.PromptTokens)/float64(s.PrefillComputed))
+	}
+	fmt.Printf("  prefill computed/requested %d/%d = %s (prefix cache hits %d)\n", s.PrefillComputed, s.PromptTokens, ratio, s.PrefixHits)
+	fmt.Printf("  outside the engine %.1f%% of the workers' time\n", 100*s.OutsideShare)
+	fmt.Printf("  projected full sweep (%d problems × %d runs): %.2f h\n", fullSweep, r.jobs, r.projected()/3600)
+}

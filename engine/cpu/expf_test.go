@@ -1,0 +1,88 @@
+package cpu
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// ulps is the distance between the float32 got and the exact value want, in units
+// of want's last place (float32 spacing at want).
+func ulps(got float32, want float64) float64 {
+	w := float32(want)
+	step := math.Nextafter32(w, float32(math.Inf(1))) - w
+	if step == 0 || math.IsInf(float64(step), 0) {
+		step = w - math.Nextafter32(w, 0)
+	}
+	return math.Abs(float64(got)-want) / float64(step)
+}
+
+func TestExpfAccuracy(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	worst := 0.0
+	check := func(x float32) {
+		want := math.Exp(float64(x))
+		got := expf(x)
+		if want < math.SmallestNonzeroFloat32 {
+			require.LessOrEqual(t, float64(got), 2*math.SmallestNonzeroFloat32, "expf(%g)", x)
+			return
+		}
+		u := ulps(got, want)
+		worst = max(worst, u)
+		require.LessOrEqual(t, u, 2.0, "expf(%g) = %g, want %g", x, got, want)
+	}
+	for range 50000 {
+		check(float32(r.Float64()*180 - 100)) // the whole finite range
+		check(float32(r.NormFloat64() * 4))   // where softmax and SiLU live
+	}
+	for x := float32(-1); x <= 1; x += 1.0 / 1024 {
+		check(x)
+	}
+	t.Logf("worst error %.2f ulp", worst)
+}
+
+func TestExpfSpecialValues(t *testing.T) {
+	for _, tc := range []struct {
+		x, want float32
+	}{
+		{0, 1},
+		{float32(math.Inf(1)), float32(math.Inf(1))},
+		{float32(math.Inf(-1)), 0},
+		{89, float32(math.Inf(1))},
+		{-105, 0},
+		{1, float32(math.E)},
+	} {
+		require.Equal(t, tc.want, expf(tc.x), "expf(%g)", tc.x)
+	}
+	require.True(t, math.IsNaN(float64(expf(float32(math.NaN())))))
+	// Subnormal results are kept (rounded once), not flushed.
+	require.Equal(t, float32(math.Exp(-100)), expf(-100))
+}
+
+func BenchmarkExpf(b *testing.B) {
+	xs := make([]float32, 4096)
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range xs {
+		xs[i] = float32(r.NormFloat64() * 4)
+	}
+	b.Run("expf", func(b *testing.B) {
+		var s float32
+		for range b.N {
+			for _, x := range xs {
+				s += expf(x)
+			}
+		}
+		_ = s
+	})
+	b.Run("math.Exp", func(b *testing.B) {
+		var s float64
+		for range b.N {
+			for _, x := range xs {
+				s += math.Exp(float64(x))
+			}
+		}
+		_ = s
+	})
+}
