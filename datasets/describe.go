@@ -2,16 +2,18 @@ package datasets
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 )
 
 // FileInfo describes a data file's layout, for `entropix-eval datasets inspect`.
 type FileInfo struct {
 	Path   string
-	Format string // "parquet" or "jsonl"
+	Format string // "parquet", "jsonl", "csv" or "arrow"
 	// Rows is the footer's row count (Parquet) or the number of non-blank lines (JSONL).
 	Rows      int64
 	RowGroups int
@@ -38,7 +40,65 @@ func DescribeFile(path string) (FileInfo, error) {
 	case "jsonl":
 		return describeJSONL(info)
 	}
-	return info, fmt.Errorf("%s: %w (want .parquet or .jsonl)", path, ErrFormat)
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".csv":
+		info.Format = "csv"
+	case ".arrow":
+		info.Format = "arrow"
+	default:
+		return info, fmt.Errorf("%s: %w (want .parquet, .jsonl, .csv or .arrow)", path, ErrFormat)
+	}
+	return describeDocs(info)
+}
+
+// describeDocs describes a CSV or datasets-cache Arrow file from its rows:
+// the CSV header's order (Arrow columns sorted) and the kinds of the values.
+func describeDocs(info FileInfo) (FileInfo, error) {
+	docs, err := loadDocFile(info.Path)
+	if err != nil {
+		return info, err
+	}
+	var order []string
+	if info.Format == "csv" {
+		data, err := readBoundedFile(info.Path)
+		if err != nil {
+			return info, err
+		}
+		if order, err = csv.NewReader(bytes.NewReader(bytes.TrimPrefix(data, utf8BOM))).Read(); err != nil {
+			return info, fmt.Errorf("%s: header: %w", info.Path, err)
+		}
+	}
+	info.Rows = int64(len(docs))
+	for _, c := range DocColumns(docs, order) {
+		kind := "null"
+		for _, d := range docs {
+			if d[c] != nil {
+				kind = valueKind(d[c])
+				break
+			}
+		}
+		info.Columns = append(info.Columns, ColumnInfo{Name: c, Type: kind, Optional: true})
+	}
+	return info, nil
+}
+
+// valueKind names a loaded value's type as inspect shows it.
+func valueKind(v any) string {
+	switch v.(type) {
+	case string:
+		return "string"
+	case int64:
+		return "integer"
+	case float64:
+		return "float"
+	case bool:
+		return "boolean"
+	case []any:
+		return "list"
+	case map[string]any:
+		return "struct"
+	}
+	return fmt.Sprintf("%T", v)
 }
 
 func describeParquet(info FileInfo) (_ FileInfo, err error) {
@@ -159,6 +219,30 @@ func Validate(ps []Problem) []string {
 	}
 	if len(dups) > 0 {
 		out = append(out, "repeated questions (doc=earlier doc): "+strings.Join(dups, ", "))
+	}
+	return out
+}
+
+// ValidateDocs lists, per column, the docs where it is NULL, missing or an
+// empty string: a template reading it would render nothing (or fail).
+func ValidateDocs(ps []Problem, columns []string) []string {
+	var out []string
+	for _, c := range columns {
+		var unset, empty []int
+		for i, p := range ps {
+			switch v, ok := p.Doc[c]; {
+			case !ok || v == nil:
+				unset = append(unset, i)
+			case v == "":
+				empty = append(empty, i)
+			}
+		}
+		if len(unset) > 0 {
+			out = append(out, fmt.Sprintf("column %q: NULL or missing in %d doc(s): doc %s", c, len(unset), listInts(unset, 10)))
+		}
+		if len(empty) > 0 {
+			out = append(out, fmt.Sprintf("column %q: empty in %d doc(s): doc %s", c, len(empty), listInts(empty, 10)))
+		}
 	}
 	return out
 }

@@ -17,10 +17,11 @@ import (
 //     the evaluated split, --train-dataset for the few-shot split);
 //  2. the task's dataset_kwargs.data_files;
 //  3. each of DataDirs laid out like the hub:
-//     DIR/<dataset_path>/<dataset_name>/<split>-*.parquet (or <split>/*.parquet);
+//     DIR/<dataset_path>/<dataset_name>/<split>-*.parquet (or <split>/*.parquet),
+//     or the files its dataset card (README.md `configs:` data_files) names;
 //  4. the Hugging Face hub cache (HubCaches):
-//     datasets--ORG--NAME/snapshots/<rev>/ with the same layouts, refs/main's
-//     revision first;
+//     datasets--ORG--NAME/snapshots/<rev>/ with the same card and layouts,
+//     refs/main's revision first;
 //  5. the datasets library cache (DatasetsCaches):
 //     ORG___NAME/<dataset_name>/<version>/<hash>/*-<split>.arrow.
 //
@@ -89,20 +90,37 @@ func (s DataSource) Locate(t *Task, split string) ([]string, error) {
 		return nil, s.notFound(t, split, searched)
 	}
 	layouts := hubLayouts(t.DatasetName, split)
-	for _, dir := range s.DataDirs {
-		for _, l := range layouts {
-			if m := try(filepath.Join(dir, filepath.FromSlash(t.DatasetPath), l)); len(m) > 0 {
-				return m, nil
+	var unmatched []string // data files in a repo that no layout matched
+	// inRepo tries the dataset card's data_files for the config (they win, as
+	// in the datasets library), then the standard layouts.
+	inRepo := func(repo string) []string {
+		files, err := cardDataFiles(repo, t.DatasetName)
+		if err != nil {
+			searched = append(searched, fmt.Sprintf("%s (unreadable: %v)", filepath.Join(repo, "README.md"), err))
+		}
+		for _, p := range files[split] {
+			if m := try(filepath.Join(repo, filepath.FromSlash(p))); len(m) > 0 {
+				return m
 			}
+		}
+		for _, l := range layouts {
+			if m := try(filepath.Join(repo, l)); len(m) > 0 {
+				return m
+			}
+		}
+		unmatched = append(unmatched, dataFilesIn(repo)...)
+		return nil
+	}
+	for _, dir := range s.DataDirs {
+		if m := inRepo(filepath.Join(dir, filepath.FromSlash(t.DatasetPath))); len(m) > 0 {
+			return m, nil
 		}
 	}
 	if org, name, ok := strings.Cut(t.DatasetPath, "/"); ok {
 		for _, cache := range s.HubCaches {
 			for _, snap := range hubSnapshots(filepath.Join(cache, "datasets--"+org+"--"+name)) {
-				for _, l := range layouts {
-					if m := try(filepath.Join(snap, l)); len(m) > 0 {
-						return m, nil
-					}
+				if m := inRepo(snap); len(m) > 0 {
+					return m, nil
 				}
 			}
 			if len(hubSnapshots(filepath.Join(cache, "datasets--"+org+"--"+name))) == 0 {
@@ -123,7 +141,15 @@ func (s DataSource) Locate(t *Task, split string) ([]string, error) {
 			}
 		}
 	}
-	return nil, s.notFound(t, split, searched)
+	err := s.notFound(t, split, searched)
+	if len(unmatched) > 0 {
+		// A file under a custom name that neither a layout nor the dataset
+		// card maps to this config and split: only the user knows if it is
+		// the split.
+		err = fmt.Errorf("%w\nthese data files are there under names no layout or dataset card (README.md configs) maps to config %q, split %q; if one is the split, pass it with --dataset (or --train-dataset):\n  %s",
+			err, t.DatasetName, split, strings.Join(unmatched, "\n  "))
+	}
+	return nil, err
 }
 
 func (s DataSource) notFound(t *Task, split string, searched []string) error {

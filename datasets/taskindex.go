@@ -35,6 +35,8 @@ type Entry struct {
 	File, Source string
 	// Members are the task, group or tag names a group or tag runs, in order.
 	Members []string
+	// Aggregates is a group's aggregate_metric_list.
+	Aggregates []AggregateMetric
 	// Err says why a file could not be indexed (a YAML error); the entry is
 	// listed so the user sees it, and refused when asked for.
 	Err error
@@ -147,13 +149,18 @@ func (ix *Index) addFile(fsys fs.FS, p, source, root string) []string {
 		if name == "" {
 			return nil
 		}
-		return ix.addGroup(name, t, display, source)
+		return ix.addGroup(name, t, rc.Keys["aggregate_metric_list"], display, source)
 	}
 	return nil
 }
 
-func (ix *Index) addGroup(name string, members []any, display, source string) []string {
+func (ix *Index) addGroup(name string, members []any, aggregates any, display, source string) []string {
 	e := &Entry{Name: name, Kind: KindGroup, File: display, Source: source}
+	if aggs, err := parseAggregates(aggregates); err != nil {
+		e.Err = fmt.Errorf("%s: group %s: %w", display, name, err)
+	} else {
+		e.Aggregates = aggs
+	}
 	names := []string{name}
 	for _, m := range members {
 		switch x := m.(type) {
@@ -165,7 +172,7 @@ func (ix *Index) addGroup(name string, members []any, display, source string) []
 			if sub == "" {
 				continue
 			}
-			names = append(names, ix.addGroup(sub, list, display, source)...)
+			names = append(names, ix.addGroup(sub, list, x["aggregate_metric_list"], display, source)...)
 			e.Members = append(e.Members, sub)
 		}
 	}
@@ -258,6 +265,9 @@ func (ix *Index) Expand(name string) ([]string, error) {
 		if !ok {
 			missing = append(missing, n)
 			return nil
+		}
+		if e.Kind == KindGroup && e.Err != nil {
+			return e.Err
 		}
 		if e.Kind == KindTask {
 			if !slices.Contains(out, n) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -19,7 +20,7 @@ import (
 func init() {
 	register(command{
 		name:    "datasets",
-		summary: "inspect a dataset (schema, rows, problems) or convert JSONL <-> Parquet",
+		summary: "inspect a dataset (schema, rows, problems) or convert it to JSONL or Parquet",
 		examples: []string{
 			`entropix-eval datasets inspect "data/gsm8k/test-*.parquet"`,
 			`entropix-eval datasets convert test.jsonl test.parquet --compression zstd`,
@@ -33,12 +34,16 @@ func init() {
 const datasetsUsage = `usage: entropix-eval datasets inspect [-n ROWS] [-width CHARS] GLOB
        entropix-eval datasets convert [-compression snappy|zstd|gzip|none] [-force] IN OUT
 
-inspect  shows each file's format, rows and schema, the first rows with their
-         targets, and validation problems; exits 1 if the dataset cannot be loaded.
-convert  reads IN (a .jsonl/.parquet file or a glob of shards, rows numbered in
-         sorted file order) and writes OUT in the format of its extension:
-         Parquet in the Hugging Face openai/gsm8k layout, or JSONL as OpenAI's
-         grade-school-math files are written.`
+inspect  shows each file's format, rows and schema, the first rows (every
+         column), and validation problems; exits 1 if the dataset cannot be
+         loaded. A GSM8K layout (string question and answer columns) is checked
+         as the GSM8K tasks read it: its "#### N" targets are shown and checked.
+convert  reads IN (a .parquet/.jsonl/.csv/.arrow file or a glob of shards, rows
+         numbered in sorted file order) and writes OUT in the format of its
+         extension, every column kept: JSONL (keys in the input's column order)
+         or Parquet (typed, nullable columns). A dataset of exactly question and
+         answer is written in the Hugging Face openai/gsm8k layout (Parquet) or
+         as OpenAI's grade-school-math files are (JSONL), byte for byte.`
 
 func runDatasets(args []string, stdout io.Writer) error {
 	if len(args) == 0 {
@@ -104,22 +109,63 @@ func datasetsInspect(args []string, out io.Writer) error {
 
 	printSchemas(out, infos)
 
+	if isGSM8KLayout(infos) {
+		problems, loadErr := inspectGSM8K(out, pattern, problems, *nRows, *width)
+		return printValidation(out, problems, loadErr, `ok: every row has a question, an answer and a "#### N" target`)
+	}
+	ds, loadErr := datasets.LoadDocs(pattern)
+	if loadErr == nil {
+		printRowCount(out, ds)
+		columns := datasets.DocColumns(docsOf(ds), schemaOrder(infos))
+		printFirstDocs(out, ds.Problems, columns, *nRows, *width)
+		problems = append(problems, datasets.ValidateDocs(ds.Problems, columns)...)
+	} else if len(problems) == 0 {
+		problems = append(problems, loadErr.Error())
+	}
+	return printValidation(out, problems, loadErr, "ok: every column is set in every row")
+}
+
+// isGSM8KLayout says whether the files have a question column and a string
+// answer column: GSM8K's layout, checked as its tasks read it (a question of
+// another type is then reported as such). MMLU's integer answer is not it.
+func isGSM8KLayout(infos []datasets.FileInfo) bool {
+	for _, in := range infos {
+		var q, a bool
+		for _, c := range in.Columns {
+			q = q || c.Name == "question"
+			a = a || (c.Name == "answer" && (strings.Contains(c.Type, "BYTE_ARRAY") || c.Type == "string"))
+		}
+		if !q || !a {
+			return false
+		}
+	}
+	return len(infos) > 0
+}
+
+func inspectGSM8K(out io.Writer, pattern string, problems []string, nRows, width int) ([]string, error) {
 	ds, loadErr := datasets.Load(pattern)
 	if loadErr == nil {
-		fmt.Fprintf(out, "\n%d rows", len(ds.Problems))
-		if len(ds.Files) > 1 {
-			fmt.Fprintf(out, " in %d files (doc id = row index across the files in sorted order)", len(ds.Files))
-		}
-		fmt.Fprintln(out)
-		printFirstRows(out, ds.Problems, *nRows, *width)
+		printRowCount(out, ds)
+		printFirstRows(out, ds.Problems, nRows, width)
 		problems = append(problems, datasets.Validate(ds.Problems)...)
 	} else if len(problems) == 0 { // else a file's own error above already says why
 		problems = append(problems, loadErr.Error())
 	}
+	return problems, loadErr
+}
 
+func printRowCount(out io.Writer, ds *datasets.Dataset) {
+	fmt.Fprintf(out, "\n%d rows", len(ds.Problems))
+	if len(ds.Files) > 1 {
+		fmt.Fprintf(out, " in %d files (doc id = row index across the files in sorted order)", len(ds.Files))
+	}
+	fmt.Fprintln(out)
+}
+
+func printValidation(out io.Writer, problems []string, loadErr error, ok string) error {
 	fmt.Fprintln(out, "\nvalidation")
 	if len(problems) == 0 {
-		fmt.Fprintln(out, "  ok: every row has a question, an answer and a \"#### N\" target")
+		fmt.Fprintln(out, "  "+ok)
 	}
 	for _, p := range problems {
 		fmt.Fprintln(out, "  - "+p)
@@ -128,6 +174,61 @@ func datasetsInspect(args []string, out io.Writer) error {
 		return fmt.Errorf("dataset cannot be loaded: %w", loadErr)
 	}
 	return nil
+}
+
+func docsOf(ds *datasets.Dataset) []datasets.Doc {
+	docs := make([]datasets.Doc, len(ds.Problems))
+	for i, p := range ds.Problems {
+		docs[i] = p.Doc
+	}
+	return docs
+}
+
+// schemaOrder is the first file's column order.
+func schemaOrder(infos []datasets.FileInfo) []string {
+	var out []string
+	if len(infos) > 0 {
+		for _, c := range infos[0].Columns {
+			out = append(out, c.Name)
+		}
+	}
+	return out
+}
+
+// printFirstDocs shows the first docs, every column, non-strings as JSON.
+func printFirstDocs(out io.Writer, ps []datasets.Problem, columns []string, n, width int) {
+	eachFirstRow(out, ps, n, func(p datasets.Problem) {
+		tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+		for _, c := range columns {
+			v, ok := p.Doc[c]
+			if !ok {
+				continue
+			}
+			s, isString := v.(string)
+			if !isString {
+				b, err := json.Marshal(v)
+				if err != nil {
+					return
+				}
+				s = string(b)
+			}
+			fmt.Fprintf(tw, "    %s\t%s\n", c, oneLine(s, width))
+		}
+		tw.Flush()
+	})
+}
+
+// eachFirstRow heads the first n rows and calls show for each under its doc line.
+func eachFirstRow(out io.Writer, ps []datasets.Problem, n int, show func(datasets.Problem)) {
+	n = min(n, len(ps))
+	if n <= 0 {
+		return
+	}
+	fmt.Fprintf(out, "\nfirst %d rows\n", n)
+	for _, p := range ps[:n] {
+		fmt.Fprintf(out, "  doc %d (%s row %d)\n", p.Index, filepath.Base(p.Source), p.Row)
+		show(p)
+	}
 }
 
 func rowGroupsCell(info datasets.FileInfo) string {
@@ -179,13 +280,7 @@ func printSchemas(out io.Writer, infos []datasets.FileInfo) {
 }
 
 func printFirstRows(out io.Writer, ps []datasets.Problem, n, width int) {
-	n = min(n, len(ps))
-	if n <= 0 {
-		return
-	}
-	fmt.Fprintf(out, "\nfirst %d rows\n", n)
-	for _, p := range ps[:n] {
-		fmt.Fprintf(out, "  doc %d (%s row %d)\n", p.Index, filepath.Base(p.Source), p.Row)
+	eachFirstRow(out, ps, n, func(p datasets.Problem) {
 		fmt.Fprintf(out, "    question  %s\n", oneLine(p.Question, width))
 		fmt.Fprintf(out, "    answer    %s\n", oneLine(p.Answer, width))
 		target := p.Target
@@ -193,7 +288,7 @@ func printFirstRows(out io.Writer, ps []datasets.Problem, n, width int) {
 			target = "(invalid: no \"#### N\" line)"
 		}
 		fmt.Fprintf(out, "    target    %s\n", target)
-	}
+	})
 }
 
 // oneLine makes a value one line (newlines as \n) and cuts it to width runes.
@@ -227,14 +322,66 @@ func datasetsConvert(args []string, out io.Writer) error {
 	if _, err := os.Stat(outPath); err == nil && !*force {
 		return fmt.Errorf("%s exists (use -force to overwrite)", outPath)
 	}
-	ds, err := datasets.Load(in)
+	var infos []datasets.FileInfo
+	if paths, _ := filepath.Glob(in); len(paths) > 0 {
+		for _, p := range paths {
+			if info, err := datasets.DescribeFile(p); err == nil {
+				infos = append(infos, info)
+			}
+		}
+	}
+	if isGSM8KOnly(infos) {
+		return convertGSM8K(in, outPath, format, codec, out)
+	}
+	ds, err := datasets.LoadDocs(in)
 	if err != nil {
 		return err
 	}
+	if err := refuseOverwriteInput(ds, outPath); err != nil {
+		return err
+	}
+	docs := docsOf(ds)
+	columns := datasets.DocColumns(docs, schemaOrder(infos))
+	err = eval.WriteFileAtomic(outPath, func(w io.Writer) error {
+		if format == ".parquet" {
+			return datasets.WriteDocsParquet(w, docs, codec)
+		}
+		return datasets.WriteDocsJSONL(w, docs, columns)
+	})
+	if err != nil {
+		return fmt.Errorf("convert %s -> %s: %w", in, outPath, err)
+	}
+	fmt.Fprintf(out, "wrote %d rows (columns %s) from %d file(s) to %s\n", len(docs), strings.Join(columns, ", "), len(ds.Files), outPath)
+	return nil
+}
+
+// isGSM8KOnly: exactly the question and answer columns, as strings.
+func isGSM8KOnly(infos []datasets.FileInfo) bool {
+	for _, in := range infos {
+		if len(in.Columns) != 2 {
+			return false
+		}
+	}
+	return isGSM8KLayout(infos)
+}
+
+func refuseOverwriteInput(ds *datasets.Dataset, outPath string) error {
 	for _, f := range ds.Files {
 		if isSameFile(f.Path, outPath) {
 			return fmt.Errorf("%w: OUT %s is also an input", errUsage, outPath)
 		}
+	}
+	return nil
+}
+
+// convertGSM8K writes the openai/gsm8k layout byte for byte.
+func convertGSM8K(in, outPath, format string, codec compress.Codec, out io.Writer) error {
+	ds, err := datasets.Load(in)
+	if err != nil {
+		return err
+	}
+	if err := refuseOverwriteInput(ds, outPath); err != nil {
+		return err
 	}
 	err = eval.WriteFileAtomic(outPath, func(w io.Writer) error {
 		if format == ".parquet" {

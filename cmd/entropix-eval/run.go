@@ -183,8 +183,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	tasks := rf.lm.tasks // lm-eval's --tasks a,b: one run directory each
-	if len(tasks) <= 1 {
+	tasks := rf.lm.tasks // lm-eval's --tasks a,b: one run directory each, no group aggregate
+	listed := len(tasks) > 1
+	if !listed {
 		if tasks, err = eval.ExpandTask(cfg); err != nil {
 			return err
 		}
@@ -194,7 +195,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	// A group or tag runs its tasks one after another, each into its own run
 	// directory under --out (lm-eval evaluates a group's members as separate
-	// tasks too; group-level aggregates are not computed).
+	// tasks too), then the group's aggregate_metric_list into group_results.json.
 	fmt.Fprintf(stdout, "%s: %d tasks: %s\n", cfg.Task, len(tasks), strings.Join(tasks, ", "))
 	out := cfg.Out
 	for _, t := range tasks {
@@ -204,7 +205,10 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return fmt.Errorf("task %s: %w", t, err)
 		}
 	}
-	return nil
+	if listed {
+		return nil
+	}
+	return writeGroupSummary(stdout, cfg, out)
 }
 
 // runOne evaluates one task into cfg.Out.
