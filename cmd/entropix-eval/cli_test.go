@@ -143,3 +143,11 @@ func TestCLIOneNamePerConcept(t *testing.T) {
 	}
 	_ = context.Background
 }
+
+func TestRunHelpListsTasksSamplersAndVariants(t *testing.T) {
+	out := captureHelp(t, func() { runMain([]string{"run", "-h"}, &bytes.Buffer{}) })
+	for _, want := range []string{"gsm8k_cot", "min_p", "combined", "entropix:VARIANT", "frog", "smollm-360m",
+		"  -model_args ", "  -batch-size ", "  -batch_size ", "  -sampler "} {
+		assert.Contains(t, out, want)
+	}
+}

@@ -114,7 +114,8 @@ func newRunFlags(cfg *eval.Config, stderr io.Writer) *runFlags {
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: entropix-eval run [SWEEP.yaml] [flags]\n\n"+
 			"Flags override the sweep file's fields. Running the same command again resumes\n"+
-			"an interrupted run in --out.")
+			"an interrupted run in --out, or grows a finished one by more seeds, samplers or problems.")
+		fmt.Fprint(fs.Output(), runChoices())
 		fs.PrintDefaults()
 	}
 	return rf

@@ -11,10 +11,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/entropix-eval/entropix-eval/datasets"
 	"github.com/entropix-eval/entropix-eval/engine"
 	"github.com/entropix-eval/entropix-eval/engine/cpu"
 	"github.com/entropix-eval/entropix-eval/eval"
 	"github.com/entropix-eval/entropix-eval/eval/lmevalout"
+	"github.com/entropix-eval/entropix-eval/sampler"
 )
 
 // lmEvalModelTypes are lm-eval's --model values (its model classes); here the
@@ -332,4 +334,12 @@ func writeLMEvalFiles(dir string, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "lm-eval files: %s (%d files: results_*.json and samples_*.jsonl per sampler and seed)\n", filepath.Join(dir, lmevalout.Dir), len(files))
 	return nil
+}
+
+// runChoices lists what run's -h names: the built-in tasks ('entropix-eval
+// tasks' lists groups, tags and include paths too), the samplers and the
+// Entropix variants.
+func runChoices() string {
+	return fmt.Sprintf("\ntasks:     %s\nsamplers:  %s\nentropix:  %s (--sampler entropix:VARIANT)\n\n",
+		strings.Join(datasets.TaskNames(), ", "), strings.Join(sampler.SamplerNames, ", "), strings.Join(sampler.EntropixVariants, ", "))
 }
