@@ -6,10 +6,10 @@ import "github.com/entropix-eval/entropix-eval/reports"
 // schemas: the rows are reports' own types, built once from the records.
 type ReportsArrow struct{}
 
-func (ReportsArrow) WriteResults(path string, rows []reports.ResultRow) error {
-	return reports.WriteResults(path, rows)
+func (ReportsArrow) WriteResults(path string, rows []reports.ResultRow, p reports.Provenance) error {
+	return reports.WriteResults(path, rows, reports.WithProvenance(p))
 }
 
-func (ReportsArrow) WriteTraces(path string, rows []reports.TraceRow) error {
-	return reports.WriteTraces(path, rows)
+func (ReportsArrow) WriteTraces(path string, rows []reports.TraceRow, p reports.Provenance) error {
+	return reports.WriteTraces(path, rows, reports.WithProvenance(p))
 }

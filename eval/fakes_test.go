@@ -187,7 +187,7 @@ func scoredAll(ok bool, strict, flexible string) Grade {
 // because it is the one wall-clock column.
 type jsonArrow struct{}
 
-func (jsonArrow) WriteResults(path string, rows []reports.ResultRow) error {
+func (jsonArrow) WriteResults(path string, rows []reports.ResultRow, _ reports.Provenance) error {
 	return WriteFileAtomic(path, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		for _, r := range rows {
@@ -200,7 +200,7 @@ func (jsonArrow) WriteResults(path string, rows []reports.ResultRow) error {
 	})
 }
 
-func (jsonArrow) WriteTraces(path string, rows []reports.TraceRow) error {
+func (jsonArrow) WriteTraces(path string, rows []reports.TraceRow, _ reports.Provenance) error {
 	return WriteFileAtomic(path, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		for _, r := range rows {

@@ -59,18 +59,19 @@ func Finalize(dir string, out Outputs) error {
 	if err != nil {
 		return fmt.Errorf("run directory %s: %w", dir, err)
 	}
-	rows, err := resultRows(m.Task.Name, grs)
+	prov := m.ArrowProvenance()
+	rows, err := resultRows(m.Task.Name, prov.RunKey, grs)
 	if err != nil {
 		return err
 	}
-	if err := out.Arrow.WriteResults(filepath.Join(dir, ResultsArrow), rows); err != nil {
+	if err := out.Arrow.WriteResults(filepath.Join(dir, ResultsArrow), rows, prov); err != nil {
 		return fmt.Errorf("write %s: %w", ResultsArrow, err)
 	}
-	traces, err := traceRows(m.Task.Name, grs)
+	traces, err := traceRows(m.Task.Name, prov.RunKey, grs)
 	if err != nil {
 		return err
 	}
-	if err := out.Arrow.WriteTraces(filepath.Join(dir, TracesArrow), traces); err != nil {
+	if err := out.Arrow.WriteTraces(filepath.Join(dir, TracesArrow), traces, prov); err != nil {
 		return fmt.Errorf("write %s: %w", TracesArrow, err)
 	}
 	if err := writeJSONAtomic(filepath.Join(dir, ResultsJSONFile), summarize(m, grs)); err != nil {

@@ -131,8 +131,9 @@ type Grader interface {
 	Grade(task TaskSpec, doc datasets.Doc, responses []string, target string) ([]Grade, error)
 }
 
-// ArrowWriter writes the Arrow files of a run directory atomically.
+// ArrowWriter writes the Arrow files of a run directory atomically, each
+// carrying the run's provenance in its schema metadata.
 type ArrowWriter interface {
-	WriteResults(path string, rows []reports.ResultRow) error
-	WriteTraces(path string, rows []reports.TraceRow) error
+	WriteResults(path string, rows []reports.ResultRow, p reports.Provenance) error
+	WriteTraces(path string, rows []reports.TraceRow, p reports.Provenance) error
 }

@@ -13,6 +13,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
+
+	"github.com/entropix-eval/entropix-eval/reports"
 )
 
 // ManifestFile describes a run directory: what was run, on what, by which code.
@@ -126,13 +128,16 @@ type Manifest struct {
 	// Fingerprint hashes everything that changes results (inputs, task, samplers,
 	// seeds, limits) but not how work was scheduled (devices, batch size, shard).
 	// Resume requires it to match; merge requires all shards to share it.
-	Fingerprint string     `json:"fingerprint"`
-	Status      string     `json:"status"`
-	Config      Config     `json:"config"`
-	Code        CodeInfo   `json:"code"`
-	Provenance  Provenance `json:"provenance"`
-	Backend     string     `json:"backend"`
-	Devices     []string   `json:"devices"`
+	Fingerprint string `json:"fingerprint"`
+	// RunKey names this run across sweeps: Key(), written with every
+	// manifest. Every Arrow row of the run carries it in its run_key column.
+	RunKey     string     `json:"run_key"`
+	Status     string     `json:"status"`
+	Config     Config     `json:"config"`
+	Code       CodeInfo   `json:"code"`
+	Provenance Provenance `json:"provenance"`
+	Backend    string     `json:"backend"`
+	Devices    []string   `json:"devices"`
 	// DeviceNames are the devices' own names as the engines report them (the GPU's
 	// model name), one per worker; absent for the CPU backend.
 	DeviceNames      []string      `json:"device_names,omitempty"`
@@ -292,6 +297,32 @@ func stripPaths(sums []FileSum) []FileSum {
 	return out
 }
 
+// Key is the run key: the sweep fingerprint and the run's start time,
+// "<fingerprint>@<started, RFC 3339>". Two runs of one sweep differ in start
+// time, two sweeps in fingerprint; a resumed run keeps its start, a merge
+// starts a new run.
+func (m *Manifest) Key() string {
+	return m.Fingerprint + "@" + m.Started.UTC().Format(time.RFC3339Nano)
+}
+
+// ArrowProvenance is what the run's Arrow files carry in their schema
+// metadata.
+func (m *Manifest) ArrowProvenance() reports.Provenance {
+	hashed := func(sums []FileSum) []reports.HashedFile {
+		out := make([]reports.HashedFile, len(sums))
+		for i, s := range sums {
+			out[i] = reports.HashedFile{Name: filepath.Base(s.Path), SHA256: s.SHA256}
+		}
+		return out
+	}
+	return reports.Provenance{
+		RunKey: m.Key(), SweepFingerprint: m.Fingerprint,
+		ModelSHA256:   reports.CombineSHA256(hashed(m.Provenance.Model)),
+		DatasetSHA256: reports.CombineSHA256(hashed(m.Provenance.Datasets)),
+		CodeRevision:  reports.CodeRevision(m.Code.Revision, m.Code.Modified),
+	}
+}
+
 // ReadManifest loads a run directory's manifest.
 func ReadManifest(dir string) (*Manifest, error) {
 	var m Manifest
@@ -302,5 +333,6 @@ func ReadManifest(dir string) (*Manifest, error) {
 }
 
 func writeManifest(dir string, m *Manifest) error {
+	m.RunKey = m.Key()
 	return writeJSONAtomic(filepath.Join(dir, ManifestFile), m)
 }

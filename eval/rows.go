@@ -120,7 +120,7 @@ type jobKey struct {
 func keyOf(j Job) jobKey { return jobKey{j.Sampler, j.Seed, j.Repeat} }
 
 // resultRows are the results.arrow rows of graded records, in their order.
-func resultRows(task string, grs []gradedRecord) ([]reports.ResultRow, error) {
+func resultRows(task, runKey string, grs []gradedRecord) ([]reports.ResultRow, error) {
 	rows := make([]reports.ResultRow, len(grs))
 	for i, g := range grs {
 		id, err := int32Of("problem index", g.ProblemIndex)
@@ -128,7 +128,7 @@ func resultRows(task string, grs []gradedRecord) ([]reports.ResultRow, error) {
 			return nil, err
 		}
 		rows[i] = reports.ResultRow{
-			RunID: g.Job.RunID(), Task: task, Sampler: g.Job.Sampler, Seed: int64(g.Job.Seed), ProblemID: id,
+			RunKey: runKey, RunID: g.Job.RunID(), Task: task, Sampler: g.Job.Sampler, Seed: int64(g.Job.Seed), ProblemID: id,
 			Repeat: int32(g.Repeat), PromptHash: g.PromptHash, Target: g.Problem.Target, Response: g.Response,
 			Answers: g.Grade.Answers, Scores: g.Grade.Scores,
 			PromptTokens: int32(g.PromptTokens), GenTokens: int32(g.GenTokens),
@@ -140,7 +140,7 @@ func resultRows(task string, grs []gradedRecord) ([]reports.ResultRow, error) {
 
 // traceRows are the traces.arrow rows of graded records: each token's record
 // under its run, problem, repeat and step.
-func traceRows(task string, grs []gradedRecord) ([]reports.TraceRow, error) {
+func traceRows(task, runKey string, grs []gradedRecord) ([]reports.TraceRow, error) {
 	n := 0
 	for _, g := range grs {
 		n += len(g.Trace)
@@ -152,7 +152,7 @@ func traceRows(task string, grs []gradedRecord) ([]reports.TraceRow, error) {
 			return nil, err
 		}
 		for step, t := range g.Trace {
-			rows = append(rows, reports.TraceRow{RunID: g.Job.RunID(), Task: task, ProblemID: id, Repeat: int32(g.Repeat), Step: int32(step), TokenRecord: t})
+			rows = append(rows, reports.TraceRow{RunKey: runKey, RunID: g.Job.RunID(), Task: task, Sampler: g.Job.Sampler, Seed: int64(g.Job.Seed), ProblemID: id, Repeat: int32(g.Repeat), Step: int32(step), TokenRecord: t})
 		}
 	}
 	return rows, nil

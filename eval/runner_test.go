@@ -77,13 +77,19 @@ func (f fakeRun) runner(dir string) *Runner {
 }
 
 // outputs reads the result files whose bytes must not depend on scheduling.
+//
+// The run key (fingerprint@start) names one run, so two runs of the same
+// sweep differ in it and nothing else: it is replaced by "<run_key>".
 func outputs(t *testing.T, dir string) map[string]string {
 	t.Helper()
+	m, err := ReadManifest(dir)
+	require.NoError(t, err)
+	require.Equal(t, m.Key(), m.RunKey)
 	out := map[string]string{}
 	for _, name := range []string{ResultsJSONFile, SamplesFile, ResultsArrow, TracesArrow, ProblemsFile} {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		require.NoError(t, err, name)
-		out[name] = string(b)
+		out[name] = strings.ReplaceAll(string(b), m.RunKey, "<run_key>")
 	}
 	return out
 }

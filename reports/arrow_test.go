@@ -62,7 +62,7 @@ func TestSmallFilesRoundTrip(t *testing.T) {
 	results, summary, comparisons := sampleResults(), sampleSummary(), sampleComparisons()
 	require.NoError(t, WriteResults(filepath.Join(dir, "results.arrow"), results))
 	require.NoError(t, WriteSummary(filepath.Join(dir, "summary.arrow"), summary))
-	require.NoError(t, WriteComparisons(filepath.Join(dir, "comparisons.arrow"), comparisons, nil))
+	require.NoError(t, WriteComparisons(filepath.Join(dir, "comparisons.arrow"), comparisons, Provenance{}))
 
 	gotResults, err := ReadResults(filepath.Join(dir, "results.arrow"))
 	require.NoError(t, err)
@@ -129,10 +129,10 @@ func TestWriterRejectsBadRowsAndDiscardsFile(t *testing.T) {
 
 	cmp := sampleComparisons()
 	cmp[0].PTest = "z"
-	require.ErrorContains(t, WriteComparisons(filepath.Join(dir, "c.arrow"), cmp, nil), `p_test "z"`)
+	require.ErrorContains(t, WriteComparisons(filepath.Join(dir, "c.arrow"), cmp, Provenance{}), `p_test "z"`)
 	cmp = sampleComparisons()
 	cmp[1].PHolm = Some(0.5)
-	require.ErrorContains(t, WriteComparisons(filepath.Join(dir, "c.arrow"), cmp, nil), "p_holm on a secondary row")
+	require.ErrorContains(t, WriteComparisons(filepath.Join(dir, "c.arrow"), cmp, Provenance{}), "p_holm on a secondary row")
 	sum := sampleSummary()
 	sum[0].Filter = "loose"
 	require.ErrorContains(t, WriteSummary(filepath.Join(dir, "s.arrow"), sum), `score "loose": want metric,filter`)

@@ -37,15 +37,16 @@ func TestArrowFilesReadByNode(t *testing.T) {
 	dir := t.TempDir()
 	traces := sampleTraces()
 	// Several record batches, so the reader has to join them.
-	w, err := CreateTraces(filepath.Join(dir, "traces.arrow"), WithBatchRows(2))
+	prov := Provenance{RunKey: "fp@2026-11-22T06:00:00Z", SweepFingerprint: "fp", ModelSHA256: "m", DatasetSHA256: "d", CodeRevision: "r"}
+	w, err := CreateTraces(filepath.Join(dir, "traces.arrow"), WithBatchRows(2), WithProvenance(prov))
 	require.NoError(t, err)
 	for i := range traces {
 		require.NoError(t, w.Write(&traces[i]))
 	}
 	require.NoError(t, w.Close())
-	require.NoError(t, WriteResults(filepath.Join(dir, "results.arrow"), sampleResults()))
-	require.NoError(t, WriteSummary(filepath.Join(dir, "summary.arrow"), sampleSummary()))
-	require.NoError(t, WriteComparisons(filepath.Join(dir, "comparisons.arrow"), sampleComparisons(), map[string]string{MetaRunKey: "fp@2026-11-22T06:00:00Z"}))
+	require.NoError(t, WriteResults(filepath.Join(dir, "results.arrow"), sampleResults(), WithProvenance(prov)))
+	require.NoError(t, WriteSummary(filepath.Join(dir, "summary.arrow"), sampleSummary(), WithProvenance(prov)))
+	require.NoError(t, WriteComparisons(filepath.Join(dir, "comparisons.arrow"), sampleComparisons(), prov))
 
 	expected := map[string]any{"files": map[string]any{
 		"traces.arrow":      expectFile(KindTraces, traceColumns, traces, 2),
@@ -53,6 +54,14 @@ func TestArrowFilesReadByNode(t *testing.T) {
 		"summary.arrow":     expectFile(KindSummary, summaryColumns, sampleSummary(), 1),
 		"comparisons.arrow": expectFile(KindComparisons, comparisonColumns, sampleComparisons(), 1),
 	}}
+	// Every file carries the provenance, under the keys a notebook reads.
+	for _, f := range expected["files"].(map[string]any) {
+		f.(map[string]any)["metadata"] = map[string]string{
+			"entropix.run_key": "fp@2026-11-22T06:00:00Z", "entropix.sweep_fingerprint": "fp",
+			"entropix.model_sha256": "m", "entropix.dataset_sha256": "d", "entropix.code_revision": "r",
+			"entropix.schema_version": SchemaVersion,
+		}
+	}
 	b, err := json.MarshalIndent(expected, "", " ")
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "expected.json"), b, 0o644))
@@ -79,7 +88,8 @@ func TestArrowFilesReadByNode(t *testing.T) {
 	files := expected["files"].(map[string]any)
 	results := files["results.arrow"].(map[string]any)
 	results["rows"].([]map[string]any)[1]["seed"] = "1"
-	results["fields"].([]map[string]any)[4]["type"] = "int64"
+	results["metadata"].(map[string]string)["entropix.run_key"] = "other"
+	results["fields"].([]map[string]any)[5]["type"] = "int64"
 	b, err = json.Marshal(expected)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "expected.json"), b, 0o644))
@@ -87,6 +97,7 @@ func TestArrowFilesReadByNode(t *testing.T) {
 	require.Error(t, err)
 	require.Contains(t, string(out), "results.arrow: row 1 column seed: got -9223372036854775808n, want \"1\"")
 	require.Contains(t, string(out), "results.arrow: column problem_id has type int32, want int64")
+	require.Contains(t, string(out), `results.arrow: schema metadata entropix.run_key = "fp@2026-11-22T06:00:00Z", want "other"`)
 }
 
 // expectFile describes a file for check.mjs: its schema as Go's Arrow names the

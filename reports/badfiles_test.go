@@ -95,7 +95,7 @@ func TestReadRejectsBadFiles(t *testing.T) {
 		}, readTraces, "an Arrow IPC stream rather than a file"},
 		{"other kind", func(p string) { WriteResults(p, sampleResults()) }, readTraces, "file holds results rows, not traces"},
 		{"missing column", func(p string) {
-			writeForeign(t, p, testResultSchema().Fields()[:5], nil, func(b *array.RecordBuilder) { fillResults(b, "stop", false) })
+			writeForeign(t, p, testResultSchema().Fields()[:6], nil, func(b *array.RecordBuilder) { fillResults(b, "stop", false) })
 		}, readResults, `column "repeat" is missing`},
 		{"wrong type", func(p string) {
 			fields := resultFieldsWith(ColProblemID, arrow.Field{Name: ColProblemID, Type: arrow.PrimitiveTypes.Int64})
@@ -225,6 +225,6 @@ func TestOldSchemaVersionIsRefusedWithTheWayOut(t *testing.T) {
 	writeForeign(t, path, testResultSchema().Fields(), &md, func(b *array.RecordBuilder) { fillResults(b, "stop", false) })
 	_, err := ReadResults(path)
 	require.ErrorIs(t, err, ErrSchemaVersion)
-	require.ErrorContains(t, err, "schema version 1, this build reads version 3")
+	require.ErrorContains(t, err, "schema version 1, this build reads version 4")
 	require.ErrorContains(t, err, "entropix-eval rescore RUN_DIR")
 }

@@ -311,7 +311,9 @@ const (
 	// answer,<filter> and <metric>,<filter> columns replace extracted_* and
 	// correct_*); traces.arrow carries every field of the sampler's decision;
 	// summary and comparisons hold a score key ("metric,filter") in "filter".
-	SchemaVersion = "3"
+	// 4: run_key in traces, results and summary; sampler and seed in traces;
+	// provenance (Meta*) in every file's schema metadata.
+	SchemaVersion = "4"
 )
 
 // validUTF8 replaces each run of invalid bytes by U+FFFD, as written to utf8 columns.

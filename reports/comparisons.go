@@ -4,14 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"math"
-	"os"
-	"slices"
 	"strings"
-
-	"github.com/apache/arrow/go/v17/arrow"
-	"github.com/apache/arrow/go/v17/arrow/ipc"
 )
 
 // Column names of comparisons.arrow (besides sampler, filter, ci_low, ci_high
@@ -110,57 +104,10 @@ func checkComparisonRow(r *ComparisonRow) error {
 	return nil
 }
 
-// Provenance keys of comparisons.arrow's schema metadata, so a notebook can
-// join the comparisons of many runs and tell which model, data and code each
-// came from. Values are "" when the run's manifest does not say.
-const (
-	MetaRunKey           = "entropix.run_key"           // sweep fingerprint @ start time: unique across sweeps
-	MetaSweepFingerprint = "entropix.sweep_fingerprint" // everything that changes results
-	MetaModelSHA256      = "entropix.model_sha256"      // SHA-256 over the model files' hashes
-	MetaDatasetSHA256    = "entropix.dataset_sha256"    // SHA-256 over the dataset files' hashes
-	MetaCodeRevision     = "entropix.code_revision"     // VCS revision, "+modified" when dirty
-)
-
-// WriteComparisons writes rows as a complete comparisons.arrow file; meta
-// (keys Meta*) joins the schema's metadata.
-func WriteComparisons(path string, rows []ComparisonRow, meta map[string]string) error {
-	return writeAll(path, withMetadata(ComparisonSchema, meta), comparisonColumns, checkComparisonRow, rows)
-}
-
-// ReadSchemaMetadata returns the schema metadata of the Arrow file at path
-// (entropix.schema, entropix.schema_version and, for comparisons.arrow, the
-// Meta* provenance keys).
-func ReadSchemaMetadata(path string) (map[string]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("reports: %w", err)
-	}
-	defer f.Close()
-	r, err := ipc.NewFileReader(f)
-	if err != nil {
-		return nil, fmt.Errorf("reports: %s: %w", path, err)
-	}
-	defer r.Close()
-	md := r.Schema().Metadata()
-	out := make(map[string]string, md.Len())
-	for i, k := range md.Keys() {
-		out[k] = md.Values()[i]
-	}
-	return out, nil
-}
-
-// withMetadata returns s with kv added to its metadata, keys sorted.
-func withMetadata(s *arrow.Schema, kv map[string]string) *arrow.Schema {
-	if len(kv) == 0 {
-		return s
-	}
-	md := s.Metadata()
-	keys, vals := append([]string(nil), md.Keys()...), append([]string(nil), md.Values()...)
-	for _, k := range slices.Sorted(maps.Keys(kv)) {
-		keys, vals = append(keys, k), append(vals, kv[k])
-	}
-	m := arrow.NewMetadata(keys, vals)
-	return arrow.NewSchema(s.Fields(), &m)
+// WriteComparisons writes rows as a complete comparisons.arrow file carrying
+// p in its schema metadata.
+func WriteComparisons(path string, rows []ComparisonRow, p Provenance) error {
+	return writeAll(path, ComparisonSchema, comparisonColumns, checkComparisonRow, rows, WithProvenance(p))
 }
 
 // ReadComparisons reads every row of a comparisons.arrow file.

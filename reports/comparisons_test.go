@@ -1,29 +1,11 @@
 package reports
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-func TestComparisonsCarryProvenance(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "comparisons.arrow")
-	meta := map[string]string{MetaRunKey: "abc@2026-11-22T06:00:00Z", MetaSweepFingerprint: "abc", MetaModelSHA256: "m", MetaDatasetSHA256: "d", MetaCodeRevision: "r"}
-	require.NoError(t, WriteComparisons(path, sampleComparisons(), meta))
-	got, err := ReadSchemaMetadata(path)
-	require.NoError(t, err)
-	for k, v := range meta {
-		assert.Equal(t, v, got[k], k)
-	}
-	assert.Equal(t, KindComparisons, got[metaKind])
-	assert.Equal(t, SchemaVersion, got[metaVersion])
-	rows, err := ReadComparisons(path)
-	require.NoError(t, err)
-	assert.Len(t, rows, 2)
-	assert.Len(t, ComparisonSchema.Metadata().Keys(), 2, "the published schema is not modified")
-}
 
 func TestMarshalComparisonsJSON(t *testing.T) {
 	b, err := MarshalComparisonsJSON(sampleComparisons()[1:])

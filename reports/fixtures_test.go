@@ -14,7 +14,7 @@ import (
 func sampleTraces() []TraceRow {
 	nan := math.NaN()
 	tok := func(run string, p, rep, step int32, text string, d sampler.Decision, h, v float64, attn [4]float64, tail float64) TraceRow {
-		return TraceRow{RunID: run, Task: "gsm8k_cot", ProblemID: p, Repeat: rep, Step: step, TokenRecord: TokenRecord{
+		return TraceRow{RunKey: "fp@2026-11-22T06:00:00Z", RunID: run, Task: "gsm8k_cot", Sampler: "entropix", Seed: 1<<62 + 1, ProblemID: p, Repeat: rep, Step: step, TokenRecord: TokenRecord{
 			Text: text, Decision: d, Entropy: h, Varentropy: v,
 			AttnEntropy: attn[0], AttnVarentropy: attn[1], Agreement: attn[2], InteractionStrength: attn[3], VocabTailMass: tail}}
 	}

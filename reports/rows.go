@@ -10,6 +10,9 @@ import (
 // Column names of traces.arrow. Shared names (run_id, problem_id, repeat) have one
 // constant used by every schema that carries them.
 const (
+	// ColRunKey names the run across sweeps (Provenance.RunKey); with sampler,
+	// seed, problem_id and repeat it joins traces to results across runs.
+	ColRunKey              = "run_key"
 	ColRunID               = "run_id"
 	ColTask                = "task"
 	ColProblemID           = "problem_id"
@@ -72,8 +75,11 @@ const (
 // TraceRow is one generated token (traces.arrow): where it belongs, and the
 // token's record as the run made it.
 type TraceRow struct {
-	RunID     string
+	RunKey    string // Provenance.RunKey
+	RunID     string // "sampler/seed=N" within the run
 	Task      string
+	Sampler   string
+	Seed      int64
 	ProblemID int32 // dataset doc id (row index)
 	Repeat    int32 // 0-based repeat index of the problem within the run
 	Step      int32 // 0-based index of the token within the response
@@ -127,6 +133,7 @@ func (f FinishReason) check() error {
 // holds each filter pipeline's answer, Scores each (metric, filter) score, as
 // lm-eval's samples carry filtered_resps and "metric,filter" values.
 type ResultRow struct {
+	RunKey     string // Provenance.RunKey
 	RunID      string
 	Task       string
 	Sampler    string
@@ -261,6 +268,7 @@ func AnswerFilters(rows []ResultRow) []string {
 
 // SummaryRow is one run's mean under one score key (summary.arrow).
 type SummaryRow struct {
+	RunKey   string
 	RunID    string
 	Sampler  string
 	Seed     int64
@@ -268,9 +276,12 @@ type SummaryRow struct {
 	N        int32  // problems
 	Repeats  int32  // responses per problem (the largest count seen)
 	Accuracy float64
-	SE       float64 // lm-eval's standard error; NaN when N < 2
-	CILow    float64 // 95% Wilson score interval
-	CIHigh   float64
+	// Accuracy, SE and the interval are ClusteredAccuracyOf over this seed's
+	// samples: the report's statistic, repeats averaged within a problem; SE
+	// is lm-eval's with one sample per problem, NaN when N < 2.
+	SE     float64
+	CILow  float64 // Accuracy ± 1.96·SE, clipped to [0, 1]
+	CIHigh float64
 	// TruncationRate is the fraction of responses that ended at the token limit.
 	TruncationRate float64
 	MeanGenTokens  float64

@@ -32,8 +32,11 @@ const (
 //     open set of values would need.
 var (
 	traceColumns = []column[TraceRow]{
+		stringColumn(ColRunKey, func(r *TraceRow) *string { return &r.RunKey }),
 		stringColumn(ColRunID, func(r *TraceRow) *string { return &r.RunID }),
 		stringColumn(ColTask, func(r *TraceRow) *string { return &r.Task }),
+		stringColumn(ColSampler, func(r *TraceRow) *string { return &r.Sampler }),
+		int64Column(ColSeed, func(r *TraceRow) *int64 { return &r.Seed }),
 		int32Column(ColProblemID, func(r *TraceRow) *int32 { return &r.ProblemID }),
 		int32Column(ColRepeat, func(r *TraceRow) *int32 { return &r.Repeat }),
 		int32Column(ColStep, func(r *TraceRow) *int32 { return &r.Step }),
@@ -68,6 +71,7 @@ var (
 	// one "answer,<filter>" utf8 column per filter pipeline, then one
 	// "<metric>,<filter>" float64 column per score (see ResultLayout).
 	resultHead = []column[ResultRow]{
+		stringColumn(ColRunKey, func(r *ResultRow) *string { return &r.RunKey }),
 		stringColumn(ColRunID, func(r *ResultRow) *string { return &r.RunID }),
 		stringColumn(ColTask, func(r *ResultRow) *string { return &r.Task }),
 		stringColumn(ColSampler, func(r *ResultRow) *string { return &r.Sampler }),
@@ -86,6 +90,7 @@ var (
 	}
 
 	summaryColumns = []column[SummaryRow]{
+		stringColumn(ColRunKey, func(r *SummaryRow) *string { return &r.RunKey }),
 		stringColumn(ColRunID, func(r *SummaryRow) *string { return &r.RunID }),
 		stringColumn(ColSampler, func(r *SummaryRow) *string { return &r.Sampler }),
 		int64Column(ColSeed, func(r *SummaryRow) *int64 { return &r.Seed }),

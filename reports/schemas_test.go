@@ -21,7 +21,8 @@ func TestSchemasArePublishedInterface(t *testing.T) {
 		want   []col
 	}{
 		{KindTraces, TraceSchema, []col{
-			{"run_id", "utf8", false}, {"task", "utf8", false}, {"problem_id", "int32", false},
+			{"run_key", "utf8", false}, {"run_id", "utf8", false}, {"task", "utf8", false},
+			{"sampler", "utf8", false}, {"seed", "int64", false}, {"problem_id", "int32", false},
 			{"repeat", "int32", false}, {"step", "int32", false}, {"token_id", "int32", false},
 			{"token_text", "utf8", false}, {"strategy", "utf8", false},
 			{"entropy", "float64", false}, {"varentropy", "float64", false},
@@ -34,7 +35,8 @@ func TestSchemasArePublishedInterface(t *testing.T) {
 			{"faithful", "bool", false},
 		}},
 		{KindResults, testResultSchema(), []col{
-			{"run_id", "utf8", false}, {"task", "utf8", false}, {"sampler", "utf8", false}, {"seed", "int64", false},
+			{"run_key", "utf8", false}, {"run_id", "utf8", false}, {"task", "utf8", false},
+			{"sampler", "utf8", false}, {"seed", "int64", false},
 			{"problem_id", "int32", false}, {"repeat", "int32", false}, {"prompt_hash", "utf8", false},
 			{"target", "utf8", false}, {"response", "utf8", false},
 			{"answer,strict-match", "utf8", true}, {"answer,flexible-extract", "utf8", true},
@@ -44,8 +46,8 @@ func TestSchemasArePublishedInterface(t *testing.T) {
 			{"finish_reason", "utf8", false}, {"latency_ms", "float64", false},
 		}},
 		{KindSummary, SummarySchema, []col{
-			{"run_id", "utf8", false}, {"sampler", "utf8", false}, {"seed", "int64", false},
-			{"filter", "utf8", false}, {"n", "int32", false}, {"repeats", "int32", false},
+			{"run_key", "utf8", false}, {"run_id", "utf8", false}, {"sampler", "utf8", false},
+			{"seed", "int64", false}, {"filter", "utf8", false}, {"n", "int32", false}, {"repeats", "int32", false},
 			{"accuracy", "float64", false}, {"se", "float64", false},
 			{"ci_low", "float64", false}, {"ci_high", "float64", false},
 			{"truncation_rate", "float64", false}, {"mean_gen_tokens", "float64", false},

@@ -29,24 +29,32 @@ func run(id, sampler string, outcomes ...string) []ResultRow {
 }
 
 func TestSummarize(t *testing.T) {
-	// Problems: "11" → 1, "10" → 0.5, "0L" → 0. Mean 0.5, SE = sqrt(0.25/3) =
-	// 0.288675 (see TestAccuracyOf); truncation 1 of 6 responses; tokens
-	// (5·10 + 256)/6 = 51.
-	rows := run("r1", "entropix", "11", "10", "0L")
+	// Problems: "11" → 1, "10" → 0.5, "0L" → 0, "11" → 1. Mean 0.625;
+	// deviations 0.375, −0.125, −0.625, 0.375, squares sum 0.6875, sample
+	// variance 0.229167, SE = sqrt(0.229167/4) = 0.239357; the interval is
+	// mean ± 1.959964·SE = 0.625 ± 0.469130 = [0.155870, 1] (clipped), the
+	// one the report's accuracy table shows. Truncation 1 of 8 responses;
+	// tokens (7·10 + 256)/8 = 40.75.
+	rows := run("r1", "entropix", "11", "10", "0L", "11")
+	for i := range rows {
+		rows[i].RunKey = "fp@t"
+	}
 	s, err := Summarize(rows, keyStrict)
 	require.NoError(t, err)
-	assert.Equal(t, int32(3), s.N)
+	assert.Equal(t, int32(4), s.N)
 	assert.Equal(t, int32(2), s.Repeats)
-	assert.InDelta(t, 0.5, s.Accuracy, 1e-15)
-	assert.InDelta(t, 0.288675, s.SE, 1e-6)
-	assert.InDelta(t, 0.125334, s.CILow, 1e-6)
-	assert.InDelta(t, 1.0/6, s.TruncationRate, 1e-15)
-	assert.InDelta(t, 51, s.MeanGenTokens, 1e-12)
+	assert.InDelta(t, 0.625, s.Accuracy, 1e-15)
+	assert.InDelta(t, 0.239357, s.SE, 1e-6)
+	assert.InDelta(t, 0.155870, s.CILow, 1e-6)
+	assert.InDelta(t, 1, s.CIHigh, 1e-15)
+	assert.InDelta(t, 1.0/8, s.TruncationRate, 1e-15)
+	assert.InDelta(t, 40.75, s.MeanGenTokens, 1e-12)
 	assert.Equal(t, "entropix", s.Sampler)
+	assert.Equal(t, "fp@t", s.RunKey)
 
 	dup := append(rows, rows[0])
 	_, err = Summarize(dup, keyStrict)
-	assert.ErrorContains(t, err, "problem 0 repeat 0 appears twice")
+	assert.ErrorContains(t, err, "repeat 0 of problem 0 appears twice")
 	_, err = Summarize(append(rows, run("r2", "x", "1")...), keyStrict)
 	assert.ErrorContains(t, err, "mixed")
 	_, err = Summarize(rows, "loose")

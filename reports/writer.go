@@ -20,6 +20,7 @@ type WriterOption func(*writerConfig)
 
 type writerConfig struct {
 	batchRows int
+	meta      map[string]string // added to the schema's metadata
 }
 
 // WithBatchRows sets the number of rows per record batch (minimum 1).
@@ -66,26 +67,26 @@ func CreateResults(path string, l ResultLayout, opts ...WriterOption) (*ResultWr
 
 // WriteResults writes rows as a complete results.arrow file, with a column
 // for every filter answer and score key the rows carry.
-func WriteResults(path string, rows []ResultRow) error {
+func WriteResults(path string, rows []ResultRow, opts ...WriterOption) error {
 	cols, err := resultColumns(LayoutOf(rows))
 	if err != nil {
 		return fmt.Errorf("reports: %s: %w", path, err)
 	}
-	return writeAll(path, schemaOf(KindResults, cols), cols, checkResultRow, rows)
+	return writeAll(path, schemaOf(KindResults, cols), cols, checkResultRow, rows, opts...)
 }
 
 // WriteSummary writes rows as a complete summary.arrow file.
-func WriteSummary(path string, rows []SummaryRow) error {
-	return writeAll(path, SummarySchema, summaryColumns, checkSummaryRow, rows)
+func WriteSummary(path string, rows []SummaryRow, opts ...WriterOption) error {
+	return writeAll(path, SummarySchema, summaryColumns, checkSummaryRow, rows, opts...)
 }
 
-// WriteTraces writes rows as a complete traces.arrow file (tests, small runs).
-func WriteTraces(path string, rows []TraceRow) error {
-	return writeAll(path, TraceSchema, traceColumns, nil, rows)
+// WriteTraces writes rows as a complete traces.arrow file.
+func WriteTraces(path string, rows []TraceRow, opts ...WriterOption) error {
+	return writeAll(path, TraceSchema, traceColumns, nil, rows, opts...)
 }
 
-func writeAll[R any](path string, schema *arrow.Schema, cols []column[R], check func(*R) error, rows []R) error {
-	w, err := createWriter(path, schema, cols, check, nil)
+func writeAll[R any](path string, schema *arrow.Schema, cols []column[R], check func(*R) error, rows []R, opts ...WriterOption) error {
+	w, err := createWriter(path, schema, cols, check, opts)
 	if err != nil {
 		return err
 	}
@@ -103,6 +104,7 @@ func createWriter[R any](path string, schema *arrow.Schema, cols []column[R], ch
 	for _, o := range opts {
 		o(&cfg)
 	}
+	schema = withMetadata(schema, cfg.meta)
 	file, err := createAtomic(path)
 	if err != nil {
 		return nil, fmt.Errorf("reports: %w", err)

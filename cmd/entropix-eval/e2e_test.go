@@ -191,8 +191,15 @@ func mustCatch(t *testing.T, node, good string) {
 	dir = copyRunDir(t, good)
 	tr, err := reports.ReadTraces(filepath.Join(dir, eval.TracesArrow))
 	require.NoError(t, err)
-	require.NoError(t, reports.WriteTraces(filepath.Join(dir, eval.TracesArrow), tr[:len(tr)-1]))
+	prov, err := reports.ReadProvenance(filepath.Join(dir, eval.TracesArrow))
+	require.NoError(t, err)
+	require.NoError(t, reports.WriteTraces(filepath.Join(dir, eval.TracesArrow), tr[:len(tr)-1], reports.WithProvenance(prov)))
 	runCheckRun(t, node, dir, fmt.Sprintf("traces.arrow: %d rows, want the sum of gen_tokens = %d", len(tr)-1, len(tr)))
+
+	// traces.arrow lost its provenance (run key, hashes) in its metadata.
+	dir = copyRunDir(t, good)
+	require.NoError(t, reports.WriteTraces(filepath.Join(dir, eval.TracesArrow), tr))
+	runCheckRun(t, node, dir, "traces.arrow: schema metadata entropix.run_key = undefined")
 }
 
 // gradedCopy rescores a copy of a run directory after rewriting the responses of

@@ -49,12 +49,21 @@ func runOutputs(t *testing.T, dir string) map[string]any {
 	}
 	res, err := reports.ReadResults(filepath.Join(dir, eval.ResultsArrow))
 	require.NoError(t, err)
+	// The run key (fingerprint@start) names one run: two runs of the same
+	// sweep differ in it and in wall time only.
+	m, err := eval.ReadManifest(dir)
+	require.NoError(t, err)
 	for i := range res {
-		res[i].LatencyMS = 0
+		require.Equal(t, m.RunKey, res[i].RunKey)
+		res[i].LatencyMS, res[i].RunKey = 0, ""
 	}
 	out[eval.ResultsArrow] = res
 	tr, err := reports.ReadTraces(filepath.Join(dir, eval.TracesArrow))
 	require.NoError(t, err)
+	for i := range tr {
+		require.Equal(t, m.RunKey, tr[i].RunKey)
+		tr[i].RunKey = ""
+	}
 	out[eval.TracesArrow] = tr
 	return out
 }

@@ -5,7 +5,8 @@
 // DIR holds the .arrow files and expected.json, written by the Go test
 // TestArrowFilesReadByNode:
 //   { "files": { "<name>.arrow": { "kind": "...", "min_batches": N,
-//       "fields": [{"name", "type", "nullable"}], "rows": [{col: value}] } } }
+//       "fields": [{"name", "type", "nullable"}], "rows": [{col: value}],
+//       "metadata": {key: value} } } }   (metadata optional: keys that must match)
 // Types are named as Go's arrow.DataType.Name() spells them (int32, int64,
 // float64, utf8, bool). int64 values come as decimal strings (they may exceed
 // 2^53); non-finite floats as "NaN", "Infinity", "-Infinity".
@@ -61,6 +62,10 @@ for (const [name, spec] of Object.entries(expected.files)) {
 
   const kind = table.schema.metadata.get('entropix.schema');
   if (kind !== spec.kind) fail(name, `schema metadata entropix.schema = ${kind}, want ${spec.kind}`);
+  for (const [key, want] of Object.entries(spec.metadata ?? {})) {
+    const got = table.schema.metadata.get(key);
+    if (got !== want) fail(name, `schema metadata ${key} = ${JSON.stringify(got)}, want ${JSON.stringify(want)}`);
+  }
   if (fields.length !== spec.fields.length) {
     fail(name, `${fields.length} columns, want ${spec.fields.length}`);
   }

@@ -9,7 +9,11 @@
 //
 //   - schemas: column names, order, Arrow types and nullability as
 //     reports/schemas.go and reports/columns.go define them, plus the
-//     entropix.schema / entropix.schema_version metadata;
+//     entropix.schema / entropix.schema_version metadata and the provenance
+//     keys (run key, sweep fingerprint, model and dataset hashes, code
+//     revision) re-derived from manifest.json;
+//   - run_key: the manifest's run_key, which is fingerprint@started, in every
+//     row of both files; traces' sampler and seed equal their result row's;
 //   - row counts: results = problems × samplers × seeds × repeats (manifest.json);
 //     traces = the sum of gen_tokens, one row per generated token;
 //   - every result row against its samples.jsonl line (same order, same values);
@@ -51,7 +55,7 @@ const show = (v) => (typeof v === 'bigint' ? `${v}n` : JSON.stringify(v));
 
 // ---- expected schemas (reports/schemas.go; types as Go's arrow names them) ----
 
-const SCHEMA_VERSION = '3';
+const SCHEMA_VERSION = '4';
 const col = (name, type, nullable = false) => ({ name, type, nullable });
 // results.arrow: fixed columns around one nullable "answer,<filter>" column per
 // filter pipeline and one nullable "<metric>,<filter>" column per score, in the
@@ -60,15 +64,15 @@ function resultFields(task) {
   const answers = task.filters.map((f) => col(`answer,${f.Name}`, 'utf8', true));
   const scores = task.filters.flatMap((f) => task.metrics.map((m) => col(`${m.Metric},${f.Name}`, 'float64', true)));
   return [
-    col('run_id', 'utf8'), col('task', 'utf8'), col('sampler', 'utf8'), col('seed', 'int64'), col('problem_id', 'int32'),
+    col('run_key', 'utf8'), col('run_id', 'utf8'), col('task', 'utf8'), col('sampler', 'utf8'), col('seed', 'int64'), col('problem_id', 'int32'),
     col('repeat', 'int32'), col('prompt_hash', 'utf8'), col('target', 'utf8'), col('response', 'utf8'),
     ...answers, ...scores,
     col('prompt_tokens', 'int32'), col('gen_tokens', 'int32'), col('finish_reason', 'utf8'), col('latency_ms', 'float64'),
   ];
 }
 const TRACE_FIELDS = [
-  col('run_id', 'utf8'), col('task', 'utf8'), col('problem_id', 'int32'), col('repeat', 'int32'),
-  col('step', 'int32'), col('token_id', 'int32'), col('token_text', 'utf8'), col('strategy', 'utf8'),
+  col('run_key', 'utf8'), col('run_id', 'utf8'), col('task', 'utf8'), col('sampler', 'utf8'), col('seed', 'int64'),
+  col('problem_id', 'int32'), col('repeat', 'int32'), col('step', 'int32'), col('token_id', 'int32'), col('token_text', 'utf8'), col('strategy', 'utf8'),
   col('entropy', 'float64'), col('varentropy', 'float64'), col('attn_entropy', 'float64', true),
   col('attn_varentropy', 'float64', true), col('agreement', 'float64', true),
   col('interaction_strength', 'float64', true), col('temperature', 'float64'), col('top_k', 'int32', true),
@@ -79,7 +83,7 @@ const TRACE_FIELDS = [
 
 // readArrow opens an IPC *file* (not stream), checks its schema and returns its
 // columns as plain arrays, one entry per row (nulls as null, int64 as BigInt).
-function readArrow(name, kind, fields) {
+function readArrow(name, kind, fields, provenance) {
   const buf = readFileSync(join(dir, name));
   const magic = 'ARROW1';
   check(buf.length >= 12 && buf.subarray(0, 6).toString() === magic && buf.subarray(buf.length - 6).toString() === magic,
@@ -89,6 +93,9 @@ function readArrow(name, kind, fields) {
   check(md.get('entropix.schema') === kind, `${name}: schema metadata entropix.schema = ${show(md.get('entropix.schema'))}, want "${kind}"`);
   check(md.get('entropix.schema_version') === SCHEMA_VERSION,
     `${name}: schema metadata entropix.schema_version = ${show(md.get('entropix.schema_version'))}, want "${SCHEMA_VERSION}"`);
+  for (const [key, want] of Object.entries(provenance)) {
+    check(md.get(key) === want, `${name}: schema metadata ${key} = ${show(md.get(key))}, want ${show(want)} (from manifest.json)`);
+  }
   const got = table.schema.fields;
   check(got.length === fields.length, () => `${name}: ${got.length} columns (${got.map((f) => f.name).join(', ')}), want ${fields.length}`);
   fields.forEach((want, i) => {
@@ -262,11 +269,29 @@ function main() {
     return m[1].split(',').map((x) => x.trim()).filter((x) => x !== '').map((x) => BigInt(x));
   }
 
+  // The run key and the provenance every Arrow file carries, re-derived here.
+  const runKey = `${manifest.fingerprint}@${manifest.started}`;
+  check(manifest.run_key === runKey, `manifest.json: run_key ${show(manifest.run_key)}, want fingerprint@started = ${show(runKey)}`);
+  const combined = (files) => {
+    if (!files || files.length === 0) return '';
+    const h = createHash('sha256');
+    for (const f of files) h.update(`${f.sha256} ${f.path.split('/').pop()}\n`);
+    return h.digest('hex');
+  };
+  const rev = manifest.code.revision ?? '';
+  const provenance = {
+    'entropix.run_key': runKey,
+    'entropix.sweep_fingerprint': manifest.fingerprint,
+    'entropix.model_sha256': combined(manifest.provenance.model_files),
+    'entropix.dataset_sha256': combined(manifest.provenance.dataset_files),
+    'entropix.code_revision': rev !== '' && manifest.code.modified ? `${rev}+modified` : rev,
+  };
+
   const problems = readJSONLines('problems.jsonl').map((l) => l.v);
   check(problems.length === nProblems, `problems.jsonl: ${problems.length} problems, manifest.json says ${nProblems}`);
   const problemByIndex = new Map(problems.map((p) => [p.index, p]));
 
-  const results = readArrow('results.arrow', 'results', resultFields(manifest.task));
+  const results = readArrow('results.arrow', 'results', resultFields(manifest.task), provenance);
   // The GSM8K tasks' columns, under the names this checker grades.
   const RC = results.cols;
   Object.assign(RC, {
@@ -299,6 +324,7 @@ function main() {
     eq('repeat', job.repeat);
     eq('problem_id', pIndex);
     eq('run_id', runID);
+    eq('run_key', runKey);
 
     // The same row as samples.jsonl writes it.
     const { raw, v: s } = samples[r];
@@ -358,7 +384,7 @@ function main() {
   }
 
   // Traces: one row per generated token, sequences in result-row order, steps 0..n-1.
-  const traces = readArrow('traces.arrow', 'traces', TRACE_FIELDS);
+  const traces = readArrow('traces.arrow', 'traces', TRACE_FIELDS, provenance);
   const T = traces.cols;
   const wantTraceRows = seqs.reduce((n, s) => n + s.gen, 0);
   check(traces.numRows === wantTraceRows, `traces.arrow: ${traces.numRows} rows, want the sum of gen_tokens = ${wantTraceRows}`);
@@ -376,6 +402,8 @@ function main() {
       const where = `traces.arrow row ${t} (${s.runID}, problem ${s.pIndex}, repeat ${s.repeat}, step ${step})`;
       check(T.run_id[t] === s.runID && T.problem_id[t] === s.pIndex && T.repeat[t] === s.repeat,
         `traces.arrow row ${t}: sequence (${T.run_id[t]}, problem ${T.problem_id[t]}, repeat ${T.repeat[t]}), want (${s.runID}, problem ${s.pIndex}, repeat ${s.repeat}) step ${step}: gen_tokens and trace rows disagree or are out of order`);
+      check(T.run_key[t] === runKey && T.sampler[t] === R.sampler[s.r] && T.seed[t] === R.seed[s.r],
+        `${where}: run_key/sampler/seed (${show(T.run_key[t])}, ${show(T.sampler[t])}, ${show(T.seed[t])}) differ from its result row's (${show(runKey)}, ${show(R.sampler[s.r])}, ${show(R.seed[s.r])})`);
       check(T.step[t] === step, `${where}: column step = ${T.step[t]}, want ${step} (steps 0..n-1 contiguous)`);
       check(T.task[t] === taskName, `${where}: column task = ${show(T.task[t])}, want ${show(taskName)}`);
       check(T.token_id[t] >= 0, `${where}: column token_id = ${T.token_id[t]}`);

@@ -30,20 +30,22 @@ type problemJSON struct {
 }
 
 type responseJSON struct {
-	Sampler   int    `json:"s"`
-	Seed      int64  `json:"seed"`
-	Repeat    int32  `json:"rep"`
-	Text      string `json:"x"`
-	Strict    string `json:"es"`
-	Flexible  string `json:"ef"`
-	Correct   []bool `json:"c"` // per score key, the accuracy table's order
-	Finish    string `json:"f"`
-	GenTokens int32  `json:"n"`
-	Tokens    int    `json:"k"` // index into the token block, -1 when left out
+	Sampler   int      `json:"s"`
+	Seed      int64    `json:"seed"`
+	Repeat    int32    `json:"rep"`
+	Text      string   `json:"x"`
+	Answers   []string `json:"a"` // per answer filter, browserData.AnswerFilters' order
+	Correct   []bool   `json:"c"` // per score key, the accuracy table's order
+	Finish    string   `json:"f"`
+	GenTokens int32    `json:"n"`
+	Tokens    int      `json:"k"` // index into the token block, -1 when left out
 }
 
 type browserData struct {
 	Samplers []string `json:"samplers"`
+	// AnswerFilters name the task's filter pipelines, whose answers each
+	// response shows under their names.
+	AnswerFilters []string `json:"answerFilters"`
 	// Thresholds are each sampler's Entropix logits thresholds (entropy "e",
 	// varentropy "v"), drawn on the token timeline; empty for other samplers.
 	Thresholds []thresholdsJSON `json:"thresholds"`
@@ -56,7 +58,7 @@ type browserData struct {
 
 // encodeBrowser returns the problems block and the token block.
 func encodeBrowser(r *model.Report) (problems, tokens []byte, err error) {
-	d := browserData{Samplers: []string{}, Thresholds: []thresholdsJSON{}, Strategies: []string{}, Problems: []problemJSON{}}
+	d := browserData{Samplers: []string{}, AnswerFilters: append([]string{}, r.AnswerFilters...), Thresholds: []thresholdsJSON{}, Strategies: []string{}, Problems: []problemJSON{}}
 	samplerIdx := map[string]int{}
 	for i, s := range r.Samplers {
 		samplerIdx[s.Label] = i
@@ -92,7 +94,7 @@ func encodeBrowser(r *model.Report) (problems, tokens []byte, err error) {
 			}
 			rj := responseJSON{
 				Sampler: si, Seed: resp.Seed, Repeat: resp.Repeat, Text: resp.Text,
-				Strict: nth(resp.Answers, 0), Flexible: nth(resp.Answers, 1), Correct: resp.Correct,
+				Answers: nonNil(resp.Answers), Correct: nonNil(resp.Correct),
 				Finish: resp.Finish, GenTokens: resp.GenTokens, Tokens: -1,
 			}
 			if resp.Tokens != nil {
@@ -196,11 +198,10 @@ func commonPrefix(problems []model.Problem) string {
 	return prefix
 }
 
-// nth is the i-th answer or "". The page shows the task's first two filters'
-// answers (strict-match and flexible-extract for GSM8K).
-func nth(s []string, i int) string {
-	if i < len(s) {
-		return s[i]
+// nonNil keeps an empty list a JSON array, so the page can index it.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
 	}
-	return ""
+	return s
 }

@@ -173,8 +173,13 @@
     head.appendChild(el("b", null, data.samplers[r.s]));
     head.appendChild(document.createTextNode(" seed " + r.seed + " · repeat " + r.rep + " · "));
     head.appendChild(el("span", "mark " + (ok ? "ok" : "bad"), ok ? "correct" : "wrong"));
-    head.appendChild(document.createTextNode(" · strict answer " + r.es + " · flexible " + r.ef +
-      " · " + r.n + " tokens · finish " + r.f + (r.k < 0 ? " · plain text (over the token budget)" : "")));
+    // Each filter pipeline's answer, under the task's own filter name.
+    for (var i = 0; i < data.answerFilters.length; i++) {
+      head.appendChild(document.createTextNode(" · "));
+      head.appendChild(el("span", "answer", data.answerFilters[i] + ": " + (i < r.a.length ? r.a[i] : "")));
+    }
+    head.appendChild(document.createTextNode(" · " + r.n + " tokens · finish " + r.f +
+      (r.k < 0 ? " · plain text (over the token budget)" : "")));
     box.appendChild(head);
     var pre = el("pre", "text");
     if (r.k >= 0 && els.colour.value !== "none") {

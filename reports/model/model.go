@@ -21,17 +21,21 @@ type Report struct {
 	Samplers []Sampler
 	// Summary is summary.arrow: one row per sampler × seed × filter.
 	Summary []reports.SummaryRow
-	// Filters are the task's filters in its order; PrimaryFilter is the one
-	// whose comparisons form the Holm family and lead the page.
+	// Filters are the task's score keys ("metric,filter") in its order;
+	// PrimaryFilter is the one whose comparisons form the Holm family and
+	// lead the page.
 	Filters       []string
 	PrimaryFilter string
+	// AnswerFilters are the task's filter pipelines (filter_list order), whose
+	// answers each response shows.
+	AnswerFilters []string
 	// Throughput is generated tokens per wall-clock second of the run's last
 	// session (manifest stats); 0 when unknown. Per-sampler rates are not
 	// shown: samplers share batches, so no wall clock belongs to one sampler.
 	Throughput float64
-	// ArrowMeta is the run's provenance for comparisons.arrow's schema
-	// metadata (reports.Meta* keys); nil without a manifest.
-	ArrowMeta map[string]string
+	// Provenance is the run's, as results.arrow carries it; summary.arrow and
+	// comparisons.arrow carry it on.
+	Provenance reports.Provenance
 	// FigureSize names the figures' size preset (figures.SizeNamed); "" means
 	// one column.
 	FigureSize string
@@ -182,8 +186,9 @@ type Response struct {
 	Seed    int64
 	Repeat  int32
 	Text    string
-	// Answers are the filters' answers in filter_list order, Correct the
-	// scores (1 = correct) in score-key order, the accuracy table's.
+	// Answers[i] is the answer of Report.AnswerFilters[i] ("" when the
+	// filter gave none); Correct[i] whether the score under Report.Filters[i]
+	// is 1.
 	Answers   []string
 	Correct   []bool
 	Finish    string

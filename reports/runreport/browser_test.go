@@ -174,25 +174,35 @@ const readHostile = `(() => {
     thresholdLines: document.querySelectorAll('#list svg.timeline line.threshold').length,
     scripts: document.scripts.length,
     alerts: window.__alerts.length,
+    answers: Array.from(document.querySelectorAll('#list .resp .head .answer')).map(e => e.textContent),
+    heads: Array.from(document.querySelectorAll('#list .resp .head')).map(e => e.textContent),
+    scores: Array.from(document.querySelectorAll('#score option')).map(e => e.textContent),
   };
 })()`
 
 type hostileState struct {
-	ShownAsText bool   `json:"shownAsText"`
-	Tokens      int    `json:"tokens"`
-	TokenTitle  string `json:"tokenTitle"`
-	Injected    int    `json:"injected"`
-	Timeline    int    `json:"timelinePaths"`
-	Prompt      string `json:"prompt"`
-	Thresholds  int    `json:"thresholdLines"`
-	Scripts     int    `json:"scripts"`
-	Alerts      int    `json:"alerts"`
+	ShownAsText bool     `json:"shownAsText"`
+	Tokens      int      `json:"tokens"`
+	TokenTitle  string   `json:"tokenTitle"`
+	Injected    int      `json:"injected"`
+	Timeline    int      `json:"timelinePaths"`
+	Prompt      string   `json:"prompt"`
+	Thresholds  int      `json:"thresholdLines"`
+	Scripts     int      `json:"scripts"`
+	Alerts      int      `json:"alerts"`
+	Answers     []string `json:"answers"`
+	Heads       []string `json:"heads"`
+	Scores      []string `json:"scores"`
 }
 
 func TestReportInChromium(t *testing.T) {
 	bin := chromium(t)
 	dir := t.TempDir()
-	require.NoError(t, fixture.Write(dir, fixture.Small()))
+	// A task whose filters are not GSM8K's: the page must name them as the
+	// task does, not as strict and flexible.
+	spec := fixture.Small()
+	spec.Filters = []string{"last-number", "boxed"}
+	require.NoError(t, fixture.Write(dir, spec))
 	// A budget below the run's tokens: some problems plain, with the note shown.
 	rep, err := Build(dir, Options{TokenBudget: 600})
 	require.NoError(t, err)
@@ -245,6 +255,17 @@ func TestReportInChromium(t *testing.T) {
 	hs, err := chromedp.Run(ctx, chromedp.Evaluate[hostileState](readHostile))
 	require.NoError(t, err)
 	assert.True(t, hs.ShownAsText, "the hostile response is shown verbatim as text")
+	assert.NotEmpty(t, hs.Answers)
+	for _, a := range hs.Answers {
+		assert.Regexp(t, `^(last-number|boxed): `, a, "answers are labelled by the task's filter names")
+	}
+	assert.Equal(t, 2*len(hs.Heads), len(hs.Answers), "every response shows both filters' answers")
+	for _, h := range hs.Heads {
+		assert.NotContains(t, h, "strict")
+		assert.NotContains(t, h, "flexible")
+	}
+	assert.Equal(t, []string{"exact_match,last-number", "numeric_match,last-number", "exact_match,boxed"}, hs.Scores,
+		"the score menu lists the task's score keys")
 	assert.Zero(t, hs.Injected, "no element was made from model output")
 	assert.Equal(t, 3, hs.Scripts)
 	assert.Zero(t, hs.Alerts)

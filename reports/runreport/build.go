@@ -67,14 +67,11 @@ func Compute(dir string, opt Options) (*model.Report, error) {
 		return nil, fmt.Errorf("run directory %s: %w", dir, err)
 	}
 	rep := &model.Report{RunDir: dir, Task: r.task(), Manifest: r.manifestView(), Notes: r.notes,
-		Filters: scores.filters, Throughput: r.throughput(), ArrowMeta: r.arrowMeta(), FewShot: -1, TableLabel: opt.TableLabel, FigureSize: opt.FigureSize}
+		Filters: scores.filters, AnswerFilters: reports.AnswerFilters(r.results), Throughput: r.throughput(), Provenance: r.provenance, FewShot: r.fewShot(), TableLabel: opt.TableLabel, FigureSize: opt.FigureSize}
 	if opt.FigureSize != "" {
 		if _, err := figures.SizeNamed(opt.FigureSize); err != nil {
 			return nil, err
 		}
-	}
-	if n := r.manifest.Config.NumFewshot; n != nil {
-		rep.FewShot = *n
 	}
 	if rep.PrimaryFilter, err = scores.primaryFilter(cmp.Or(opt.PrimaryFilter, r.manifest.Config.PrimaryFilter)); err != nil {
 		return nil, fmt.Errorf("run directory %s: %w", dir, err)
@@ -163,7 +160,7 @@ func Compute(dir string, opt Options) (*model.Report, error) {
 			rep.Curves[i].YMax = yMax
 		}
 	}
-	rep.Problems = problemsOf(r, order, detail)
+	rep.Problems = problemsOf(r, order, detail, rep.AnswerFilters, rep.Filters)
 	return rep, nil
 }
 
@@ -251,7 +248,7 @@ func selectDetail(results []reports.ResultRow, order []int, budget int, correct 
 		covered, len(groups), used)
 }
 
-func problemsOf(r *run, order []int, detail map[int]*model.Tokens) []model.Problem {
+func problemsOf(r *run, order []int, detail map[int]*model.Tokens, answerFilters, scoreKeys []string) []model.Problem {
 	var out []model.Problem
 	for _, i := range order {
 		res := &r.results[i]
@@ -262,27 +259,27 @@ func problemsOf(r *run, order []int, detail map[int]*model.Tokens) []model.Probl
 		p := &out[len(out)-1]
 		p.Responses = append(p.Responses, model.Response{
 			Sampler: res.Sampler, Seed: res.Seed, Repeat: res.Repeat, Text: res.Response,
-			Answers: answersOf(res), Correct: correctOf(res),
+			Answers: answersOf(res, answerFilters), Correct: correctOf(res, scoreKeys),
 			Finish: string(res.FinishReason), GenTokens: res.GenTokens, Tokens: detail[i],
 		})
 	}
 	return out
 }
 
-// answersOf lists a row's filter answers in order.
-func answersOf(r *reports.ResultRow) []string {
-	out := make([]string, len(r.Answers))
-	for i, a := range r.Answers {
-		out[i] = a.Answer
+// answersOf lists a row's answer under each filter, "" where it has none.
+func answersOf(r *reports.ResultRow, filters []string) []string {
+	out := make([]string, len(filters))
+	for i, f := range filters {
+		out[i], _ = r.Answer(f)
 	}
 	return out
 }
 
-// correctOf lists whether each of a row's scores is 1, in order.
-func correctOf(r *reports.ResultRow) []bool {
-	out := make([]bool, len(r.Scores))
-	for i, s := range r.Scores {
-		out[i] = s.Value == 1
+// correctOf lists whether the row scored 1 under each score key.
+func correctOf(r *reports.ResultRow, keys []string) []bool {
+	out := make([]bool, len(keys))
+	for i, k := range keys {
+		out[i] = r.Correct(reports.ScoreKey(k))
 	}
 	return out
 }

@@ -3,8 +3,6 @@ package runreport
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -43,7 +41,6 @@ type manifest struct {
 		Model        string        `json:"model"`
 		Task         string        `json:"task"`
 		Dataset      string        `json:"dataset"`
-		FewShot      string        `json:"fewshot"`
 		ChatTemplate bool          `json:"chat_template"`
 		MaxNewTokens int           `json:"max_new_tokens"`
 		AttnMode     string        `json:"attn_mode"`
@@ -63,10 +60,8 @@ type manifest struct {
 		Modified bool   `json:"modified"`
 	} `json:"code"`
 	Provenance struct {
-		DType        string    `json:"dtype"`
-		SamplerOrder string    `json:"sampler_order"`
-		ModelFiles   []fileSum `json:"model_files"`
-		DatasetFiles []fileSum `json:"dataset_files"`
+		DType        string `json:"dtype"`
+		SamplerOrder string `json:"sampler_order"`
 	} `json:"provenance"`
 	Backend          string   `json:"backend"`
 	Devices          []string `json:"devices"`
@@ -80,6 +75,12 @@ type manifest struct {
 	} `json:"samplers"`
 	Task struct {
 		Name string `json:"Name"`
+		// Config is the task's result-defining configuration; num_fewshot
+		// is the shot count in effect (the task's, or the --num_fewshot
+		// override).
+		Config struct {
+			NumFewshot *int `json:"num_fewshot"`
+		} `json:"config"`
 	} `json:"task"`
 	Problems int    `json:"problems"`
 	Started  string `json:"started"`
@@ -94,7 +95,9 @@ type run struct {
 	// questions and prompts by problem id; nil when problems.jsonl is missing.
 	questions map[int32]problemText
 	results   []reports.ResultRow
-	notes     []string
+	// provenance is results.arrow's: eval derives it from the manifest once.
+	provenance reports.Provenance
+	notes      []string
 }
 
 func loadRun(dir string) (*run, error) {
@@ -112,6 +115,9 @@ func loadRun(dir string) (*run, error) {
 		r.raw = raw
 	}
 	if r.results, err = reports.ReadResults(filepath.Join(dir, ResultsFile)); err != nil {
+		return nil, fmt.Errorf("run directory %s: %w", dir, err)
+	}
+	if r.provenance, err = reports.ReadProvenance(filepath.Join(dir, ResultsFile)); err != nil {
 		return nil, fmt.Errorf("run directory %s: %w", dir, err)
 	}
 	if len(r.results) == 0 {
@@ -164,6 +170,17 @@ func readQuestions(path string) (map[int32]problemText, error) {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	return out, nil
+}
+
+// fewShot is the run's shot count: the manifest task's num_fewshot (the count
+// in effect), else the sweep's override; −1 when the manifest says neither.
+func (r *run) fewShot() int {
+	for _, n := range []*int{r.manifest.Task.Config.NumFewshot, r.manifest.Config.NumFewshot} {
+		if n != nil {
+			return *n
+		}
+	}
+	return -1
 }
 
 // task names the run's task: the manifest's, else the config's.
@@ -291,7 +308,10 @@ func (r *run) manifestView() model.Manifest {
 	if r.raw != nil {
 		add("chat template", strconv.FormatBool(m.Config.ChatTemplate))
 	}
-	add("few-shot", m.Config.FewShot)
+	if n := r.fewShot(); n >= 0 {
+		add("few-shot", strconv.Itoa(n))
+	}
+	add("run key", r.provenance.RunKey)
 	if m.Config.MaxNewTokens > 0 {
 		add("max new tokens", strconv.Itoa(m.Config.MaxNewTokens))
 	}
@@ -373,42 +393,4 @@ func (r *run) canonicalSpecs() map[string]string {
 		}
 	}
 	return out
-}
-
-// fileSum is one hashed input file of the manifest.
-type fileSum struct {
-	Path   string `json:"path"`
-	SHA256 string `json:"sha256"`
-}
-
-// arrowMeta is the provenance comparisons.arrow carries in its schema
-// metadata; empty without a manifest.
-func (r *run) arrowMeta() map[string]string {
-	if r.raw == nil {
-		return nil
-	}
-	m := r.manifest
-	combined := func(files []fileSum) string {
-		if len(files) == 0 {
-			return ""
-		}
-		h := sha256.New()
-		for _, f := range files {
-			fmt.Fprintf(h, "%s %s\n", f.SHA256, filepath.Base(f.Path))
-		}
-		return hex.EncodeToString(h.Sum(nil))
-	}
-	rev := m.Code.Revision
-	if rev != "" && m.Code.Modified {
-		rev += "+modified"
-	}
-	key := ""
-	if m.Fingerprint != "" {
-		key = m.Fingerprint + "@" + m.Started
-	}
-	return map[string]string{
-		reports.MetaRunKey: key, reports.MetaSweepFingerprint: m.Fingerprint,
-		reports.MetaModelSHA256: combined(m.Provenance.ModelFiles), reports.MetaDatasetSHA256: combined(m.Provenance.DatasetFiles),
-		reports.MetaCodeRevision: rev,
-	}
 }

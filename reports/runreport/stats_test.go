@@ -1,8 +1,6 @@
 package runreport
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"math"
 	"path/filepath"
 	"testing"
@@ -237,32 +235,29 @@ func TestPrimaryFilter(t *testing.T) {
 	assert.ErrorContains(t, err, `primary filter "fuzzy" is not a filter of this task`)
 }
 
-// comparisons.arrow carries the run's provenance in its schema metadata: a
-// notebook can join many runs' comparisons.
-func TestComparisonsMetadata(t *testing.T) {
-	m := taskManifest("gsm8k", "greedy", "x")
-	m["fingerprint"] = "f00d"
-	m["started"] = "2026-11-22T06:00:00Z"
-	m["code"] = map[string]any{"revision": "abc123", "modified": true}
-	m["provenance"] = map[string]any{
-		"model_files":   []map[string]any{{"path": "/m/model.safetensors", "sha256": "11"}},
-		"dataset_files": []map[string]any{{"path": "/d/test.parquet", "sha256": "22"}},
+// summary.arrow and comparisons.arrow carry on the provenance results.arrow
+// has (eval derives it from the manifest once), and summary rows the run key,
+// so a notebook can join many runs' files.
+func TestReportFilesCarryProvenance(t *testing.T) {
+	prov := reports.Provenance{RunKey: "f00d@2026-11-22T06:00:00Z", SweepFingerprint: "f00d",
+		ModelSHA256: "m", DatasetSHA256: "d", CodeRevision: "abc123+modified"}
+	rows := concat(scored("greedy", 0, 1, 0), scored("x", 0, 1, 1))
+	for i := range rows {
+		rows[i].RunKey = prov.RunKey
 	}
-	dir := writeRun(t, m, concat(scored("greedy", 0, 1, 0), scored("x", 0, 1, 1)), nil)
+	dir := writeRun(t, taskManifest("gsm8k", "greedy", "x"), nil, nil)
+	require.NoError(t, reports.WriteResults(filepath.Join(dir, ResultsFile), rows, reports.WithProvenance(prov)))
 	_, err := Build(dir, Options{Paired: reports.PairedOptions{Bootstrap: reportsBootstrap(100)}})
 	require.NoError(t, err)
-	md, err := reports.ReadSchemaMetadata(filepath.Join(dir, ComparisonsFile))
+	for _, f := range []string{SummaryFile, ComparisonsFile} {
+		got, err := reports.ReadProvenance(filepath.Join(dir, f))
+		require.NoError(t, err)
+		assert.Equal(t, prov, got, f)
+	}
+	summary, err := reports.ReadSummary(filepath.Join(dir, SummaryFile))
 	require.NoError(t, err)
-	get := func(k string) string { return md[k] }
-	assert.Equal(t, "f00d@2026-11-22T06:00:00Z", get(reports.MetaRunKey))
-	assert.Equal(t, "f00d", get(reports.MetaSweepFingerprint))
-	assert.Equal(t, "abc123+modified", get(reports.MetaCodeRevision))
-	// sha256("11 model.safetensors\n")
-	assert.Equal(t, sha256hex("11 model.safetensors\n"), get(reports.MetaModelSHA256))
-	assert.Equal(t, sha256hex("22 test.parquet\n"), get(reports.MetaDatasetSHA256))
-}
-
-func sha256hex(s string) string {
-	h := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(h[:])
+	require.NotEmpty(t, summary)
+	for _, r := range summary {
+		assert.Equal(t, prov.RunKey, r.RunKey)
+	}
 }

@@ -30,10 +30,10 @@ func Build(dir string, opt Options) (*model.Report, error) {
 
 // Write writes the files of a computed report into dir.
 func Write(dir string, rep *model.Report) error {
-	if err := reports.WriteSummary(filepath.Join(dir, SummaryFile), rep.Summary); err != nil {
+	if err := reports.WriteSummary(filepath.Join(dir, SummaryFile), rep.Summary, reports.WithProvenance(rep.Provenance)); err != nil {
 		return err
 	}
-	if err := reports.WriteComparisons(filepath.Join(dir, ComparisonsFile), rep.Comparisons, rep.ArrowMeta); err != nil {
+	if err := reports.WriteComparisons(filepath.Join(dir, ComparisonsFile), rep.Comparisons, rep.Provenance); err != nil {
 		return err
 	}
 	figs, err := writeFigures(filepath.Join(dir, FiguresDir), rep)
