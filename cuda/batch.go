@@ -47,6 +47,10 @@ func validateStep(in []engine.Input, lens []int, o *engine.Options, vocab int, s
 		if err := o.AttnViewOf(inp).Fits(have + len(inp.Tokens)); err != nil {
 			return fmt.Errorf("input %d (slot %d): %w", i, inp.Slot, err)
 		}
+		if inp.PromptStats {
+			return fmt.Errorf("input %d (slot %d): prompt-averaged metrics (first_token_metrics: prompt_mean, the faithful "+
+				"entropix:smollm-* first token) are computed by the cpu backend only; the cuda backend refuses them", i, inp.Slot)
+		}
 		for j, t := range inp.Tokens {
 			if t < 0 || int(t) >= vocab {
 				return fmt.Errorf("input %d (slot %d): token %d at index %d outside the vocabulary 0..%d",

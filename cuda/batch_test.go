@@ -23,6 +23,7 @@ func TestValidateStepMatchesCPURules(t *testing.T) {
 		{[]engine.Input{{Slot: 1, Tokens: make([]int32, 3)}}, "8 cached + 3 new tokens overflow the cache of 10"},
 		{[]engine.Input{{Slot: 0, Tokens: []int32{1, 100}}}, "token 100 at index 1 outside the vocabulary 0..99"},
 		{[]engine.Input{{Slot: 0, Tokens: []int32{-1}}}, "token -1"},
+		{[]engine.Input{{Slot: 0, Tokens: []int32{1}, PromptStats: true}}, "computed by the cpu backend only; the cuda backend refuses them"},
 	} {
 		require.ErrorContains(t, validateStep(tc.in, lens, o, 100, seen), tc.want)
 	}

@@ -17,6 +17,8 @@ type (
 	AttnStats = metrics.AttnStats
 	AttnMode  = metrics.AttnMode
 	AttnView  = metrics.AttnView
+	// PromptStats are the metrics averaged over every prompt position (Input.PromptStats).
+	PromptStats = metrics.PromptStats
 )
 
 // Options fixes what a backend computes besides the forward pass.
@@ -54,6 +56,13 @@ type Input struct {
 	// means the engine's default (Options.AttnMode, Options.PadLen). A padded view
 	// must hold the slot's keys after this step.
 	Attn *AttnView
+	// PromptStats asks for Output.Prompt: the metrics averaged over every position
+	// of the slot's sequence so far, the SmolLM port's first-token metrics
+	// (metrics.PromptStats). Set it on every chunk of a prompt, from position 0:
+	// an engine refuses a flagged input whose slot holds tokens fed without it (a
+	// prefix taken from a cache, say), and one that cannot compute it refuses the
+	// input naming itself.
+	PromptStats bool
 }
 
 // AttnViewOf is the view an input's statistics are computed in.
@@ -74,6 +83,8 @@ type Output struct {
 	Slot int
 	Dist Dist
 	Attn AttnStats
+	// Prompt is filled for inputs that set PromptStats (Positions 0 otherwise).
+	Prompt PromptStats
 }
 
 // Engine runs a batched transformer over a fixed set of KV-cache slots.

@@ -85,3 +85,24 @@ type samplerChooser struct {
 func (c *samplerChooser) Choose(d *engine.Dist, a *engine.AttnStats, history []int32, promptLen int) (sampler.Decision, error) {
 	return c.s.Sample(d, a, history[promptLen:], c.rng)
 }
+
+// promptSampler is a sampler whose first token may read the prompt-averaged
+// metrics (sampler.Entropix).
+type promptSampler interface {
+	PromptMetrics() bool
+	SampleFirst(d *engine.Dist, a *engine.AttnStats, p *engine.PromptStats, r *sampler.RNG) (sampler.Decision, error)
+}
+
+// PromptMetrics reports whether the sampler's first token reads the prompt-averaged metrics.
+func (f *samplerFactory) PromptMetrics() bool {
+	p, ok := f.proto.(promptSampler)
+	return ok && p.PromptMetrics()
+}
+
+func (c *samplerChooser) ChooseFirst(d *engine.Dist, a *engine.AttnStats, p *engine.PromptStats, history []int32, promptLen int) (sampler.Decision, error) {
+	ps, ok := c.s.(promptSampler)
+	if !ok || len(history) != promptLen {
+		return c.Choose(d, a, history, promptLen)
+	}
+	return ps.SampleFirst(d, a, p, c.rng)
+}

@@ -56,6 +56,15 @@ type TokenChooser interface {
 	Choose(dist *engine.Dist, attn *engine.AttnStats, history []int32, promptLen int) (sampler.Decision, error)
 }
 
+// PromptChooser is a TokenChooser whose first token's rules read the metrics
+// averaged over every prompt position (the SmolLM port's faithful first token);
+// its factory is a PromptAverager, so the engine computes them for its prompts.
+type PromptChooser interface {
+	// ChooseFirst picks the first generated token; prompt is the engine's
+	// prompt-averaged metrics, dist and attn the last prompt position's outputs.
+	ChooseFirst(dist *engine.Dist, attn *engine.AttnStats, prompt *engine.PromptStats, history []int32, promptLen int) (sampler.Decision, error)
+}
+
 // SamplerFactory is one configured sampler of a sweep.
 type SamplerFactory interface {
 	// Describe is the sampler with every parameter resolved, for the manifest.
@@ -71,6 +80,18 @@ type SamplerFactory interface {
 // sweep's attn_mode.
 type AttnViewer interface {
 	AttnView() engine.AttnView
+}
+
+// PromptAverager is a SamplerFactory that says whether its sequences' first token
+// reads the prompt-averaged metrics (engine.Input.PromptStats).
+type PromptAverager interface {
+	PromptMetrics() bool
+}
+
+// wantsPromptStats tells whether f's prompts must be fed with Input.PromptStats.
+func wantsPromptStats(f SamplerFactory) bool {
+	p, ok := f.(PromptAverager)
+	return ok && p.PromptMetrics()
 }
 
 // attnViewOf is f's view, or nil for the engine's default.

@@ -63,6 +63,11 @@ func (r *Runner) Run(ctx context.Context) (*Manifest, error) {
 				return nil, fmt.Errorf("samplers[%d] (%s): %w", i, cfg.Samplers[i].DisplayLabel(), err)
 			}
 		}
+		if wantsPromptStats(f) && cfg.Backend != "cpu" {
+			return nil, fmt.Errorf("samplers[%d] (%s): its first token reads the metrics averaged over every prompt position "+
+				"(first_token_metrics: prompt_mean, the SmolLM port's faithful first token), which the %s backend does not compute; "+
+				"use backend cpu, or set first_token_metrics: last", i, cfg.Samplers[i].DisplayLabel(), cfg.Backend)
+		}
 	}
 	shard, _ := ParseShard(cfg.Shard) // validated above
 	task, err := resolveTask(r.Task, cfg)

@@ -132,7 +132,8 @@ func (s *scheduler) run(ctx context.Context) (err error) {
 				}
 			}
 			n := min(len(seq.tokens)-seq.fed, s.chunk)
-			s.in = append(s.in, engine.Input{Slot: slot, Tokens: seq.tokens[seq.fed : seq.fed+n], Attn: seq.view})
+			s.in = append(s.in, engine.Input{Slot: slot, Tokens: seq.tokens[seq.fed : seq.fed+n], Attn: seq.view,
+				PromptStats: seq.promptStats && seq.fed < seq.promptLen})
 		}
 		if len(s.in) == 0 {
 			return nil
@@ -191,13 +192,13 @@ func (s *scheduler) afterStep() error {
 // sequences are waited for, and they are fed in this same step, so a step is never
 // empty while sequences wait.
 func (s *scheduler) waitForSibling(seq *sequence) bool {
-	if s.prefix == nil {
+	if s.prefix == nil || seq.promptStats {
 		return false
 	}
 	prompt := seq.tokens[:seq.promptLen]
 	longest := 0
 	for _, o := range s.live {
-		if o != nil && o != seq && o.feeding && o.fed < o.promptLen {
+		if o != nil && o != seq && o.feeding && o.fed < o.promptLen && !o.promptStats {
 			longest = max(longest, prefixcache.CommonPrefix(prompt, o.tokens[:o.promptLen]))
 		}
 	}
@@ -209,11 +210,14 @@ func (s *scheduler) waitForSibling(seq *sequence) bool {
 const prefixMinGain = 16
 
 // start begins feeding seq, first taking the longest prefix of its prompt the
-// engine's prefix cache holds.
+// engine's prefix cache holds. A sequence whose sampler reads the prompt-averaged
+// metrics bypasses the cache (and so neither takes nor stores blocks): those
+// metrics need every prompt position's logits and queries, which the cache does
+// not keep, and the engine refuses a flagged prompt it did not see whole.
 func (s *scheduler) start(seq *sequence) error {
 	seq.feeding = true
 	s.stats.PromptTokens += seq.promptLen
-	if s.prefix != nil {
+	if s.prefix != nil && !seq.promptStats {
 		n, err := s.prefix.AttachPrefix(seq.slot, seq.tokens[:seq.promptLen])
 		if err != nil {
 			return fmt.Errorf("worker %d: %w", s.worker, err)
@@ -247,6 +251,7 @@ func (s *scheduler) refill() {
 			stream:  s.tok.NewStream(),
 			started: time.Now(),
 		}
+		seq.promptStats = wantsPromptStats(it.sampler) && !s.lim.firstArgmax
 		if st, ok := s.tok.(ScoredStreamer); ok {
 			seq.scored = st.NewScoredStream()
 		}

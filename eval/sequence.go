@@ -78,6 +78,10 @@ type sequence struct {
 	started    time.Time
 	finish     string
 	cut        int // length of the response once a stop string was found
+
+	// promptStats: the sampler's first token reads the prompt-averaged metrics,
+	// so the prompt is fed with engine.Input.PromptStats.
+	promptStats bool
 }
 
 // limits are the per-run bounds every sequence obeys.
@@ -93,6 +97,7 @@ type limits struct {
 // a token, record it, and decide whether the sequence is finished.
 func (s *sequence) advance(out *engine.Output, lim *limits) error {
 	var d sampler.Decision
+	usedPrompt := false
 	if lim.firstArgmax && len(s.tokens) == s.promptLen {
 		if len(out.Dist.Candidates) == 0 {
 			return fmt.Errorf("problem %s: engine returned no candidates", s.item.problem.ID)
@@ -101,7 +106,12 @@ func (s *sequence) advance(out *engine.Output, lim *limits) error {
 		d = sampler.Decision{Token: c.ID, Strategy: sampler.StrategyFirstTokenArgmax, LogProb: out.Dist.LogProb(c.Logit)}
 	} else {
 		var err error
-		d, err = s.chooser.Choose(&out.Dist, &out.Attn, s.tokens, s.promptLen)
+		if s.promptStats && len(s.tokens) == s.promptLen {
+			d, err = s.chooseFirst(out)
+			usedPrompt = true
+		} else {
+			d, err = s.chooser.Choose(&out.Dist, &out.Attn, s.tokens, s.promptLen)
+		}
 		if err != nil {
 			return fmt.Errorf("problem %s step %d: sample: %w", s.item.problem.ID, len(s.tokens)-s.promptLen, err)
 		}
@@ -119,6 +129,12 @@ func (s *sequence) advance(out *engine.Output, lim *limits) error {
 		AttnEntropy: out.Attn.Entropy, AttnVarentropy: out.Attn.Varentropy,
 		Agreement: out.Attn.Agreement, InteractionStrength: out.Attn.InteractionStrength,
 		VocabTailMass: out.Dist.TailMass,
+	}
+	if usedPrompt {
+		// The trace shows the metrics the rules read, as the port's metrics_data does.
+		p := &out.Prompt
+		step.Entropy, step.Varentropy, step.AttnEntropy = p.LogitsEntropy, p.LogitsVarentropy, p.AttnEntropy
+		step.AttnVarentropy, step.Agreement, step.InteractionStrength = p.AttnVarentropy, p.Agreement, p.InteractionStrength
 	}
 	gen := len(s.tokens) - s.promptLen
 	switch {
@@ -209,4 +225,18 @@ func (s *sequence) record() Record {
 		LatencyMS:    float64(time.Since(s.started).Microseconds()) / 1000,
 		Trace:        s.trace,
 	}
+}
+
+// chooseFirst picks the first token of a sequence whose sampler reads the
+// prompt-averaged metrics.
+func (s *sequence) chooseFirst(out *engine.Output) (sampler.Decision, error) {
+	pc, ok := s.chooser.(PromptChooser)
+	if !ok {
+		return sampler.Decision{}, fmt.Errorf("sampler %T reads prompt-averaged metrics but cannot take them", s.chooser)
+	}
+	if out.Prompt.Positions != s.promptLen {
+		return sampler.Decision{}, fmt.Errorf("the engine averaged the first token's metrics over %d positions of a %d-token prompt",
+			out.Prompt.Positions, s.promptLen)
+	}
+	return pc.ChooseFirst(&out.Dist, &out.Attn, &out.Prompt, s.tokens, s.promptLen)
 }

@@ -21,6 +21,7 @@ type Entropix struct {
 	clarifyText string
 	checkLast   bool // clarifying check on the last token only (else the whole history)
 	firstArgmx  bool
+	promptMean  bool // first token's rules on the prompt-averaged metrics
 	tr          truncator
 	picks       []int // adaptive draws, reused
 }
@@ -61,6 +62,7 @@ func NewEntropix(cfg EntropixConfig, clarifyingID int32) (*Entropix, error) {
 		cfg:         cfg, view: view, order: order, clarifyID: clarifyingID,
 		checkLast:  cfg.clarifyCheck() == "last",
 		firstArgmx: cfg.firstTokenArgmax(),
+		promptMean: cfg.firstTokenMetrics() == "prompt_mean",
 		picks:      make([]int, cfg.NAdaptiveSamples),
 	}, nil
 }
@@ -91,7 +93,39 @@ func (e *Entropix) Clone() Sampler {
 	return &c
 }
 
+// Sample picks the next token. A sampler whose first token reads the prompt-averaged
+// metrics (PromptMetrics) refuses an empty history here: use SampleFirst.
 func (e *Entropix) Sample(d *metrics.Dist, a *metrics.AttnStats, history []int32, r *RNG) (Decision, error) {
+	if len(history) == 0 && e.PromptMetrics() {
+		return Decision{}, fmt.Errorf("sampler %s: the first token's rules read the metrics averaged over every prompt position "+
+			"(first_token_metrics: prompt_mean); pass them with SampleFirst", e.Name())
+	}
+	return e.sample(d, a, nil, history, r)
+}
+
+// PromptMetrics reports whether the first token's rules read the metrics averaged
+// over every prompt position (first_token_metrics: prompt_mean, the SmolLM port's
+// faithful loop) rather than the last position's; the engine computes them when an
+// input sets engine.Input.PromptStats.
+func (e *Entropix) PromptMetrics() bool { return e.promptMean }
+
+// SampleFirst picks the first generated token. When PromptMetrics, the rules read
+// p (the prompt-averaged metrics) while the draw, the argmax and the scores use the
+// last position's Dist, as the port's sample() does with logits[:, -1]; otherwise
+// p is ignored and it is Sample with an empty history.
+func (e *Entropix) SampleFirst(d *metrics.Dist, a *metrics.AttnStats, p *metrics.PromptStats, r *RNG) (Decision, error) {
+	if !e.PromptMetrics() {
+		return e.sample(d, a, nil, nil, r)
+	}
+	if p == nil || p.Positions == 0 {
+		return Decision{}, fmt.Errorf("sampler %s: the first token needs the metrics averaged over every prompt position "+
+			"(first_token_metrics: prompt_mean), and the engine computed none", e.Name())
+	}
+	return e.sample(d, a, p, nil, r)
+}
+
+// sample is one step; prompt, when set, replaces the six metrics the rules read.
+func (e *Entropix) sample(d *metrics.Dist, a *metrics.AttnStats, prompt *metrics.PromptStats, history []int32, r *RNG) (Decision, error) {
 	if err := checkDist(d); err != nil {
 		return Decision{}, err
 	}
@@ -109,7 +143,7 @@ func (e *Entropix) Sample(d *metrics.Dist, a *metrics.AttnStats, history []int32
 	if int(e.clarifyID) >= d.VocabSize {
 		return Decision{}, fmt.Errorf("sampler %s: clarifying token %d outside the vocabulary of %d", e.Name(), e.clarifyID, d.VocabSize)
 	}
-	m, err := e.metricsOf(d, a)
+	m, err := e.metricsOf(d, a, prompt)
 	if err != nil {
 		return Decision{}, err
 	}
@@ -200,15 +234,24 @@ func (e *Entropix) clarifyingSeen(history []int32) bool {
 	return slices.Contains(history, e.clarifyID)
 }
 
-func (e *Entropix) metricsOf(d *metrics.Dist, a *metrics.AttnStats) (stepMetrics, error) {
-	av := a.Varentropy
-	if e.cfg.AttnVarentropyDDOF == 1 {
-		av = a.VarentropyDDOF1
-		if math.IsNaN(av) && len(a.HeadEntropy) == 1 {
-			av = 0 // one head: the SmolLM port maps torch's NaN to 0
+func (e *Entropix) metricsOf(d *metrics.Dist, a *metrics.AttnStats, p *metrics.PromptStats) (stepMetrics, error) {
+	var m stepMetrics
+	if p != nil {
+		av := p.AttnVarentropy
+		if e.cfg.AttnVarentropyDDOF == 1 {
+			av = p.AttnVarentropyDDOF1 // NaN (one head) already 0 per position
 		}
+		m = stepMetrics{p.LogitsEntropy, p.LogitsVarentropy, p.AttnEntropy, av, p.Agreement, p.InteractionStrength}
+	} else {
+		av := a.Varentropy
+		if e.cfg.AttnVarentropyDDOF == 1 {
+			av = a.VarentropyDDOF1
+			if math.IsNaN(av) && len(a.HeadEntropy) == 1 {
+				av = 0 // one head: the SmolLM port maps torch's NaN to 0
+			}
+		}
+		m = stepMetrics{d.Entropy, d.Varentropy, a.Entropy, av, a.Agreement, a.InteractionStrength}
 	}
-	m := stepMetrics{d.Entropy, d.Varentropy, a.Entropy, av, a.Agreement, a.InteractionStrength}
 	for _, v := range []struct {
 		name string
 		x    float64

@@ -100,6 +100,13 @@ type EntropixConfig struct {
 	// JAX loop did. Empty (nil) means: on when faithful for original and frog (the
 	// SmolLM port runs the rules on the prefill instead).
 	FirstTokenArgmax *bool
+	// FirstTokenMetrics is what the first token's rules read: "last" (the last
+	// prompt position's metrics, as every later step) or "prompt_mean" (the means
+	// over every prompt position, the SmolLM port's calculate_metrics on the whole
+	// prefill; the engine computes them, the CPU backend only). Empty means
+	// prompt_mean when faithful for the smollm-* variants (unless the first token
+	// is the argmax), else last.
+	FirstTokenMetrics string
 	// AttnVarentropyDDOF picks which attention varentropy the rules read: 0
 	// (population variance, JAX) or 1 (sample variance, SmolLM port; NaN for a
 	// single head becomes 0 as there).
@@ -124,6 +131,8 @@ type EntropixConfig struct {
 	// presetFirstArgmax: the preset's loop takes the prefill argmax as the first
 	// token (JAX main.py) rather than running the rules on the prefill (SmolLM port).
 	presetFirstArgmax bool
+	// presetPromptMean: the preset's faithful first token reads the prompt means.
+	presetPromptMean bool
 }
 
 // EntropixVariants lists the presets EntropixPreset knows.
@@ -156,7 +165,7 @@ func EntropixPreset(variant string) (EntropixConfig, error) {
 		// The port's KV cache (config.py max_seq_len), its _sample, and the
 		// clarifying token its notebook passes: id 2026, "...", in SmolLM2's vocabulary.
 		c.PadLen, c.FaithfulDraw, c.ClarifyingToken = 2048, "smollm", "..."
-		c.presetFirstArgmax = false
+		c.presetFirstArgmax, c.presetPromptMean = false, true
 		c.UseAttention = true
 		c.AttnVarentropyDDOF = 1
 		c.LogitsEntropy = Levels{0.5, 1.484, 2.07}
@@ -227,6 +236,16 @@ func (c *EntropixConfig) firstTokenArgmax() bool {
 	return c.Faithful && c.presetFirstArgmax
 }
 
+func (c *EntropixConfig) firstTokenMetrics() string {
+	switch {
+	case c.FirstTokenMetrics != "":
+		return c.FirstTokenMetrics
+	case c.Faithful && c.presetPromptMean && !c.firstTokenArgmax():
+		return "prompt_mean"
+	}
+	return "last"
+}
+
 // Validate checks every field a user can set.
 func (c *EntropixConfig) Validate() error {
 	if err := validateParams(Params{Temperature: c.Temperature, TopK: c.TopK, TopP: c.TopP, MinP: c.MinP}); err != nil {
@@ -249,6 +268,12 @@ func (c *EntropixConfig) Validate() error {
 	}
 	if _, err := c.AttnView(); err != nil {
 		return err
+	}
+	if !slices.Contains([]string{"", "last", "prompt_mean"}, c.FirstTokenMetrics) {
+		return fmt.Errorf("field first_token_metrics: %q (want last or prompt_mean)", c.FirstTokenMetrics)
+	}
+	if c.FirstTokenMetrics == "prompt_mean" && c.firstTokenArgmax() {
+		return fmt.Errorf("field first_token_metrics: prompt_mean has no effect while first_token_argmax is on (the first token is the argmax); set first_token_argmax: false")
 	}
 	if !slices.Contains([]string{"jax", "smollm"}, c.FaithfulDraw) {
 		return fmt.Errorf("field faithful_draw: %q (want jax or smollm)", c.FaithfulDraw)
@@ -350,6 +375,7 @@ func (c *EntropixConfig) Describe() map[string]any {
 		"ada_min_p_min": c.AdaMinPMin, "ada_min_p_max": c.AdaMinPMax, "hehv_top_p_floor": c.HEHVTopPFloor,
 		"clarifying_token": c.ClarifyingToken, "clarifying_token_id": c.ClarifyingTokenID,
 		"clarifying_check": c.clarifyCheck(), "first_token_argmax": c.firstTokenArgmax(),
+		"first_token_metrics":  c.firstTokenMetrics(),
 		"attn_varentropy_ddof": c.AttnVarentropyDDOF,
 		"attn_mode":            c.AttnMode, "pad_len": c.PadLen, "faithful_draw": c.FaithfulDraw,
 		"randomness": c.Randomness,

@@ -43,6 +43,7 @@ func (c *EntropixConfig) fields() map[string]entropixField {
 		"ada_min_p_min": {f: &c.AdaMinPMin}, "ada_min_p_max": {f: &c.AdaMinPMax},
 		"clarifying_token": {s: &c.ClarifyingToken}, "clarifying_token_id": {i: &c.ClarifyingTokenID},
 		"clarifying_check": {s: &c.ClarifyingCheck}, "first_token_argmax": {bPtr: &c.FirstTokenArgmax},
+		"first_token_metrics":  {s: &c.FirstTokenMetrics},
 		"attn_varentropy_ddof": {i: &c.AttnVarentropyDDOF},
 		"attn_mode":            {s: &c.AttnMode}, "pad_len": {i: &c.PadLen}, "faithful_draw": {s: &c.FaithfulDraw},
 		"randomness": {s: &c.Randomness},

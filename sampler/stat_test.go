@@ -258,7 +258,7 @@ func TestEntropixAdaptiveFrequencies(t *testing.T) {
 			smp := mustSpec(t, f).(*Entropix)
 			d := fullDist(testLogits(40, 17), 0)
 			attn := adaptiveAttn
-			m, err := smp.metricsOf(d, &attn)
+			m, err := smp.metricsOf(d, &attn, nil)
 			require.NoError(t, err)
 			pl := smp.plan(m, false)
 			require.Equal(t, StrategyAdaptive, pl.strategy)

@@ -35,6 +35,8 @@ type Engine struct {
 	rows       []tokenRow
 	seen       []bool // slots already in the current step
 	closed     bool
+
+	prompt promptState // inputs asking for prompt-averaged metrics (promptstats.go)
 }
 
 var _ engine.Engine = (*Engine)(nil)
@@ -132,6 +134,7 @@ func (e *Engine) Free(slot int) {
 	defer e.mu.Unlock()
 	if slot >= 0 && slot < len(e.cache.lens) {
 		e.cache.lens[slot] = 0
+		e.prompt.drop(slot)
 		if e.prefix != nil {
 			e.prefix.release(slot)
 		}

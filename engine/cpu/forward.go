@@ -42,6 +42,9 @@ func (e *Engine) forward(ctx context.Context, rows []tokenRow, nOut int) error {
 			e.rope.rotate(b.k[r*kvDim:(r+1)*kvDim], c.KVHeads, row.pos)
 			e.cache.store(l, row.slot, row.pos, b.k[r*kvDim:(r+1)*kvDim], b.v[r*kvDim:(r+1)*kvDim])
 		}
+		if e.prompt.any && l == e.opts.MetricLayer {
+			e.capturePromptQueries(rows, b.q)
+		}
 		e.attention(l, rows, b.q, b.att, l == e.opts.MetricLayer)
 		e.matmul(b.x, b.att, n, L.wo, L.bo, true)
 		// MLP block: x += down(silu(gate(n)) · up(n)).
@@ -50,6 +53,9 @@ func (e *Engine) forward(ctx context.Context, rows []tokenRow, nOut int) error {
 		e.matmul(b.up, b.xn, n, L.wu, nil, false)
 		swiglu(b.gate[:n*inter], b.up[:n*inter])
 		e.matmul(b.x, b.gate, n, L.wd, nil, true)
+	}
+	if e.prompt.any { // inputs asking for prompt-averaged metrics need every row's
+		e.promptLogitStats(rows, b.x)
 	}
 	// Only each input's last position needs logits.
 	for r, row := range rows {

@@ -24,6 +24,9 @@ func (e *Engine) Step(ctx context.Context, in []engine.Input, out *[]engine.Outp
 	if err != nil {
 		return fmt.Errorf("cpu engine: step: %w", err)
 	}
+	if err := e.beginPrompt(in); err != nil {
+		return err
+	}
 	e.grow(len(rows), len(in))
 	if len(rows) > 0 {
 		if err := e.forward(ctx, rows, len(in)); err != nil {
@@ -35,7 +38,10 @@ func (e *Engine) Step(ctx context.Context, in []engine.Input, out *[]engine.Outp
 		e.cache.lens[inp.Slot] += len(inp.Tokens)
 		e.storeBlocks(inp, start)
 	}
-	return e.fillOutputs(in, out)
+	if err := e.fillOutputs(in, out); err != nil {
+		return err
+	}
+	return e.finishPrompt(in, rows, *out)
 }
 
 // plan validates the inputs and flattens them into token rows.
