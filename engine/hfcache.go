@@ -43,12 +43,50 @@ func HFCacheDirs() []string {
 // modified complete snapshot. A snapshot is complete when CompleteCheckpoint says
 // so, which skips interrupted downloads.
 func FindHFSnapshot(cacheDirs []string, repo string) (string, bool) {
+	return FindHFRevision(cacheDirs, repo, "")
+}
+
+// HFRepoCacheDir is where a cache directory keeps the hub model repo "org/name"
+// (models--org--name), or "" when repo is not of that form.
+func HFRepoCacheDir(cache, repo string) string {
 	org, name, ok := strings.Cut(repo, "/")
-	if !ok || org == "" || name == "" {
+	if !ok || org == "" || name == "" || strings.Contains(name, "/") {
+		return ""
+	}
+	return filepath.Join(cache, "models--"+org+"--"+name)
+}
+
+// FindHFRevision is FindHFSnapshot for one revision, as huggingface_hub names
+// it: a branch or tag (refs/<revision> holds its commit) or a commit hash (a
+// snapshots/<commit> directory). An empty revision is FindHFSnapshot's choice.
+// Only a complete snapshot is returned; nothing is downloaded.
+func FindHFRevision(cacheDirs []string, repo, revision string) (string, bool) {
+	if revision != "" {
+		if strings.Contains(revision, "..") || strings.HasPrefix(revision, "/") {
+			return "", false // a ref name, never a path out of the cache
+		}
+		for _, cache := range cacheDirs {
+			root := HFRepoCacheDir(cache, repo)
+			if root == "" {
+				return "", false
+			}
+			commit := revision
+			if ref, err := os.ReadFile(filepath.Join(root, "refs", filepath.FromSlash(revision))); err == nil {
+				commit = strings.TrimSpace(string(ref))
+			}
+			if commit == filepath.Base(commit) && commit != ".." {
+				if dir := filepath.Join(root, "snapshots", commit); CompleteCheckpoint(dir) {
+					return dir, true
+				}
+			}
+		}
 		return "", false
 	}
 	for _, cache := range cacheDirs {
-		root := filepath.Join(cache, "models--"+org+"--"+name)
+		root := HFRepoCacheDir(cache, repo)
+		if root == "" {
+			return "", false
+		}
 		if ref, err := os.ReadFile(filepath.Join(root, "refs", "main")); err == nil {
 			dir := filepath.Join(root, "snapshots", strings.TrimSpace(string(ref)))
 			if CompleteCheckpoint(dir) {

@@ -54,6 +54,9 @@ type Config struct {
 	DataDirs []string `yaml:"data_dir" json:"data_dir,omitempty"`
 	// NumFewshot overrides the task's num_fewshot (lm-eval's --num_fewshot).
 	NumFewshot *int `yaml:"num_fewshot" json:"num_fewshot,omitempty"`
+	// SystemInstruction opens every prompt (a system turn with a chat template),
+	// as lm-eval's --system_instruction.
+	SystemInstruction string `yaml:"system_instruction" json:"system_instruction,omitempty"`
 	// FewShot is no longer read: tasks carry their exemplars (fewshot_config.samples).
 	// It is kept so an old sweep file gets a clear error instead of "unknown field".
 	FewShot      string `yaml:"fewshot" json:"fewshot,omitempty"`

@@ -204,6 +204,7 @@ func (m *Manifest) fingerprintFields() []fingerprintField {
 		{"sampler order", m.Provenance.SamplerOrder},
 		{"backend", m.Backend},
 		{"fewshot_as_multiturn", c.FewshotAsMultiturn},
+		{"system_instruction", c.SystemInstruction},
 	}
 }
 

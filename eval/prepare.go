@@ -87,7 +87,7 @@ func DataSourceOf(cfg Config, task *datasets.Task, hubCaches []string) datasets.
 // template when the config asks for it), and collects the task's stop
 // strings plus the tokenizer's EOS text.
 func LoadTaskInputs(cfg Config, task *datasets.Task, src datasets.DataSource, tok *tokenizer.Tokenizer) (TaskInputs, error) {
-	opts := datasets.PromptOptions{ChatTemplate: cfg.ChatTemplate, NumFewshot: cfg.NumFewshot}
+	opts := datasets.PromptOptions{ChatTemplate: cfg.ChatTemplate, NumFewshot: cfg.NumFewshot, SystemInstruction: cfg.SystemInstruction}
 	shots := task.NumFewshot
 	if cfg.NumFewshot != nil {
 		shots = *cfg.NumFewshot

@@ -211,8 +211,14 @@ func (r *Runner) claimDir(dir string, m *Manifest, problems []ProblemEntry) erro
 	}
 	// The fields decide, not the hash: a run started by older code hashes
 	// differently, and a moved model or few-shot directory is the same run.
-	if diffs := fingerprintDiff(old, m); len(diffs) > 0 {
-		return fmt.Errorf("run directory %s holds a different run; use another --out, or the inputs it was started with. Changed:\n  %s",
+	diffs := fingerprintDiff(old, m)
+	grows := false
+	if grown, ok := old.grownInto(m); ok && len(diffs) > 0 {
+		// More seeds, samplers or problems: finished items are kept, new ones run.
+		diffs, grows = fingerprintDiff(old, grown), true
+	}
+	if len(diffs) > 0 {
+		return fmt.Errorf("run directory %s holds a different run; use another --out, or the inputs it was started with (a finished run grows by more --seeds, another --sampler or a higher --limit). Changed:\n  %s",
 			dir, strings.Join(diffs, "\n  "))
 	}
 	if old.Shard != m.Shard {
@@ -222,7 +228,15 @@ func (r *Runner) claimDir(dir string, m *Manifest, problems []ProblemEntry) erro
 	if err != nil {
 		return err
 	}
-	if err := sameProblems(have, problems); err != nil {
+	if grows {
+		if err := problemsPrefix(have, problems); err != nil {
+			return fmt.Errorf("run directory %s: %w", dir, err)
+		}
+		if err := writeProblems(dir, problems); err != nil {
+			return err
+		}
+		r.logger().Info("growing a run directory: finished items are kept", "dir", dir, "problems", len(problems), "samplers", len(m.Samplers), "seeds", len(m.Config.Seeds))
+	} else if err := sameProblems(have, problems); err != nil {
 		return fmt.Errorf("run directory %s: %w", dir, err)
 	}
 	if old.Code.Revision != m.Code.Revision || old.Code.Modified != m.Code.Modified {

@@ -16,6 +16,10 @@ func init() {
 	register(command{
 		name:    "compare",
 		summary: "paired comparison of two runs of one task; exit 0 no significant drop, 1 significant drop, 2 error",
+		examples: []string{
+			`entropix-eval compare runs/nightly-0412 runs/nightly-0413`,
+			`entropix-eval compare runs/a runs/b --alpha 0.01 --json`,
+		},
 		run: func(ctx context.Context, args []string) error {
 			return runCompare(ctx, args, os.Stdout, os.Stderr)
 		},

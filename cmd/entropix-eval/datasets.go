@@ -21,6 +21,10 @@ func init() {
 	register(command{
 		name:    "datasets",
 		summary: "inspect a dataset (schema, rows, problems) or convert it to JSONL or Parquet",
+		examples: []string{
+			`entropix-eval datasets inspect "data/gsm8k/test-*.parquet"`,
+			`entropix-eval datasets convert test.jsonl test.parquet --compression zstd`,
+		},
 		run: func(ctx context.Context, args []string) error {
 			return runDatasets(args, os.Stdout)
 		},
@@ -52,8 +56,9 @@ func runDatasets(args []string, stdout io.Writer) error {
 	case "convert":
 		return datasetsConvert(args[1:], stdout)
 	case "-h", "--help", "help":
-		fmt.Fprintln(stdout, datasetsUsage)
-		return nil
+		fmt.Fprintln(helpOut, datasetsUsage)
+		printExamples("datasets", helpOut)
+		return flag.ErrHelp
 	}
 	return fmt.Errorf("%w: unknown datasets subcommand %q (want inspect or convert)", errUsage, args[0])
 }

@@ -21,6 +21,10 @@ func init() {
 	register(command{
 		name:    "demo",
 		summary: "the embedded default job: greedy vs min-p vs Entropix on built-in grade-school problems",
+		examples: []string{
+			`entropix-eval demo`,
+			`entropix-eval demo --model HuggingFaceTB/SmolLM2-360M-Instruct --limit 4`,
+		},
 		run: func(ctx context.Context, args []string) error {
 			return runDemo(ctx, args, os.Stdout)
 		},
@@ -98,7 +102,7 @@ func runDemo(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 
 	// The same wiring and runner as 'entropix-eval run': the demo is a sweep.
-	runner, cleanup, err := wireRunner(ctx, plan.cfg)
+	runner, cleanup, err := wireRunner(ctx, plan.cfg, runSizing{})
 	if err != nil {
 		return err
 	}
@@ -106,15 +110,12 @@ func runDemo(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := useProgress(runner, f.progress); err != nil {
 		return err
 	}
-	m, err := runner.Run(ctx)
+	_, err = runner.Run(ctx)
 	if err != nil {
 		return err
 	}
 	out := plan.cfg.Out
 	fmt.Fprintln(stdout)
-	if err := printSummary(stdout, out, m); err != nil {
-		return err
-	}
 	if err := printDemoSamples(stdout, out); err != nil {
 		return err
 	}

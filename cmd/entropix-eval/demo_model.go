@@ -43,7 +43,11 @@ type demoModelChoice struct {
 // test model built (once) under modelCache.
 func pickDemoModel(given string, forceRandom bool, hfCaches []string, modelCache string) (demoModelChoice, error) {
 	if given != "" {
-		return demoModelChoice{Dir: given}, nil
+		dir, err := resolveModel("model", given, "", hfCaches)
+		if err != nil || dir == given {
+			return demoModelChoice{Dir: dir}, err
+		}
+		return demoModelChoice{Dir: dir, Repo: given}, nil
 	}
 	if !forceRandom {
 		for _, repo := range demoInstructModels {

@@ -58,7 +58,6 @@ func printDemoHeader(w io.Writer, plan demoPlan) error {
 	for _, note := range plan.notes {
 		fmt.Fprintf(&b, "note:     %s\n", note)
 	}
-	fmt.Fprintf(&b, "run:      %s\n", cfg.Out)
 	_, err = io.WriteString(w, b.String())
 	return err
 }
@@ -102,13 +101,25 @@ func printDemoFooter(w io.Writer, plan demoPlan) error {
 	dir := plan.cfg.Out
 	var b strings.Builder
 	fmt.Fprintln(&b)
-	fmt.Fprintf(&b, "run directory: %s\n", dir)
-	fmt.Fprintf(&b, "report:        %s\n", filepath.Join(dir, runreport.HTMLFile))
+	fmt.Fprintln(&b, "strict-match reads the answer only where the task's format puts it; flexible-extract takes the last number in the response.")
+	fmt.Fprintf(&b, "run directory: %s (open %s)\n", dir, runreport.HTMLFile)
 	if plan.choice.Random {
 		fmt.Fprintf(&b, "model:         random test model. %s.\n", demoRandomWarning)
+		fmt.Fprintf(&b, "next:          entropix-eval demo --model %s   (a real model in the Hugging Face cache; nothing is downloaded)\n", demoInstructModels[0])
+		fmt.Fprintln(&b, "               or --model DIR with a llama2.c-style checkpoint converted to safetensors (e.g. stories260K)")
 	} else {
 		fmt.Fprintf(&b, "model:         %s\n", plan.cfg.Model)
+		fmt.Fprintf(&b, "next:          entropix-eval run --model %s --task gsm8k_cot --sampler greedy --sampler entropix --seeds 0,1,2 --limit 100 --out runs/first\n", modelArg(plan))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// modelArg is how the next command names the demo's model: its hub name when it
+// came from the Hugging Face cache.
+func modelArg(plan demoPlan) string {
+	if plan.choice.Repo != "" {
+		return plan.choice.Repo
+	}
+	return plan.cfg.Model
 }

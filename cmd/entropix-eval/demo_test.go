@@ -48,8 +48,10 @@ func TestDemoRandomModel(t *testing.T) {
 	require.Contains(t, got, "RANDOM")
 	require.Contains(t, got, "noise")
 	for _, s := range []string{"greedy", "min_p", "entropix"} {
-		require.Contains(t, got, "gsm8k_cot_zeroshot|"+s+"/seed=0")
+		require.Regexp(t, `\n\|gsm8k_cot_zeroshot\|`+s+` *\|strict-match`, got, "the pooled table's row")
 	}
+	require.Equal(t, 1, strings.Count(got, filepath.Join(out, "report.html")), "each path printed once")
+	require.Contains(t, got, "next:")
 	// The generated tokenizer has " ...", so Entropix runs with its default token.
 	require.Contains(t, got, `clarifying token " ..."`)
 	require.NotContains(t, got, "note:")

@@ -16,6 +16,9 @@ func init() {
 	register(command{
 		name:    "forward",
 		summary: "run token ids through a model and print the last position's metrics as JSON",
+		examples: []string{
+			`entropix-eval forward --model HuggingFaceTB/SmolLM2-135M --ids 1,2,3 --candidates 5`,
+		},
 		run: func(ctx context.Context, args []string) error {
 			return runForward(ctx, args, os.Stdout)
 		},
@@ -50,14 +53,25 @@ func runForward(ctx context.Context, args []string, stdout io.Writer) error {
 	idList := fs.String("ids", "", "prompt token ids, e.g. 1,2,3 (required; no BOS is added)")
 	mode := fs.String("attn-mode", "masked", "attention statistics over real positions (masked) or a padded cache (padded)")
 	padLen := fs.Int("pad-len", 4096, "cache size assumed by --attn-mode padded")
-	top := fs.Int("top", 10, "number of top candidates to print")
-	threads := fs.Int("threads", 0, "CPU threads (0: all)")
+	top := fs.Int("candidates", 10, "top-K candidates to print (the engine's top-K, as run's --candidates)")
+	threads := fs.Int("threads", 0, "CPU threads per worker (0: the machine's cores split evenly over the workers)")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: entropix-eval forward --model DIR|FILE.bin|ORG/NAME --ids 1,2,3 [flags]\n\n"+
+			"Runs the token ids (no BOS added) through the model on the CPU backend and prints\n"+
+			"the last position's top candidates and Entropix metrics as JSON.")
+		fs.PrintDefaults()
+	}
 	if err := parseFlags(fs, args); err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}
 	if *model == "" {
 		return fmt.Errorf("%w: --model is required", errUsage)
 	}
+	resolved, err := resolveModel("model", *model, "", engine.HFCacheDirs())
+	if err != nil {
+		return err
+	}
+	*model = resolved
 	ids, err := parseTokenIDsFlag("ids", *idList)
 	if err != nil {
 		return err
@@ -67,7 +81,7 @@ func runForward(ctx context.Context, args []string, stdout io.Writer) error {
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}
 	if *top <= 0 {
-		return fmt.Errorf("%w: --top %d must be positive", errUsage, *top)
+		return fmt.Errorf("%w: --candidates %d must be positive", errUsage, *top)
 	}
 
 	m, err := engine.Load(*model)

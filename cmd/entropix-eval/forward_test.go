@@ -70,7 +70,7 @@ func TestForwardJSONShape(t *testing.T) {
 		})
 	}
 	t.Run("top", func(t *testing.T) {
-		out, err := runCmd(t, forwardCmd, "--model", model, "--ids", "5", "--top", "3")
+		out, err := runCmd(t, forwardCmd, "--model", model, "--ids", "5", "--candidates", "3")
 		require.NoError(t, err)
 		var got forwardResult
 		require.NoError(t, json.Unmarshal([]byte(out), &got))
@@ -80,14 +80,14 @@ func TestForwardJSONShape(t *testing.T) {
 
 func TestGenerateJSONShape(t *testing.T) {
 	model := builderModel(t)
-	out, err := runCmd(t, generateCmd, "--model", model, "--ids", "1,2,3", "--max-tokens", "5", "--ignore-eos")
+	out, err := runCmd(t, generateCmd, "--model", model, "--ids", "1,2,3", "--max-new-tokens", "5", "--ignore-eos")
 	require.NoError(t, err)
 	var got map[string]any
 	require.NoError(t, json.Unmarshal([]byte(out), &got))
 	require.Equal(t, []string{"ids"}, keys(got))
 	require.Len(t, got["ids"], 5)
 
-	out, err = runCmd(t, generateCmd, "--model", model, "--ids", "1", "--max-tokens", "0")
+	out, err = runCmd(t, generateCmd, "--model", model, "--ids", "1", "--max-new-tokens", "0")
 	require.NoError(t, err)
 	require.JSONEq(t, `{"ids": []}`, out)
 }
@@ -102,7 +102,7 @@ func TestGenerateStories(t *testing.T) {
 	}
 	sharedtest.ReadJSON(t, "golden/models/stories260K_llama2c.json", &g)
 	out, err := runCmd(t, generateCmd, "--model", sharedtest.Path(t, "models/stories260K/stories260K.bin"),
-		"--ids", "1", "--max-tokens", "30")
+		"--ids", "1", "--max-new-tokens", "30")
 	require.NoError(t, err)
 	var got generateResult
 	require.NoError(t, json.Unmarshal([]byte(out), &got))
@@ -124,7 +124,7 @@ func TestCommandErrors(t *testing.T) {
 		{"forward bad mode", forwardCmd, []string{"--model", model, "--ids", "1", "--attn-mode", "odd"}, true, "attention mode"},
 		{"forward id beyond vocab", forwardCmd, []string{"--model", model, "--ids", "1,256"}, false, "outside the vocabulary"},
 		{"forward missing model", forwardCmd, []string{"--model", filepath.Join(model, "nope"), "--ids", "1"}, false, "nope"},
-		{"generate negative max", generateCmd, []string{"--model", model, "--ids", "1", "--max-tokens", "-1"}, true, "negative"},
+		{"generate negative max", generateCmd, []string{"--model", model, "--ids", "1", "--max-new-tokens", "-1"}, true, "negative"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := runCmd(t, c.run, c.args...)

@@ -16,6 +16,9 @@ func init() {
 	register(command{
 		name:    "generate",
 		summary: "greedy-decode from token ids and print the new ids (and their text) as JSON",
+		examples: []string{
+			`entropix-eval generate --model models/stories260K/stories260K.bin --ids 1 --max-new-tokens 30`,
+		},
 		run: func(ctx context.Context, args []string) error {
 			return runGenerate(ctx, args, os.Stdout)
 		},
@@ -37,21 +40,32 @@ func runGenerate(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("generate", flag.ContinueOnError)
 	model := fs.String("model", "", "checkpoint: Hugging Face directory or llama2.c .bin (required)")
 	idList := fs.String("ids", "", "prompt token ids, e.g. 1,2,3 (required; no BOS is added)")
-	maxTokens := fs.Int("max-tokens", 32, "maximum number of tokens to generate")
+	maxTokens := fs.Int("max-new-tokens", 32, "generation budget: the most tokens to generate")
 	ignoreEOS := fs.Bool("ignore-eos", false, "keep generating past the model's EOS ids")
-	threads := fs.Int("threads", 0, "CPU threads (0: all)")
+	threads := fs.Int("threads", 0, "CPU threads per worker (0: the machine's cores split evenly over the workers)")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: entropix-eval generate --model DIR|FILE.bin|ORG/NAME --ids 1,2,3 [flags]\n\n"+
+			"Greedy-decodes from the token ids (no BOS added) on the CPU backend and prints\n"+
+			"the new ids, and their text when the checkpoint has a tokenizer.json, as JSON.")
+		fs.PrintDefaults()
+	}
 	if err := parseFlags(fs, args); err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}
 	if *model == "" {
 		return fmt.Errorf("%w: --model is required", errUsage)
 	}
+	resolved, err := resolveModel("model", *model, "", engine.HFCacheDirs())
+	if err != nil {
+		return err
+	}
+	*model = resolved
 	ids, err := parseTokenIDsFlag("ids", *idList)
 	if err != nil {
 		return err
 	}
 	if *maxTokens < 0 {
-		return fmt.Errorf("%w: --max-tokens %d is negative", errUsage, *maxTokens)
+		return fmt.Errorf("%w: --max-new-tokens %d is negative", errUsage, *maxTokens)
 	}
 
 	m, err := engine.Load(*model)

@@ -18,7 +18,7 @@ import (
 // also prints the decoded text; from BOS stories260K tells run.c's story.
 func TestGenerateTextStories(t *testing.T) {
 	out, err := runCmd(t, generateCmd, "--model", sharedtest.Path(t, "models/stories260K-hf"),
-		"--ids", "1", "--max-tokens", "30")
+		"--ids", "1", "--max-new-tokens", "30")
 	require.NoError(t, err)
 	var got generateResult
 	require.NoError(t, json.Unmarshal([]byte(out), &got))
@@ -46,7 +46,7 @@ func TestGenerateTextSkipsSpecial(t *testing.T) {
 	for i, id := range prompt {
 		ids[i] = strconv.Itoa(int(id))
 	}
-	out, err := runCmd(t, generateCmd, "--model", dir, "--ids", strings.Join(ids, ","), "--max-tokens", "12", "--ignore-eos")
+	out, err := runCmd(t, generateCmd, "--model", dir, "--ids", strings.Join(ids, ","), "--max-new-tokens", "12", "--ignore-eos")
 	require.NoError(t, err)
 	var got generateResult
 	require.NoError(t, json.Unmarshal([]byte(out), &got))
@@ -55,7 +55,7 @@ func TestGenerateTextSkipsSpecial(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, want, *got.Text)
 
-	out, err = runCmd(t, generateCmd, "--model", dir, "--ids", ids[0], "--max-tokens", "0")
+	out, err = runCmd(t, generateCmd, "--model", dir, "--ids", ids[0], "--max-new-tokens", "0")
 	require.NoError(t, err)
 	require.JSONEq(t, `{"ids": [], "text": ""}`, out)
 }

@@ -8,19 +8,28 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sort"
+	"strings"
 	"syscall"
 )
 
-// command is one subcommand: run parses its own flags from args.
+// command is one subcommand: run parses its own flags from args (through
+// parseFlags, which gives every command the same help, errors and argument order).
 type command struct {
 	name    string
 	summary string
-	run     func(ctx context.Context, args []string) error
+	// examples are complete command lines, printed under the command's help.
+	examples []string
+	run      func(ctx context.Context, args []string) error
 }
+
+// helpOut is where help goes: stdout, so it can be paged and grepped.
+var helpOut io.Writer = os.Stdout
 
 var commands = map[string]command{}
 
@@ -43,15 +52,84 @@ const (
 	exitUsage  = 2
 )
 
-// parseFlags parses a command's flags; a bad flag or value is a usage error.
+// parseFlags parses a command's flags, wherever they stand among its positional
+// arguments ("report RUN --baseline X"); a bad flag or value is a usage error of
+// one line. -h prints the command's help and examples on stdout (exit 0).
 func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return fmt.Errorf("%w: %w", errUsage, err)
+	out := fs.Output()
+	fs.SetOutput(io.Discard) // the flag package would print the whole usage on any error
+	defer fs.SetOutput(out)
+	err := fs.Parse(flagsFirst(fs, args))
+	if errors.Is(err, flag.ErrHelp) {
+		printHelp(fs)
+		return err
+	}
+	if err != nil {
+		name, _, _ := strings.Cut(fs.Name(), " ")
+		return fmt.Errorf("%w: %w ('entropix-eval %s -h' lists the flags)", errUsage, err, name)
 	}
 	return nil
+}
+
+// flagsFirst moves args' flags (with their values) before its positional
+// arguments, keeping each group's order, so the flag package, which stops at
+// the first positional argument, sees them all.
+func flagsFirst(fs *flag.FlagSet, args []string) []string {
+	flags, positional := splitFlags(fs, args)
+	if len(positional) == 0 {
+		return flags
+	}
+	return append(append(flags, "--"), positional...)
+}
+
+// splitFlags separates args into flags (with their values) and positional
+// arguments; "--" ends the flags, as in the flag package.
+func splitFlags(fs *flag.FlagSet, args []string) (flags, positional []string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			positional = append(positional, args[i+1:]...)
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			positional = append(positional, a)
+			continue
+		}
+		flags = append(flags, a)
+		name := strings.TrimLeft(a, "-")
+		if strings.Contains(name, "=") {
+			continue
+		}
+		if f := fs.Lookup(name); f != nil && !isBoolFlag(f) && i+1 < len(args) {
+			i++
+			flags = append(flags, args[i])
+		}
+	}
+	return flags, positional
+}
+
+func isBoolFlag(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// printHelp prints a command's usage (its FlagSet's Usage: synopsis, notes,
+// flags) and then its examples from the command table.
+func printHelp(fs *flag.FlagSet) {
+	fs.SetOutput(helpOut)
+	fs.Usage()
+	name, _, _ := strings.Cut(fs.Name(), " ")
+	printExamples(name, helpOut)
+}
+
+// printExamples prints the examples of command name from the command table.
+func printExamples(name string, w io.Writer) {
+	if c, ok := commands[name]; ok && len(c.examples) > 0 {
+		fmt.Fprintln(w, "\nexamples:")
+		for _, e := range c.examples {
+			fmt.Fprintln(w, "  "+e)
+		}
+	}
 }
 
 // exitCode maps a command's result to the process's exit status.
@@ -71,34 +149,66 @@ func exitCode(err error) int {
 
 func main() {
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo})))
-	if len(os.Args) < 2 || os.Args[1] == "-h" || os.Args[1] == "--help" || os.Args[1] == "help" {
-		usage()
-		os.Exit(exitUsage)
-	}
-	c, ok := commands[os.Args[1]]
-	if !ok {
-		fmt.Fprintf(os.Stderr, "entropix-eval: unknown command %q\n\n", os.Args[1])
-		usage()
-		os.Exit(exitUsage)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := c.run(ctx, os.Args[2:])
-	stop()
-	if err != nil && !errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintf(os.Stderr, "entropix-eval %s: %v\n", c.name, err)
-	}
-	os.Exit(exitCode(err))
+	os.Exit(runMain(os.Args[1:], os.Stderr))
 }
 
-func usage() {
-	fmt.Fprintln(os.Stderr, "usage: entropix-eval <command> [flags]\n\ncommands:")
+// runMain runs the command args name and returns the exit status.
+func runMain(args []string, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return exitUsage
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		usage(helpOut)
+		return exitDone
+	case "-version", "--version", "version":
+		fmt.Fprintln(helpOut, "entropix-eval", version())
+		return exitDone
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "entropix-eval: unknown command %q ('entropix-eval -h' lists the commands)\n", args[0])
+		return exitUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := c.run(ctx, args[1:])
+	stop()
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintf(stderr, "entropix-eval %s: %v\n", c.name, err)
+	}
+	return exitCode(err)
+}
+
+// version is the module version and VCS revision the binary was built from.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown)"
+	}
+	v := bi.Main.Version
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			v += " " + s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				v += " (modified)"
+			}
+		}
+	}
+	return v + " " + bi.GoVersion
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: entropix-eval <command> [flags] [args]\n\ncommands:")
 	names := make([]string, 0, len(commands))
 	for n := range commands {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(os.Stderr, "  %-10s %s\n", n, commands[n].summary)
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprintln(os.Stderr, "\nrun 'entropix-eval <command> -h' for a command's flags")
+	fmt.Fprintln(w, "\nrun 'entropix-eval <command> -h' for a command's flags and examples; 'entropix-eval --version' for the build")
 }

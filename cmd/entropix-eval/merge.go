@@ -14,6 +14,9 @@ func init() {
 	register(command{
 		name:    "merge",
 		summary: "combine the run directories of 'run --shard i/n' into one run directory",
+		examples: []string{
+			`entropix-eval merge --out runs/sweep runs/sweep-0of2 runs/sweep-1of2`,
+		},
 		run: func(ctx context.Context, args []string) error {
 			return runMerge(ctx, args, os.Stdout, os.Stderr)
 		},
@@ -45,5 +48,5 @@ func runMerge(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	return printSummary(stdout, *out, m)
+	return printSummary(stdout, *out, m, false)
 }

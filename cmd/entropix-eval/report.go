@@ -17,6 +17,10 @@ func init() {
 	register(command{
 		name:    "report",
 		summary: "write a run directory's report: report.html, summary/comparisons.arrow, figures/, tables/",
+		examples: []string{
+			`entropix-eval report runs/sweep`,
+			`entropix-eval report runs/sweep --baseline "min_p(min_p=0.1,temperature=0.7)" --figure-size two-column`,
+		},
 		run: func(ctx context.Context, args []string) error {
 			return runReport(ctx, args, os.Stdout, os.Stderr)
 		},

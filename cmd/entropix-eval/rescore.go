@@ -15,6 +15,9 @@ func init() {
 	register(command{
 		name:    "rescore",
 		summary: "re-extract and re-score a run directory's saved responses (no model)",
+		examples: []string{
+			`entropix-eval rescore runs/sweep`,
+		},
 		run: func(ctx context.Context, args []string) error {
 			return runRescore(ctx, args, os.Stdout, os.Stderr)
 		},
@@ -37,7 +40,11 @@ func runRescore(_ context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("%w: rescore takes one run directory", errUsage)
 	}
 	dir := fs.Arg(0)
-	before, after, err := eval.Rescore(dir, defaultOutputs())
+	// The report and lm-eval files are built from the rescored files, so they are
+	// rebuilt with them rather than left stale.
+	out := defaultOutputs()
+	out.Report = reportTo(stdout)
+	before, after, err := eval.Rescore(dir, out)
 	if err != nil {
 		return err
 	}

@@ -27,6 +27,11 @@ func init() {
 	register(command{
 		name:    "run",
 		summary: "evaluate a model on a benchmark with several samplers and seeds (resumable)",
+		examples: []string{
+			`entropix-eval run configs/gsm8k_cot.yaml --limit 50`,
+			`entropix-eval run --model HuggingFaceTB/SmolLM2-360M-Instruct --task gsm8k_cot --dataset "data/gsm8k/test-*.parquet" --sampler greedy --sampler entropix:frog --seeds 0,1,2 --out runs/smol`,
+			`entropix-eval run --model hf --model_args pretrained=HuggingFaceTB/SmolLM2-360M-Instruct,dtype=auto --tasks gsm8k_cot --dataset test.parquet --gen_kwargs temperature=0 --limit 0.1 --batch_size auto --output_path runs/lm`,
+		},
 		run: func(ctx context.Context, args []string) error {
 			return runRun(ctx, args, os.Stdout, os.Stderr)
 		},
@@ -38,6 +43,8 @@ func init() {
 type runFlags struct {
 	fs       *flag.FlagSet
 	progress string
+	perSeed  bool
+	lm       lmEvalFlags
 }
 
 // newRunFlags binds the flags to cfg's fields with their current values as
@@ -53,8 +60,7 @@ func newRunFlags(cfg *eval.Config, stderr io.Writer) *runFlags {
 		cfg.Devices = splitList(s)
 		return nil
 	})
-	fs.IntVar(&cfg.Threads, "threads", cfg.Threads, "CPU threads per worker (0: cores / workers)")
-	fs.IntVar(&cfg.BatchSize, "batch-size", cfg.BatchSize, "sequences decoded together per worker (default 8)")
+	fs.IntVar(&cfg.Threads, "threads", cfg.Threads, "CPU threads per worker (0: the machine's cores split evenly over the workers)")
 	fs.IntVar(&cfg.MaxSeqLen, "max-seq-len", cfg.MaxSeqLen, "KV-cache length of one sequence (default 2048)")
 	fs.IntVar(&cfg.PrefillChunk, "prefill-chunk", cfg.PrefillChunk, "prompt tokens per sequence per step (default 256)")
 	fs.IntVar(&cfg.PrefixCacheMB, "prefix-cache-mb", cfg.PrefixCacheMB, "memory per worker for reused prompt prefixes, MiB (default 1024)")
@@ -90,15 +96,10 @@ func newRunFlags(cfg *eval.Config, stderr io.Writer) *runFlags {
 		cfg.FewshotAsMultiturn = &v
 		return nil
 	})
-	fs.IntVar(&cfg.Limit, "limit", cfg.Limit, "evaluate only the first N problems")
 	fs.StringVar(&cfg.PrimaryFilter, "primary-filter", cfg.PrimaryFilter, "filter whose comparisons the report Holm-adjusts and leads with (default: the task's first)")
 	fs.IntVar(&cfg.MaxNewTokens, "max-new-tokens", cfg.MaxNewTokens, "generation budget (default: the task's)")
 	fs.BoolVar(&cfg.FirstTokenArgmax, "first-token-argmax", cfg.FirstTokenArgmax, "take the argmax as the first token (original Entropix loop)")
-	fs.Func("samplers", `samplers, e.g. "greedy,min_p,min_p=0.05,temperature=1.5,entropix:frog"`, func(s string) error {
-		specs, err := eval.ParseSamplerList(s)
-		cfg.Samplers = specs
-		return err
-	})
+	fs.Func("samplers", `samplers, e.g. "greedy,min_p,min_p=0.05,temperature=1.5,entropix:frog" (--sampler where a field could start a sampler)`, rf.lm.addSamplerList)
 	fs.Func("seeds", "comma-separated run seeds (default 0)", func(s string) error {
 		seeds, err := parseSeeds(s)
 		cfg.Seeds = seeds
@@ -108,10 +109,13 @@ func newRunFlags(cfg *eval.Config, stderr io.Writer) *runFlags {
 	fs.StringVar(&cfg.Shard, "shard", cfg.Shard, "evaluate shard i of n (i/n); merge the shards with 'entropix-eval merge'")
 	fs.StringVar(&cfg.Out, "out", cfg.Out, "the run directory")
 	fs.StringVar(&rf.progress, "progress", "auto", "auto (bars on a terminal, log lines otherwise), bars, log or none")
+	fs.BoolVar(&rf.perSeed, "per-seed", false, "also print each sampler × seed's scores (the table above pools the seeds)")
+	addRunAliases(fs, cfg, &rf.lm)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: entropix-eval run [SWEEP.yaml] [flags]\n\n"+
 			"Flags override the sweep file's fields. Running the same command again resumes\n"+
-			"an interrupted run in --out.")
+			"an interrupted run in --out, or grows a finished one by more seeds, samplers or problems.")
+		fmt.Fprint(fs.Output(), runChoices())
 		fs.PrintDefaults()
 	}
 	return rf
@@ -122,51 +126,73 @@ func newRunFlags(cfg *eval.Config, stderr io.Writer) *runFlags {
 // once to find the file, then over the file's config, so a flag overrides a field
 // only when it is given.
 func parseRunArgs(args []string, stderr io.Writer) (eval.Config, string, error) {
-	var file string
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		file, args = args[0], args[1:]
-	}
-	var probe eval.Config
-	rf := newRunFlags(&probe, stderr)
-	if err := parseFlags(rf.fs, args); err != nil {
+	cfg, rf, err := parseRunFlags(args, stderr)
+	if err != nil {
 		return eval.Config{}, "", err
-	}
-	switch {
-	case rf.fs.NArg() == 1 && file == "":
-		file = rf.fs.Arg(0)
-		args = args[:len(args)-1]
-	case rf.fs.NArg() > 0:
-		return eval.Config{}, "", fmt.Errorf("%w: unexpected arguments %q", errUsage, rf.fs.Args())
-	}
-	var cfg eval.Config
-	if file != "" {
-		var err error
-		if cfg, err = eval.LoadConfig(file); err != nil {
-			return eval.Config{}, "", fmt.Errorf("%w: %w", errUsage, err)
-		}
-	}
-	rf = newRunFlags(&cfg, io.Discard)
-	if err := parseFlags(rf.fs, args); err != nil {
-		return eval.Config{}, "", err
-	}
-	cfg = cfg.WithDefaults()
-	if err := cfg.Validate(); err != nil {
-		return eval.Config{}, "", fmt.Errorf("%w: invalid sweep:\n%w", errUsage, err)
 	}
 	return cfg, rf.progress, nil
 }
 
+// parseRunFlags is parseRunArgs with every flag's value, for run itself.
+func parseRunFlags(args []string, stderr io.Writer) (eval.Config, *runFlags, error) {
+	var probe eval.Config
+	rf := newRunFlags(&probe, stderr)
+	if err := parseFlags(rf.fs, args); err != nil {
+		return eval.Config{}, nil, err
+	}
+	if rf.fs.NArg() > 1 {
+		return eval.Config{}, nil, fmt.Errorf("%w: unexpected arguments %q (one sweep file at most)", errUsage, rf.fs.Args()[1:])
+	}
+	file := rf.fs.Arg(0)
+	args, _ = splitFlags(rf.fs, args)
+	var cfg eval.Config
+	if file != "" {
+		var err error
+		if cfg, err = eval.LoadConfig(file); err != nil {
+			return eval.Config{}, nil, fmt.Errorf("%w: %w", errUsage, err)
+		}
+	}
+	rf = newRunFlags(&cfg, io.Discard)
+	if err := parseFlags(rf.fs, args); err != nil {
+		return eval.Config{}, nil, err
+	}
+	if err := rf.finish(&cfg, probe.Model); err != nil {
+		return eval.Config{}, nil, err
+	}
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return eval.Config{}, nil, fmt.Errorf("%w: invalid sweep:\n%w", errUsage, err)
+	}
+	if err := rf.lm.checkDType(cfg.Backend); err != nil {
+		return eval.Config{}, nil, err
+	}
+	for flagName, path := range map[string]string{"dataset": cfg.Dataset, "train-dataset": cfg.TrainDataset} {
+		if err := checkDataPath(flagName, path); err != nil {
+			return eval.Config{}, nil, err
+		}
+	}
+	dir, err := resolveModel("model", cfg.Model, rf.lm.revision, engine.HFCacheDirs())
+	if err != nil {
+		return eval.Config{}, nil, err
+	}
+	cfg.Model = dir
+	return cfg, rf, nil
+}
+
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfg, progress, err := parseRunArgs(args, stderr)
+	cfg, rf, err := parseRunFlags(args, stderr)
 	if err != nil {
 		return err
 	}
-	tasks, err := eval.ExpandTask(cfg)
-	if err != nil {
-		return err
+	tasks := rf.lm.tasks // lm-eval's --tasks a,b: one run directory each, no group aggregate
+	listed := len(tasks) > 1
+	if !listed {
+		if tasks, err = eval.ExpandTask(cfg); err != nil {
+			return err
+		}
 	}
 	if len(tasks) == 1 && tasks[0] == cfg.Task {
-		return runOne(ctx, cfg, progress, stdout)
+		return runOne(ctx, cfg, rf, stdout)
 	}
 	// A group or tag runs its tasks one after another, each into its own run
 	// directory under --out (lm-eval evaluates a group's members as separate
@@ -176,16 +202,20 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	for _, t := range tasks {
 		c := cfg
 		c.Task, c.Out = t, filepath.Join(out, t)
-		if err := runOne(ctx, c, progress, stdout); err != nil {
+		if err := runOne(ctx, c, rf, stdout); err != nil {
 			return fmt.Errorf("task %s: %w", t, err)
 		}
+	}
+	if listed {
+		return nil
 	}
 	return writeGroupSummary(stdout, cfg, out)
 }
 
 // runOne evaluates one task into cfg.Out.
-func runOne(ctx context.Context, cfg eval.Config, progress string, stdout io.Writer) error {
-	runner, cleanup, err := wireRunner(ctx, cfg)
+func runOne(ctx context.Context, cfg eval.Config, rf *runFlags, stdout io.Writer) error {
+	sz, progress, perSeed := rf.lm.sizing, rf.progress, rf.perSeed
+	runner, cleanup, err := wireRunner(ctx, cfg, sz)
 	if err != nil {
 		return err
 	}
@@ -198,13 +228,18 @@ func runOne(ctx context.Context, cfg eval.Config, progress string, stdout io.Wri
 	if err != nil {
 		return err
 	}
-	return printSummary(stdout, cfg.Out, m)
+	return printSummary(stdout, cfg.Out, m, perSeed)
 }
 
 // reportTo builds a finished run directory's report (run and merge call it
 // under the directory's lock), so it always carries report.html beside its data.
 func reportTo(stdout io.Writer) func(dir string) error {
-	return func(dir string) error { return writeReport(dir, runreport.Options{}, stdout) }
+	return func(dir string) error {
+		if err := writeReport(dir, runreport.Options{}, stdout); err != nil {
+			return err
+		}
+		return writeLMEvalFiles(dir, stdout)
+	}
 }
 
 // useProgress sets the runner's progress display; with live bars, log lines are
@@ -241,7 +276,7 @@ func pickProgress(mode string) (eval.Progress, error) {
 // wireRunner loads the model, tokenizer, data and samplers a sweep names, and
 // checks all that can be checked before the run directory is created: token ids
 // against the vocabulary, the engine's memory budget, one finite forward pass.
-func wireRunner(ctx context.Context, cfg eval.Config) (*eval.Runner, func(), error) {
+func wireRunner(ctx context.Context, cfg eval.Config, sz runSizing) (*eval.Runner, func(), error) {
 	model, err := engine.Load(cfg.Model)
 	if err != nil {
 		return nil, nil, err
@@ -278,6 +313,7 @@ func wireRunner(ctx context.Context, cfg eval.Config) (*eval.Runner, func(), err
 	if err != nil {
 		return fail(err)
 	}
+	inputs, cfg.Limit = sz.applyLimit(inputs, cfg.Limit)
 	resolve := eval.NewSamplerResolver(tokenTextLookup(tok), tokenIDText(tok))
 	samplers := make([]eval.SamplerFactory, len(cfg.Samplers))
 	for i, s := range cfg.Samplers {
@@ -315,6 +351,14 @@ func wireRunner(ctx context.Context, cfg eval.Config) (*eval.Runner, func(), err
 	}
 	if cfg.NoPrefixCache {
 		opts.PrefixCacheBytes = -1
+	}
+	if sz.autoBatch {
+		if opts.Slots, err = autoBatchSize(cfg, model, opts); err != nil {
+			return fail(err)
+		}
+		opts.Slots = min(opts.Slots, max(eval.ItemCount(cfg, len(inputs.Problems)), 1))
+		cfg.BatchSize = opts.Slots
+		slog.Info("batch size auto: the most sequences that fit in memory", "batch_size", cfg.BatchSize)
 	}
 	open, err := engineOpener(cfg.Backend, model, opts)
 	if err != nil {
@@ -414,7 +458,11 @@ func samplerOrders(cfg eval.Config, samplers []eval.SamplerFactory) string {
 	return strings.Join(parts, "; ")
 }
 
-func printSummary(w io.Writer, dir string, m *eval.Manifest) error {
+func printSummary(w io.Writer, dir string, m *eval.Manifest, perSeed bool) error {
+	fmt.Fprintf(w, "run directory %s (%s)\n", dir, m.Status)
+	if !perSeed {
+		return nil
+	}
 	var rj struct {
 		Results map[string]map[string]any `json:"results"`
 		Order   []string                  `json:"run_order"`
@@ -426,39 +474,47 @@ func printSummary(w io.Writer, dir string, m *eval.Manifest) error {
 	if err := json.Unmarshal(b, &rj); err != nil {
 		return fmt.Errorf("read %s: %w", eval.ResultsJSONFile, err)
 	}
-	fmt.Fprintf(w, "run directory %s (%s)\n", dir, m.Status)
+	fmt.Fprint(w, perSeedTable(rj.Results, rj.Order))
+	return nil
+}
+
+// perSeedTable is one row per sampler × seed and a column per score key, each
+// cell a percentage with its standard error in percentage points, aligned.
+func perSeedTable(results map[string]map[string]any, order []string) string {
 	var keys []string
-	if len(rj.Order) > 0 {
-		list, _ := rj.Results[rj.Order[0]]["score_keys"].([]any)
+	if len(order) > 0 {
+		list, _ := results[order[0]]["score_keys"].([]any)
 		for _, k := range list {
 			if s, ok := k.(string); ok {
 				keys = append(keys, s)
 			}
 		}
 	}
-	fmt.Fprintf(w, "%-48s", "run")
-	for _, k := range keys {
-		fmt.Fprintf(w, " %s (±se)", k)
+	rows := [][]string{append([]string{"sampler/seed"}, keys...)}
+	right := []bool{false}
+	for range keys {
+		right = append(right, true)
 	}
-	fmt.Fprintln(w)
-	for _, run := range rj.Order {
-		r := rj.Results[run]
-		fmt.Fprintf(w, "%-48s", run)
+	for _, run := range order {
+		r := results[run]
+		_, label, _ := strings.Cut(run, "|")
+		row := []string{label}
 		for _, k := range keys {
 			sk := reports.ScoreKey(k)
-			fmt.Fprintf(w, " %*s", len(k)+6, pct(r[k])+" ±"+pct(r[sk.Metric()+"_stderr,"+sk.Filter()]))
+			row = append(row, pct(r[k])+" ± "+pct(r[sk.Metric()+"_stderr,"+sk.Filter()]))
 		}
-		fmt.Fprintln(w)
+		rows = append(rows, row)
 	}
-	return nil
+	return runreport.AlignedTable(rows, right, false)
 }
 
+// pct writes a fraction as a percentage, marked: 0.4512 → "45.1%".
 func pct(v any) string {
 	f, ok := v.(float64)
 	if !ok {
 		return "n/a"
 	}
-	return strconv.FormatFloat(100*f, 'f', 1, 64)
+	return strconv.FormatFloat(100*f, 'f', 1, 64) + "%"
 }
 
 func splitList(s string) []string {

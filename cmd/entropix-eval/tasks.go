@@ -17,6 +17,11 @@ func init() {
 	register(command{
 		name:    "tasks",
 		summary: "list the tasks, groups and tags a run can name, with the file each comes from",
+		examples: []string{
+			`entropix-eval tasks`,
+			`entropix-eval tasks gsm8k_cot`,
+			`entropix-eval tasks --include-path my_tasks --check`,
+		},
 		run: func(ctx context.Context, args []string) error {
 			return runTasks(args, os.Stdout, os.Stderr)
 		},
@@ -42,7 +47,7 @@ func runTasks(args []string, stdout, stderr io.Writer) error {
 			"With NAME, shows that task's configuration, or a group's or tag's tasks.")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	ix, err := datasets.NewIndex(includes...)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/entropix-eval/entropix-eval/engine"
 	"io"
 	"os"
 	"strings"
@@ -17,6 +18,10 @@ func init() {
 	register(command{
 		name:    "tokenize",
 		summary: "encode text, decode ids, or run a JSONL file through a tokenizer.json",
+		examples: []string{
+			`entropix-eval tokenize --model HuggingFaceTB/SmolLM2-135M "Janet's ducks lay 16 eggs."`,
+			`entropix-eval tokenize --model DIR --decode 1,2,3 --no-special`,
+		},
 		run: func(ctx context.Context, args []string) error {
 			return runTokenize(ctx, args, os.Stdin, os.Stdout)
 		},
@@ -41,6 +46,11 @@ func runTokenize(ctx context.Context, args []string, stdin io.Reader, stdout io.
 	if *model == "" {
 		return fmt.Errorf("%w: --model is required", errUsage)
 	}
+	resolved, err := resolveModel("model", *model, "", engine.HFCacheDirs())
+	if err != nil {
+		return err
+	}
+	*model = resolved
 	modes := 0
 	for _, set := range []bool{*decodeIDs != "", *jsonlPath != "", fs.NArg() > 0} {
 		if set {

@@ -70,7 +70,7 @@ func New(m *engine.Model, opts engine.Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cpu engine: model %s: %w", m.Dir, err)
 	}
-	tile := max(tileFloats, c.HiddenSize, c.Intermediate, c.Heads*c.HeadDim)
+	tile := weightTile(&c)
 	prefixBudget := opts.PrefixCacheBytes
 	if avail, ok := availableMemory(); ok {
 		if err := checkBudget(&c, opts, tile, avail); err != nil {

@@ -1,0 +1,345 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/entropix-eval/entropix-eval/datasets"
+	"github.com/entropix-eval/entropix-eval/engine"
+	"github.com/entropix-eval/entropix-eval/engine/cpu"
+	"github.com/entropix-eval/entropix-eval/eval"
+	"github.com/entropix-eval/entropix-eval/eval/lmevalout"
+	"github.com/entropix-eval/entropix-eval/sampler"
+)
+
+// lmEvalModelTypes are lm-eval's --model values (its model classes); here the
+// engine is chosen by --backend, so they only say "the checkpoint is in
+// --model_args pretrained=".
+var lmEvalModelTypes = []string{"hf", "hf-auto", "huggingface", "vllm", "local-completions", "local-chat-completions"}
+
+// maxAutoBatch caps --batch-size auto, as lm-eval's --max_batch_size default.
+const maxAutoBatch = 64
+
+// lmEvalFlags holds what run's lm-eval spellings set that needs the whole
+// command line to interpret: --model_args may name the checkpoint while --model
+// holds lm-eval's model type, --batch_size auto needs the model.
+type lmEvalFlags struct {
+	pretrained, revision, dtype string
+	samplers                    []eval.SamplerSpec
+	tasks                       []string // --tasks, when it names several
+	sizing                      runSizing
+}
+
+// runSizing is what run can only size once the model and data are loaded.
+type runSizing struct {
+	autoBatch     bool    // --batch-size auto
+	limitFraction float64 // --limit 0.1: a fraction of the problems, rounded up
+}
+
+// addRunAliases registers run's flags whose values need parsing beyond a plain
+// type (--batch-size, --limit, --sampler, --revision), then lm-eval's spellings:
+// each names our flag in its help, so -h lists both.
+func addRunAliases(fs *flag.FlagSet, cfg *eval.Config, lm *lmEvalFlags) {
+	fs.Func("batch-size", "sequences decoded together per worker (default 8), or auto: the most that fit in memory (CPU backend, at most 64)", func(s string) error {
+		if s == "auto" {
+			lm.sizing.autoBatch = true
+			return nil
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			return fmt.Errorf("want a positive integer or auto, got %q", s)
+		}
+		cfg.BatchSize, lm.sizing.autoBatch = n, false
+		return nil
+	})
+	fs.Func("limit", "evaluate only the first N problems, or a fraction of them (0.1: the first 10%, rounded up, as lm-eval)", func(s string) error {
+		v, err := strconv.ParseFloat(s, 64)
+		switch {
+		case err != nil || v < 0 || math.IsNaN(v) || math.IsInf(v, 0):
+			return fmt.Errorf("want a count or a fraction below 1, got %q", s)
+		case v < 1 && v > 0:
+			lm.sizing.limitFraction, cfg.Limit = v, 0
+		case v != math.Trunc(v):
+			return fmt.Errorf("%q: a count is a whole number; a fraction is below 1", s)
+		default:
+			lm.sizing.limitFraction, cfg.Limit = 0, int(v)
+		}
+		return nil
+	})
+	fs.Func("sampler", `one sampler, repeatable: NAME[:VARIANT][:FIELD=VALUE,...], e.g. --sampler min_p:temperature=0.7,min_p=0.1 --sampler entropix:frog`, func(s string) error {
+		spec, err := parseSamplerFlag(s)
+		if err != nil {
+			return err
+		}
+		lm.samplers = append(lm.samplers, spec)
+		return nil
+	})
+	fs.StringVar(&lm.revision, "revision", "", "with --model ORG/NAME: the hub revision (branch, tag or commit) to take from the Hugging Face cache")
+
+	alias := func(lmName, ours string) {
+		f := fs.Lookup(ours)
+		fs.Var(f.Value, lmName, "lm-eval spelling of --"+ours)
+	}
+	alias("output_path", "out")
+	alias("apply_chat_template", "chat-template")
+	alias("fewshot_as_multiturn", "fewshot-as-multiturn")
+	alias("batch_size", "batch-size")
+	alias("num_fewshot", "num-fewshot")
+	alias("include_path", "include-path")
+	fs.StringVar(&cfg.SystemInstruction, "system-instruction", cfg.SystemInstruction, "text that opens every prompt (a system turn with --chat-template)")
+	alias("system_instruction", "system-instruction")
+	fs.BoolFunc("log_samples", "lm-eval's flag, accepted: the lm-eval files under OUT/lm-eval always carry samples_<task>_<date>.jsonl", func(string) error { return nil })
+	fs.Func("tasks", "lm-eval spelling of --task: a comma list runs each task (or group) into its own directory under --out", func(s string) error {
+		tasks := splitList(s)
+		if len(tasks) == 0 {
+			return fmt.Errorf("no task named")
+		}
+		cfg.Task, lm.tasks = tasks[0], tasks
+		return nil
+	})
+	fs.Func("seed", "lm-eval spelling of --seeds for one seed (lm-eval's 4-value form is not taken: use --seeds for several)", func(s string) error {
+		v, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64)
+		if err != nil {
+			return fmt.Errorf("%q: want one non-negative integer (several run seeds: --seeds 0,1,2)", s)
+		}
+		cfg.Seeds = []uint64{v}
+		return nil
+	})
+	fs.Func("model_args", "lm-eval spelling of --model and --revision: pretrained=DIR|ORG/NAME[,revision=R][,dtype=auto|float32]", func(s string) error {
+		return lm.parseModelArgs(s)
+	})
+	fs.Func("gen_kwargs", "lm-eval spelling of one sampler: temperature=T,top_k=K,top_p=P,min_p=M,do_sample=BOOL,max_gen_toks=N (temperature 0 or do_sample=false is greedy; filters not given are off)", func(s string) error {
+		spec, maxNew, err := genKwargsSampler(s)
+		if err != nil {
+			return err
+		}
+		lm.samplers = append(lm.samplers, spec)
+		if maxNew > 0 {
+			cfg.MaxNewTokens = maxNew
+		}
+		return nil
+	})
+}
+
+func (lm *lmEvalFlags) parseModelArgs(s string) error {
+	for _, kv := range splitList(s) {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return fmt.Errorf("%q is not key=value", kv)
+		}
+		switch k = strings.TrimSpace(k); k {
+		case "pretrained":
+			lm.pretrained = strings.TrimSpace(v)
+		case "revision":
+			lm.revision = strings.TrimSpace(v)
+		case "dtype":
+			lm.dtype = strings.TrimSpace(v)
+		case "trust_remote_code", "parallelize", "device_map":
+			// Loading options of transformers with no meaning here: the engine
+			// reads safetensors itself and places workers by --devices.
+		default:
+			return fmt.Errorf("key %s is not supported (pretrained, revision, dtype)", k)
+		}
+	}
+	return nil
+}
+
+// genKwargsSampler maps lm-eval's --gen_kwargs to one sampler spec.
+func genKwargsSampler(s string) (eval.SamplerSpec, int, error) {
+	params := map[string]any{}
+	doSample, maxNew := true, 0
+	for _, kv := range splitList(s) {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return eval.SamplerSpec{}, 0, fmt.Errorf("%q is not key=value", kv)
+		}
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		var err error
+		switch k {
+		case "temperature", "top_p", "min_p":
+			var f float64
+			if f, err = strconv.ParseFloat(v, 64); err == nil {
+				params[k] = f
+			}
+		case "top_k":
+			var n int
+			if n, err = strconv.Atoi(v); err == nil {
+				params[k] = float64(n)
+			}
+		case "do_sample":
+			doSample, err = strconv.ParseBool(v)
+		case "max_gen_toks", "max_new_tokens":
+			if maxNew, err = strconv.Atoi(v); err == nil && maxNew < 1 {
+				err = fmt.Errorf("want a positive integer")
+			}
+		default:
+			return eval.SamplerSpec{}, 0, fmt.Errorf("key %s is not supported (temperature, top_k, top_p, min_p, do_sample, max_gen_toks)", k)
+		}
+		if err != nil {
+			return eval.SamplerSpec{}, 0, fmt.Errorf("%s=%s: %w", k, v, err)
+		}
+	}
+	if t, ok := params["temperature"]; !doSample || (ok && t == 0.0) {
+		// As lm-eval's HF model: temperature 0 turns sampling off, whatever else is set.
+		return eval.SamplerSpec{Name: "greedy"}, maxNew, nil
+	}
+	if len(params) == 0 {
+		return eval.SamplerSpec{Name: "temperature"}, maxNew, nil
+	}
+	return eval.SamplerSpec{Name: "combined", Params: params}, maxNew, nil
+}
+
+// parseSamplerFlag parses one --sampler value: NAME, NAME:VARIANT, NAME:FIELDS or
+// NAME:VARIANT:FIELDS, FIELDS being field=value pairs separated by commas.
+func parseSamplerFlag(s string) (eval.SamplerSpec, error) {
+	name, fields := s, ""
+	if i := strings.IndexByte(s, '='); i >= 0 {
+		j := strings.LastIndexByte(s[:i], ':')
+		if j < 0 {
+			return eval.SamplerSpec{}, fmt.Errorf("%q: write NAME:FIELD=VALUE,... (e.g. min_p:min_p=0.1)", s)
+		}
+		name, fields = s[:j], s[j+1:]
+	}
+	if strings.TrimSpace(name) == "" || strings.Contains(name, ",") {
+		return eval.SamplerSpec{}, fmt.Errorf("%q: want NAME[:VARIANT][:FIELD=VALUE,...]", s)
+	}
+	list := name
+	if fields != "" {
+		list += "," + fields
+	}
+	specs, err := eval.ParseSamplerList(list)
+	if err != nil {
+		return eval.SamplerSpec{}, err
+	}
+	return specs[0], nil
+}
+
+// samplerListAmbiguity finds a --samplers entry FIELD=VALUE whose field is also a
+// sampler's name and not a field of the sampler before it by that name
+// ("min_p,top_p=0.9": min_p's top_p, or a top_p sampler?), and says how to write
+// either with --sampler.
+func samplerListAmbiguity(s string) error {
+	cur := ""
+	for _, part := range splitList(s) {
+		k, _, isField := strings.Cut(part, "=")
+		if !isField {
+			cur = part
+			continue
+		}
+		k = strings.TrimSpace(k)
+		if k == "temperature" || k == cur || cur == "combined" || !slices.Contains([]string{"top_k", "top_p", "min_p"}, k) {
+			continue
+		}
+		return fmt.Errorf("%q is ambiguous: %q may set %s's %s or start a %s sampler; write --sampler %s:%s or --sampler %s:%s",
+			s, part, cur, k, k, cur, part, k, part)
+	}
+	return nil
+}
+
+// addSamplerList takes a --samplers value when it reads one way only.
+func (lm *lmEvalFlags) addSamplerList(s string) error {
+	if err := samplerListAmbiguity(s); err != nil {
+		return err
+	}
+	specs, err := eval.ParseSamplerList(s)
+	if err != nil {
+		return err
+	}
+	lm.samplers = append(lm.samplers, specs...)
+	return nil
+}
+
+// finish applies what the lm-eval spellings set once every flag is parsed:
+// the checkpoint from pretrained= or an lm-eval model type, the sampler flags,
+// the hub name resolved to a snapshot. modelFlag is --model's command-line value.
+func (lm *lmEvalFlags) finish(cfg *eval.Config, modelFlag string, modelFlagGiven bool) error {
+	isType := slices.Contains(lmEvalModelTypes, cfg.Model)
+	switch {
+	case lm.pretrained != "" && modelFlagGiven && !isType && modelFlag != lm.pretrained:
+		return fmt.Errorf("%w: --model %s and --model_args pretrained=%s name different checkpoints; give one", errUsage, modelFlag, lm.pretrained)
+	case lm.pretrained != "":
+		cfg.Model = lm.pretrained
+	case isType:
+		return fmt.Errorf("%w: --model %s is lm-eval's model type; name the checkpoint with --model_args pretrained=DIR|ORG/NAME or --model DIR|ORG/NAME", errUsage, cfg.Model)
+	}
+	if len(lm.samplers) > 0 {
+		cfg.Samplers = append(cfg.Samplers[:0:0], lm.samplers...)
+	}
+	return nil
+}
+
+// checkDType accepts model_args' dtype when it is what the backend computes in.
+func (lm *lmEvalFlags) checkDType(backend string) error {
+	if lm.dtype == "" || lm.dtype == "auto" {
+		return nil
+	}
+	torchName := map[string]string{"F32": "float32", "BF16": "bfloat16"}[computeDType(backend)]
+	if lm.dtype != torchName {
+		return fmt.Errorf("%w: --model_args dtype=%s: the %s backend computes in %s (give dtype=auto or %s)", errUsage, lm.dtype, backend, torchName, torchName)
+	}
+	return nil
+}
+
+// autoBatchSize is the most slots of the CPU engine that fit in memory at cfg's
+// other settings, capped at maxAutoBatch.
+func autoBatchSize(cfg eval.Config, model *engine.Model, opts engine.Options) (int, error) {
+	if cfg.Backend != "cpu" {
+		return 0, fmt.Errorf("%w: --batch-size auto: only the cpu backend can size its batch before opening the device; give a number for %s", errUsage, cfg.Backend)
+	}
+	n, _, err := cpu.MaxSlots(model, opts, maxAutoBatch)
+	if err != nil {
+		return 0, err
+	}
+	if n == 0 {
+		return 0, fmt.Errorf("--batch-size auto: not even one sequence of %d tokens fits in the memory available", opts.MaxSeqLen)
+	}
+	return n, nil
+}
+
+// finish applies the lm-eval spellings over cfg; probeModel is --model's value
+// as given on the command line alone ("" when not given).
+func (rf *runFlags) finish(cfg *eval.Config, probeModel string) error {
+	return rf.lm.finish(cfg, probeModel, probeModel != "")
+}
+
+// applyLimit cuts the problems to a --limit fraction (rounded up, as lm-eval)
+// and returns the count as the config's limit, so the manifest records it.
+func (sz runSizing) applyLimit(in eval.TaskInputs, limit int) (eval.TaskInputs, int) {
+	if sz.limitFraction <= 0 {
+		return in, limit
+	}
+	n := int(math.Ceil(float64(len(in.Problems)) * sz.limitFraction))
+	in.Problems = in.Problems[:n]
+	return in, n
+}
+
+// writeLMEvalFiles writes a finished run directory's lm-eval output files
+// (results_<date>.json, samples_<task>_<date>.jsonl per sampler and seed) and
+// says where; a run lm-eval has no equivalent for is noted, not an error.
+func writeLMEvalFiles(dir string, stdout io.Writer) error {
+	files, err := lmevalout.Write(dir)
+	if errors.Is(err, lmevalout.ErrNotWritten) {
+		fmt.Fprintf(stdout, "lm-eval files: %v\n", err)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "lm-eval files: %s (%d files: results_*.json and samples_*.jsonl per sampler and seed)\n", filepath.Join(dir, lmevalout.Dir), len(files))
+	return nil
+}
+
+// runChoices lists what run's -h names: the built-in tasks ('entropix-eval
+// tasks' lists groups, tags and include paths too), the samplers and the
+// Entropix variants.
+func runChoices() string {
+	return fmt.Sprintf("\ntasks:     %s\nsamplers:  %s\nentropix:  %s (--sampler entropix:VARIANT)\n\n",
+		strings.Join(datasets.TaskNames(), ", "), strings.Join(sampler.SamplerNames, ", "), strings.Join(sampler.EntropixVariants, ", "))
+}
