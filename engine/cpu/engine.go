@@ -93,7 +93,7 @@ func New(m *engine.Model, opts engine.Options) (*Engine, error) {
 		cache: newKVCache(c.Layers, opts.Slots, opts.MaxSeqLen, c.KVHeads*c.HeadDim),
 		seen:  make([]bool, opts.Slots),
 	}
-	e.prefix = newPrefixStore(c.Layers, c.KVHeads*c.HeadDim, opts.Slots, prefixBudget)
+	e.prefix = newPrefixStore(e.cache, opts.Slots, prefixBudget)
 	for range opts.Threads {
 		e.scratch = append(e.scratch, workerScratch{
 			tile:   make([]float32, tile),
@@ -136,7 +136,7 @@ func (e *Engine) Free(slot int) {
 		e.cache.lens[slot] = 0
 		e.prompt.drop(slot)
 		if e.prefix != nil {
-			e.prefix.release(slot)
+			e.prefix.Release(slot)
 		}
 	}
 }

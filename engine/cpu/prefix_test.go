@@ -95,7 +95,7 @@ func TestPrefixStoreBudget(t *testing.T) {
 	c := m.Config
 	blockBytes := int64(c.Layers * 2 * B * c.KVHeads * c.HeadDim * 4)
 	e := newEngine(t, m, engine.Options{MaxSeqLen: 64, MetricLayer: -1, PrefixCacheBytes: 3 * blockBytes})
-	require.Equal(t, 3, e.prefix.index.Capacity())
+	require.Equal(t, 3, e.prefix.Index.Capacity())
 	off := engine.Options{MaxSeqLen: 64, MetricLayer: -1, PrefixCacheBytes: -1}
 	r := rand.New(rand.NewPCG(4, 4))
 	var last []int32
@@ -108,8 +108,8 @@ func TestPrefixStoreBudget(t *testing.T) {
 	}
 	require.Equal(t, 2*B, e.CachedPrefix(last))
 	require.Equal(t, 2*B+1, e.CachedPrefix(append(last, 5)), "its partial last block was stored")
-	require.Equal(t, 3, e.prefix.index.Len())
-	require.Positive(t, e.prefix.index.Evictions)
+	require.Equal(t, 3, e.prefix.Index.Len())
+	require.Positive(t, e.prefix.Index.Evictions)
 }
 
 func TestPrefixSharingOff(t *testing.T) {
