@@ -8,7 +8,7 @@ import (
 )
 
 // prefixStore keeps computed prompt blocks on the device for later sequences
-// (engine.PrefixSharer). prefixcache.Slots, which the CPU engine's logic is, decides
+// (engine.PrefixSharer). prefixcache.Slots, shared with the CPU engine, decides
 // what to store and reuse; the blocks live in a device pool and are copied device to
 // device between it and the slots, on the engine's stream, so the copies are ordered
 // with the kernels that write and read the cache. A position's keys and values
