@@ -171,6 +171,18 @@ func readSamples(dir string) (map[string][]map[string]any, error) {
 		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
 			return nil, fmt.Errorf("%s line %d: %w", path, n, err)
 		}
+		var raw struct {
+			Doc json.RawMessage `json:"doc"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &raw); err != nil {
+			return nil, fmt.Errorf("%s line %d: %w", path, n, err)
+		}
+		if len(raw.Doc) > 0 {
+			// The doc keeps its column order and number text for doc_hash.
+			if line["doc"], err = decodeOrdered(raw.Doc); err != nil {
+				return nil, fmt.Errorf("%s line %d: doc: %w", path, n, err)
+			}
+		}
 		id, _ := line["run_id"].(string)
 		out[id] = append(out[id], line)
 	}

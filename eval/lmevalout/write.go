@@ -208,7 +208,7 @@ func (r run) sampleLines() ([]map[string]any, error) {
 	for i, s := range r.samples {
 		prompt, _ := s["prompt"].(string)
 		target := fmt.Sprint(s["target"])
-		docText, err := marshal(s["doc"], "  ")
+		docText, err := pyDumps(s["doc"])
 		if err != nil {
 			return nil, fmt.Errorf("sample %d: doc: %w", i, err)
 		}
@@ -238,7 +238,7 @@ func (r run) sampleLines() ([]map[string]any, error) {
 				"filtered_resps": []string{fmt.Sprint(filtered[f])},
 				"filter":         f,
 				"metrics":        byFilter[f],
-				"doc_hash":       HashString(string(docText)),
+				"doc_hash":       HashString(docText),
 				"prompt_hash":    HashString(prompt),
 				"target_hash":    HashString(target),
 			}
