@@ -26,6 +26,8 @@ type Problem struct {
 	TargetValid bool
 	// Doc is the whole row, every column, as task templates see it.
 	Doc Doc
+	// Columns is Doc's key order: the file's column order (see fileColumns).
+	Columns []string
 	// Source and Row say where the problem came from (file path, 0-based row
 	// within that file), for error messages and provenance.
 	Source string

@@ -293,12 +293,13 @@ func loadDocFiles(files []string) (*Dataset, error) {
 			return nil, fmt.Errorf("load %w", err)
 		}
 		ds.Files = append(ds.Files, FileRows{Path: p, Rows: len(docs)})
+		cols := fileColumns(p)
 		for row, d := range docs {
 			if key, n := largestString("", d); n > MaxFieldBytes {
 				return nil, fmt.Errorf("load %s: row %d: %s of %d bytes: %w (at most %d bytes)", p, row, key, n, ErrTooLarge, MaxFieldBytes)
 			}
 			i := len(ds.Problems)
-			ds.Problems = append(ds.Problems, Problem{ID: fmt.Sprint(i), Index: i, Doc: d, Source: p, Row: row})
+			ds.Problems = append(ds.Problems, Problem{ID: fmt.Sprint(i), Index: i, Doc: d, Columns: DocColumns([]Doc{d}, presentColumns(cols, d)), Source: p, Row: row})
 		}
 	}
 	if len(ds.Problems) == 0 {

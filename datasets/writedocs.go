@@ -102,14 +102,16 @@ func appendJSONValue(b []byte, v any) ([]byte, error) {
 		}
 		return append(b, ']'), nil
 	case map[string]any:
+		return appendJSONValue(b, orderedDoc{x, DocColumns([]Doc{x}, nil)})
+	case orderedDoc:
 		b = append(b, '{')
-		for i, k := range DocColumns([]Doc{x}, nil) {
+		for i, k := range x.keys {
 			if i > 0 {
 				b = append(b, ',')
 			}
 			b = append(appendJSONString(b, k), ':')
 			var err error
-			if b, err = appendJSONValue(b, x[k]); err != nil {
+			if b, err = appendJSONValue(b, x.doc[k]); err != nil {
 				return nil, err
 			}
 		}

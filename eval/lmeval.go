@@ -6,6 +6,7 @@ import (
 	"math"
 	"path/filepath"
 
+	"github.com/entropix-eval/entropix-eval/datasets"
 	"github.com/entropix-eval/entropix-eval/reports"
 )
 
@@ -166,6 +167,9 @@ func sampleLine(g gradedRecord) map[string]any {
 // runs made before problems.jsonl kept it, the question and worked answer.
 func sampleDoc(p ProblemEntry) any {
 	if p.Doc != nil {
+		if b, err := datasets.EncodeDoc(p.Doc, p.DocColumns); err == nil {
+			return json.RawMessage(b)
+		}
 		return p.Doc
 	}
 	return map[string]string{"question": p.Question, "answer": docAnswer(p)}

@@ -137,7 +137,7 @@ func LoadTaskInputs(cfg Config, task *datasets.Task, src datasets.DataSource, to
 		}
 		q, _ := doc.Doc["question"].(string)
 		a, _ := doc.Doc["answer"].(string)
-		in.Problems = append(in.Problems, Problem{ID: doc.ID, Question: q, Answer: a, Prompt: text, Target: target, Doc: doc.Doc})
+		in.Problems = append(in.Problems, Problem{ID: doc.ID, Question: q, Answer: a, Prompt: text, Target: target, Doc: doc.Doc, DocColumns: doc.Columns})
 	}
 	return in, nil
 }

@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/entropix-eval/entropix-eval/datasets"
 )
 
 // ProblemsFile keeps the exact prompts and targets of a run, so samples.jsonl,
@@ -29,6 +31,48 @@ type ProblemEntry struct {
 	Target       string `json:"target"`
 	// Doc is the dataset row, for filters that read it (multi_choice_regex).
 	Doc map[string]any `json:"doc,omitempty"`
+	// DocColumns is Doc's key order (the dataset's column order).
+	DocColumns []string `json:"doc_columns,omitempty"`
+}
+
+// MarshalJSON writes the doc in its column order with its numbers' kinds
+// (datasets.EncodeDoc), so samples and lm-eval's doc_hash see the row as the
+// dataset has it.
+func (e ProblemEntry) MarshalJSON() ([]byte, error) {
+	type plain ProblemEntry
+	out := struct {
+		plain
+		Doc json.RawMessage `json:"doc,omitempty"`
+	}{plain: plain(e)}
+	if e.Doc != nil {
+		b, err := datasets.EncodeDoc(e.Doc, e.DocColumns)
+		if err != nil {
+			return nil, fmt.Errorf("problem %s: doc: %w", e.ID, err)
+		}
+		out.Doc = b
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads MarshalJSON's doc back with int64 and float64 numbers.
+func (e *ProblemEntry) UnmarshalJSON(b []byte) error {
+	type plain ProblemEntry
+	in := struct {
+		*plain
+		Doc json.RawMessage `json:"doc,omitempty"`
+	}{plain: (*plain)(e)}
+	if err := json.Unmarshal(b, &in); err != nil {
+		return err
+	}
+	e.Doc = nil
+	if len(in.Doc) > 0 && string(in.Doc) != "null" {
+		d, err := datasets.DecodeDoc(in.Doc)
+		if err != nil {
+			return fmt.Errorf("doc: %w", err)
+		}
+		e.Doc = d
+	}
+	return nil
 }
 
 func promptHash(prompt string) string {
@@ -68,7 +112,7 @@ func entriesOf(pps []*preparedProblem) []ProblemEntry {
 	for i, p := range pps {
 		out[i] = ProblemEntry{
 			Index: p.Index, ID: p.ID, Question: p.Question, Answer: p.Answer, Prompt: p.Prompt, PromptHash: p.Hash,
-			PromptTokens: len(p.IDs), Truncated: p.Truncated, Target: p.Target, Doc: p.Doc,
+			PromptTokens: len(p.IDs), Truncated: p.Truncated, Target: p.Target, Doc: p.Doc, DocColumns: p.DocColumns,
 		}
 	}
 	return out
@@ -126,6 +170,7 @@ func sameProblems(have, want []ProblemEntry) error {
 // sameEntry compares two entries as problems.jsonl stores them (a doc's
 // numbers read back from JSON are float64, freshly loaded ones int64).
 func sameEntry(a, b ProblemEntry) bool {
+	a.DocColumns, b.DocColumns = nil, nil // run directories from before doc_columns
 	ja, errA := json.Marshal(a)
 	jb, errB := json.Marshal(b)
 	return errA == nil && errB == nil && bytes.Equal(ja, jb)

@@ -227,10 +227,17 @@ func TestE2ELMEvalSpellingsAndFiles(t *testing.T) {
 		assert.ElementsMatch(t, filters[f], metrics)
 		assert.Equal(t, sha256Hex(args["arg_0"].(string)), s["prompt_hash"])
 		assert.Equal(t, sha256Hex(s["target"].(string)), s["target_hash"])
-		assert.Len(t, s["doc_hash"], 64)
+		// doc_hash: Python's json.dumps(doc, indent=2, ensure_ascii=False) of
+		// the row in the parquet's column order (question, answer), by hand.
+		doc := s["doc"].(map[string]any)
+		pyText := "{\n  \"question\": " + pyQuote(doc["question"].(string)) + ",\n  \"answer\": " + pyQuote(doc["answer"].(string)) + "\n}"
+		assert.Equal(t, sha256Hex(pyText), s["doc_hash"])
 		hashes.WriteString(s["doc_hash"].(string) + s["prompt_hash"].(string) + s["target_hash"].(string))
 	}
 	assert.Equal(t, map[string]any{task: sha256Hex(hashes.String())}, rd["task_hashes"])
+	raw, err := os.ReadFile(sampleFiles[0])
+	require.NoError(t, err)
+	assert.Contains(t, string(raw), `"doc":{"question":`, "the doc keeps the dataset's column order")
 
 	// rescore rebuilds them (and says so), leaving no stale file beside.
 	var stdout strings.Builder
@@ -239,4 +246,10 @@ func TestE2ELMEvalSpellingsAndFiles(t *testing.T) {
 	assert.Contains(t, stdout.String(), "report:")
 	again, _ := filepath.Glob(filepath.Join(modelDir, "results_*.json"))
 	assert.Len(t, again, 1)
+}
+
+// pyQuote is a JSON string as Python's json.dumps(ensure_ascii=False) writes
+// one of GSM8K's texts (no control characters besides these).
+func pyQuote(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\t", `\t`, "\r", `\r`).Replace(s) + `"`
 }
