@@ -137,6 +137,9 @@ type TaskSpec struct {
 	// Repeats > 1 (lm-eval's repeats, e.g. self-consistency) feeds a doc's
 	// responses to the filters together; the sweep runs that many repeats.
 	Repeats int `json:"repeats,omitempty"`
+	// SplitSize is the evaluation split's row count before --limit (lm-eval's
+	// n-samples.original).
+	SplitSize int `json:"split_size,omitempty"`
 	// Config is the task's result-defining configuration (datasets.Task.Describe).
 	Config map[string]any `json:"config,omitempty"`
 }

@@ -61,6 +61,9 @@ type Provenance struct {
 	WeightDType string `json:"weight_dtype,omitempty"`
 	// SamplerOrder is the order truncations apply in, e.g. "temperature, top_k, top_p, min_p".
 	SamplerOrder string `json:"sampler_order"`
+	// ChatTemplate is the chat template's Jinja source when one was applied
+	// (lm-eval records it as chat_template).
+	ChatTemplate string `json:"chat_template,omitempty"`
 }
 
 // CodeInfo identifies the binary that produced a run.

@@ -117,7 +117,8 @@ func LoadTaskInputs(cfg Config, task *datasets.Task, src datasets.DataSource, to
 	desc["num_fewshot"] = prompter.NumFewshot()
 	in := TaskInputs{
 		Task: TaskSpec{Name: task.Name, MaxNewTokens: task.MaxNewTokens, Stops: datasets.Prompt{Until: task.Until}.StopStrings(eosText),
-			Filters: task.Filters, Metrics: task.Metrics, Repeats: task.Repeats, Config: desc},
+			Filters: task.Filters, Metrics: task.Metrics, Repeats: task.Repeats, Config: desc,
+			SplitSize: len(data.Docs.Problems)},
 		Files: data.Files, Repeats: task.Repeats,
 	}
 	for _, doc := range docs {

@@ -173,7 +173,7 @@ func TestE2ELMEvalSpellingsAndFiles(t *testing.T) {
 	}
 	sort.Strings(scoreKeys)
 	require.NotEmpty(t, scoreKeys)
-	assert.Equal(t, map[string]any{"original": 4.0, "effective": 4.0}, rd["n-samples"].(map[string]any)[task])
+	assert.Equal(t, map[string]any{"original": 1319.0, "effective": 4.0}, rd["n-samples"].(map[string]any)[task])
 	assert.Equal(t, model, rd["model_name"])
 	assert.Equal(t, strings.ReplaceAll(model, "/", "__"), rd["model_name_sanitized"])
 	cfg := rd["config"].(map[string]any)
@@ -252,4 +252,44 @@ func TestE2ELMEvalSpellingsAndFiles(t *testing.T) {
 // one of GSM8K's texts (no control characters besides these).
 func pyQuote(s string) string {
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\t", `\t`, "\r", `\r`).Replace(s) + `"`
+}
+
+// lmEvalResults runs the CLI with args and reads the one results_<date>.json
+// written for greedy, seed 0.
+func lmEvalResults(t *testing.T, model string, args []string) map[string]any {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "out")
+	args = append(args, "--output_path", out, "--log_samples", "--progress", "none")
+	require.NoError(t, runRun(context.Background(), args, io.Discard, io.Discard))
+	files, _ := filepath.Glob(filepath.Join(out, "lm-eval", "greedy__seed=0", strings.ReplaceAll(model, "/", "__"), "results_*.json"))
+	require.Len(t, files, 1)
+	var rd map[string]any
+	b, err := os.ReadFile(files[0])
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &rd))
+	return rd
+}
+
+// With --apply_chat_template, results record the template text lm-eval
+// records (lm.chat_template(...)) and its hash_string; without, null.
+func TestE2ELMEvalChatTemplate(t *testing.T) {
+	isolateDemoEnv(t)
+	data := sharedtest.Path(t, "data/gsm8k/main/test-00000-of-00001.parquet")
+	model := sharedtest.Path(t, "models/tiny-llama3")
+	var cfg struct {
+		ChatTemplate string `json:"chat_template"`
+	}
+	b, err := os.ReadFile(filepath.Join(model, "tokenizer_config.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &cfg))
+	require.NotEmpty(t, cfg.ChatTemplate)
+	base := []string{"--model", "hf", "--model_args", "pretrained=" + model + ",dtype=float32",
+		"--tasks", "gsm8k_cot_zeroshot", "--dataset", data, "--limit", "1",
+		"--gen_kwargs", "temperature=0,max_gen_toks=2", "--seed", "0"}
+	rd := lmEvalResults(t, model, append(append([]string{}, base...), "--apply_chat_template"))
+	assert.Equal(t, cfg.ChatTemplate, rd["chat_template"])
+	assert.Equal(t, sha256Hex(cfg.ChatTemplate), rd["chat_template_sha"])
+	rd = lmEvalResults(t, model, base)
+	assert.Nil(t, rd["chat_template"])
+	assert.Nil(t, rd["chat_template_sha"])
 }

@@ -328,6 +328,11 @@ func wireRunner(ctx context.Context, cfg eval.Config, sz runSizing) (*eval.Runne
 	if err != nil {
 		return fail(err)
 	}
+	if cfg.ChatTemplate {
+		if chat, err := tok.ChatTemplate(); err == nil {
+			prov.ChatTemplate = chat.Source()
+		}
+	}
 	eos := append([]int32(nil), model.Config.EOS...)
 	if _, id, ok := tok.EOS(); ok {
 		eos = append(eos, id)

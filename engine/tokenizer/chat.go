@@ -68,6 +68,9 @@ func (t *Tokenizer) ChatTemplate() (*ChatTemplate, error) {
 	return c, nil
 }
 
+// Source is the template's Jinja text, as the checkpoint ships it.
+func (c *ChatTemplate) Source() string { return c.source }
+
 // NewChatTemplate compiles Jinja source with the given bos_token and eos_token.
 // It uses the Jinja settings transformers uses (trim_blocks, lstrip_blocks).
 func NewChatTemplate(source, bos, eos string) (*ChatTemplate, error) {

@@ -68,6 +68,10 @@ func Write(dir string) ([]string, error) {
 	// lm-eval's date_id: datetime.now().isoformat() with ':' replaced by '-'.
 	dateID := strings.ReplaceAll(date.Format("2006-01-02T15:04:05.000000"), ":", "-")
 	modelName := ModelName(m.Config.Model)
+	original := results.Config.Problems
+	if m.Task.SplitSize > 0 {
+		original = m.Task.SplitSize // the split before --limit
+	}
 	var written []string
 	for _, info := range m.Samplers {
 		for _, seed := range m.Config.Seeds {
@@ -77,7 +81,7 @@ func Write(dir string) ([]string, error) {
 				continue // an empty shard: nothing was evaluated
 			}
 			r := run{m: m, task: task, info: info, seed: seed, modelName: modelName, dateID: dateID,
-				results: res, samples: lines[runID], original: results.Config.Problems}
+				results: res, samples: lines[runID], original: original}
 			out := filepath.Join(root, SanitizeModelName(runID), SanitizeModelName(modelName))
 			files, err := r.write(out)
 			if err != nil {

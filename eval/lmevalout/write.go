@@ -155,8 +155,10 @@ func (r run) resultsJSON(n int, taskHash string) map[string]any {
 		multiturn = *c.FewshotAsMultiturn
 	}
 	out["fewshot_as_multiturn"] = multiturn
-	out["chat_template"] = nil
-	out["chat_template_sha"] = nil
+	out["chat_template"], out["chat_template_sha"] = nil, nil
+	if ct := r.m.Provenance.ChatTemplate; ct != "" {
+		out["chat_template"], out["chat_template_sha"] = ct, HashString(ct)
+	}
 	out["start_time"] = unixSeconds(start)
 	out["end_time"] = unixSeconds(end)
 	out["total_evaluation_time_seconds"] = fmt.Sprint(end.Sub(start).Seconds())
