@@ -293,3 +293,50 @@ func TestE2ELMEvalChatTemplate(t *testing.T) {
 	assert.Nil(t, rd["chat_template"])
 	assert.Nil(t, rd["chat_template_sha"])
 }
+
+// With repeats, lm-eval logs one sample per doc and filter whose resps hold
+// every repeat's response, and scores each doc once.
+func TestE2ELMEvalRepeats(t *testing.T) {
+	isolateDemoEnv(t)
+	data := sharedtest.Path(t, "data/gsm8k/main/test-00000-of-00001.parquet")
+	model := sharedtest.Path(t, "models/stories260K-hf")
+	out := filepath.Join(t.TempDir(), "out")
+	const task = "gsm8k_cot_zeroshot"
+	args := []string{"--model", "hf", "--model_args", "pretrained=" + model + ",dtype=float32",
+		"--tasks", task, "--dataset", data, "--limit", "2", "--repeats", "3",
+		"--gen_kwargs", "temperature=0,max_gen_toks=4", "--seed", "0",
+		"--output_path", out, "--log_samples", "--progress", "none"}
+	require.NoError(t, runRun(context.Background(), args, io.Discard, io.Discard))
+	ours := readJSONLines(t, filepath.Join(out, eval.SamplesFile))
+	require.Len(t, ours, 6)
+	byDoc := map[float64][]any{}
+	for _, o := range ours {
+		id := o["doc_id"].(float64)
+		byDoc[id] = append(byDoc[id], o["resps"].([]any)[0].([]any)[0])
+	}
+	modelDir := filepath.Join(out, "lm-eval", "greedy__seed=0", strings.ReplaceAll(model, "/", "__"))
+	sampleFiles, _ := filepath.Glob(filepath.Join(modelDir, "samples_"+task+"_*.jsonl"))
+	require.Len(t, sampleFiles, 1)
+	samples := readJSONLines(t, sampleFiles[0])
+	require.NotEmpty(t, samples)
+	perFilter := map[string][]float64{}
+	for _, s := range samples {
+		resps := s["resps"].([]any)
+		require.Len(t, resps, 1)
+		assert.Equal(t, byDoc[s["doc_id"].(float64)], resps[0], "all three repeats, in repeat order")
+		perFilter[s["filter"].(string)] = append(perFilter[s["filter"].(string)], s["exact_match"].(float64))
+	}
+	assert.Len(t, samples, 2*len(perFilter), "one line per doc and filter")
+	files, _ := filepath.Glob(filepath.Join(modelDir, "results_*.json"))
+	require.Len(t, files, 1)
+	var rd map[string]any
+	b, err := os.ReadFile(files[0])
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &rd))
+	entry := rd["results"].(map[string]any)[task].(map[string]any)
+	assert.Equal(t, 2.0, entry["sample_len"])
+	for f, vs := range perFilter {
+		assert.InDelta(t, (vs[0]+vs[1])/2, entry["exact_match,"+f], 1e-12)
+	}
+	assert.Equal(t, map[string]any{"original": 1319.0, "effective": 2.0}, rd["n-samples"].(map[string]any)[task])
+}

@@ -42,9 +42,6 @@ func Write(dir string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if m.Config.Repeats > 1 {
-		return nil, fmt.Errorf("%w: %d repeats per problem, and lm-eval's files score one response per doc and filter", ErrNotWritten, m.Config.Repeats)
-	}
 	task, err := readTask(dir)
 	if err != nil {
 		return nil, err

@@ -51,7 +51,12 @@ func (r run) write(out string) ([]string, error) {
 	if err := eval.WriteFileAtomic(samplesPath, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
 		return nil, err
 	}
-	res := r.resultsJSON(len(r.samples), HashString(hashes.String()))
+	docs := len(docLines(r.samples))
+	if r.m.Config.Repeats > 1 {
+		// results.json tallies every repeat; lm-eval scores each doc once.
+		r.results = docResults(samples)
+	}
+	res := r.resultsJSON(docs, HashString(hashes.String()))
 	b, err := marshal(res, "  ")
 	if err != nil {
 		return nil, err
@@ -91,7 +96,7 @@ func (r run) resultsJSON(n int, taskHash string) map[string]any {
 	}
 	config, _ := r.task["config"].(map[string]any)
 	if config == nil {
-		config = map[string]any{"task": name, "output_type": "generate_until", "generation_kwargs": r.genKwargs(), "repeats": 1}
+		config = map[string]any{"task": name, "output_type": "generate_until", "generation_kwargs": r.genKwargs(), "repeats": max(r.m.Config.Repeats, 1)}
 	}
 	out := map[string]any{
 		"results":          map[string]any{name: entry},
@@ -207,20 +212,14 @@ func (r run) genKwargs() map[string]any {
 func (r run) sampleLines() ([]map[string]any, error) {
 	gen := r.genKwargs()
 	var out []map[string]any
-	for i, s := range r.samples {
+	for i, lines := range docLines(r.samples) {
+		s := lines[0]
 		prompt, _ := s["prompt"].(string)
 		target := fmt.Sprint(s["target"])
 		docText, err := pyDumps(s["doc"])
 		if err != nil {
 			return nil, fmt.Errorf("sample %d: doc: %w", i, err)
 		}
-		var resp string
-		if rs, ok := s["resps"].([]any); ok && len(rs) > 0 {
-			if inner, ok := rs[0].([]any); ok && len(inner) > 0 {
-				resp = fmt.Sprint(inner[0])
-			}
-		}
-		filtered, _ := s["filtered_resps"].(map[string]any)
 		byFilter := map[string][]string{}
 		var filters []string
 		for _, k := range scoreKeys(s) {
@@ -231,21 +230,25 @@ func (r run) sampleLines() ([]map[string]any, error) {
 			byFilter[filter] = append(byFilter[filter], metric)
 		}
 		for _, f := range filters {
+			answer, values, err := docAnswer(lines, f, byFilter[f])
+			if err != nil {
+				return nil, err
+			}
 			line := map[string]any{
 				"doc_id":         s["doc_id"],
 				"doc":            s["doc"],
 				"target":         target,
 				"arguments":      map[string]any{"gen_args_0": map[string]any{"arg_0": prompt, "arg_1": gen}},
-				"resps":          [][]string{{resp}},
-				"filtered_resps": []string{fmt.Sprint(filtered[f])},
+				"resps":          [][]string{responses(lines)},
+				"filtered_resps": []string{answer},
 				"filter":         f,
 				"metrics":        byFilter[f],
 				"doc_hash":       HashString(docText),
 				"prompt_hash":    HashString(prompt),
 				"target_hash":    HashString(target),
 			}
-			for _, metric := range byFilter[f] {
-				line[metric] = s[metric+","+f]
+			for m, v := range values {
+				line[m] = v
 			}
 			out = append(out, line)
 		}

@@ -1,0 +1,113 @@
+package lmevalout
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// docLines groups samples.jsonl's lines (one per repeat) by doc, docs in
+// first-appearance order and each doc's lines in repeat order: with repeats,
+// lm-eval logs one sample per doc whose resps hold every repeat's response.
+func docLines(samples []map[string]any) [][]map[string]any {
+	at := map[string]int{}
+	var out [][]map[string]any
+	for _, s := range samples {
+		k := fmt.Sprint(s["doc_id"])
+		i, ok := at[k]
+		if !ok {
+			i = len(out)
+			at[k] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], s)
+	}
+	for _, lines := range out {
+		slices.SortStableFunc(lines, func(a, b map[string]any) int {
+			ra, _ := a["repeat"].(float64)
+			rb, _ := b["repeat"].(float64)
+			return cmp.Compare(ra, rb)
+		})
+	}
+	return out
+}
+
+// responses are a doc's responses, one per repeat in repeat order.
+func responses(lines []map[string]any) []string {
+	out := make([]string, 0, len(lines))
+	for _, s := range lines {
+		var resp string
+		if rs, ok := s["resps"].([]any); ok && len(rs) > 0 {
+			if inner, ok := rs[0].([]any); ok && len(inner) > 0 {
+				resp = fmt.Sprint(inner[0])
+			}
+		}
+		out = append(out, resp)
+	}
+	return out
+}
+
+// docAnswer is the doc's filtered answer and metric values under filter f:
+// lm-eval filters a doc's repeats together into one answer, so every repeat
+// must carry the same (a filter ending in take_first or majority_vote).
+func docAnswer(lines []map[string]any, f string, metrics []string) (string, map[string]any, error) {
+	answer := func(s map[string]any) string {
+		filtered, _ := s["filtered_resps"].(map[string]any)
+		return fmt.Sprint(filtered[f])
+	}
+	want := answer(lines[0])
+	values := map[string]any{}
+	for _, m := range metrics {
+		values[m] = lines[0][m+","+f]
+	}
+	for _, s := range lines[1:] {
+		if answer(s) != want {
+			return "", nil, fmt.Errorf("%w: doc %v: filter %s leaves one answer per repeat, and lm-eval's files hold one per doc", ErrNotWritten, s["doc_id"], f)
+		}
+		for _, m := range metrics {
+			if s[m+","+f] != values[m] {
+				return "", nil, fmt.Errorf("%w: doc %v: %s,%s differs between repeats", ErrNotWritten, s["doc_id"], m, f)
+			}
+		}
+	}
+	return want, values, nil
+}
+
+// docResults are the (metric, filter) means and standard errors over docs,
+// as lm-eval aggregates a repeated task's per-doc scores (mean and
+// mean_stderr: the sample standard deviation over √n; "N/A" for one doc).
+func docResults(lines []map[string]any) map[string]any {
+	values := map[string][]float64{}
+	for _, l := range lines {
+		f, _ := l["filter"].(string)
+		ms, _ := l["metrics"].([]string)
+		for _, m := range ms {
+			if v, ok := l[m].(float64); ok {
+				values[m+","+f] = append(values[m+","+f], v)
+			}
+		}
+	}
+	out := map[string]any{}
+	for k, vs := range values {
+		metric, filter, _ := strings.Cut(k, ",")
+		n := float64(len(vs))
+		var sum float64
+		for _, v := range vs {
+			sum += v
+		}
+		mean := sum / n
+		out[k] = mean
+		if len(vs) < 2 {
+			out[metric+"_stderr,"+filter] = "N/A"
+			continue
+		}
+		var ss float64
+		for _, v := range vs {
+			ss += (v - mean) * (v - mean)
+		}
+		out[metric+"_stderr,"+filter] = math.Sqrt(ss/(n-1)) / math.Sqrt(n)
+	}
+	return out
+}
