@@ -6,28 +6,18 @@
 package figures
 
 import (
-	"bytes"
 	"fmt"
 	"image/color"
-	"io"
 	"math"
-	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
-	"golang.org/x/text/encoding"
-	"golang.org/x/text/encoding/charmap"
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/palette/brewer"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgpdf"
-	"gonum.org/v1/plot/vg/vgsvg"
 
-	"github.com/entropix-eval/entropix-eval/reports"
 	"github.com/entropix-eval/entropix-eval/reports/model"
 )
 
@@ -402,163 +392,4 @@ func recoverPlot(err *error, what string) {
 	if r := recover(); r != nil {
 		*err = fmt.Errorf("%s: plotting failed: %v", what, r)
 	}
-}
-
-// SVG renders p as an SVG document of size sz.
-func SVG(p *plot.Plot, sz Size) (out []byte, err error) {
-	defer recoverPlot(&err, "svg")
-	c := vgsvg.New(sz.Width, sz.Height)
-	drawFigure(p, draw.New(c))
-	var b bytes.Buffer
-	if _, err := c.WriteTo(&b); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
-
-// PDF renders p as a PDF document of size sz with its fonts embedded.
-func PDF(p *plot.Plot, sz Size) (out []byte, err error) {
-	defer recoverPlot(&err, "pdf")
-	c := vgpdf.New(sz.Width, sz.Height)
-	c.EmbedFonts(true)
-	drawFigure(p, draw.New(cp1252Canvas{c}))
-	var b bytes.Buffer
-	if _, err := c.WriteTo(&b); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
-
-// Save writes dir/name.svg and dir/name.pdf at size sz and returns the SVG
-// bytes. Both are drawn from the same plot by the same code: the same content.
-func Save(p *plot.Plot, dir, name string, sz Size) ([]byte, error) {
-	svg, err := SVG(p, sz)
-	if err != nil {
-		return nil, fmt.Errorf("figure %s: %w", name, err)
-	}
-	pdf, err := PDF(p, sz)
-	if err != nil {
-		return nil, fmt.Errorf("figure %s: %w", name, err)
-	}
-	if err := WriteFileAtomic(filepath.Join(dir, name+".svg"), svg); err != nil {
-		return nil, err
-	}
-	if err := WriteFileAtomic(filepath.Join(dir, name+".pdf"), pdf); err != nil {
-		return nil, err
-	}
-	return svg, nil
-}
-
-// Slug makes a sampler label safe as part of a file name.
-func Slug(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '.':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
-		}
-	}
-	out := strings.Trim(b.String(), "._")
-	if len(out) > 60 {
-		out = out[:60]
-	}
-	if out == "" {
-		out = "sampler"
-	}
-	return out
-}
-
-// WriteFileAtomic writes data to path through reports.WriteFileAtomic, so an
-// interrupted report never leaves a half-written figure under its real name.
-func WriteFileAtomic(path string, data []byte) error {
-	return reports.WriteFileAtomic(path, func(w io.Writer) error { _, err := w.Write(data); return err })
-}
-
-// Forest draws each sampler's paired difference from the baseline under one
-// filter as a point with its 95% CI, on a shared axis with a line at zero: the
-// page's first figure.
-func Forest(rows []reports.ComparisonRow, filter string) (p *plot.Plot, err error) {
-	defer recoverPlot(&err, "forest plot")
-	var pts plotter.XYs
-	var bars errorBars
-	var names []string
-	for _, r := range rows {
-		if r.Filter != filter || math.IsNaN(r.Delta) {
-			continue
-		}
-		y := float64(len(pts)) // flipped below, so the first row is on top
-		pts = append(pts, plotter.XY{X: 100 * r.Delta, Y: y})
-		lo, hi := r.CILow, r.CIHigh
-		if math.IsNaN(lo) || math.IsNaN(hi) {
-			lo, hi = r.Delta, r.Delta
-		}
-		bars.xys = append(bars.xys, plotter.XY{X: 100 * r.Delta, Y: y})
-		bars.low = append(bars.low, 100*(r.Delta-lo))
-		bars.high = append(bars.high, 100*(hi-r.Delta))
-		names = append(names, r.Sampler)
-	}
-	if len(pts) == 0 {
-		return nil, fmt.Errorf("forest plot: no comparison under %s", filter)
-	}
-	for i := range pts {
-		pts[i].Y = float64(len(pts)-1) - pts[i].Y
-		bars.xys[i].Y = pts[i].Y
-	}
-	p = plot.New()
-	p.Title.Text = "difference from " + rows[0].Baseline + " (" + filter + ", 95% CI)"
-	p.X.Label.Text = "accuracy difference (pp)"
-	eb, err := plotter.NewXErrorBars(xErrorBars(bars))
-	if err != nil {
-		return nil, err
-	}
-	eb.LineStyle.Color, eb.LineStyle.Width = blue, vg.Points(1.5)
-	sc, err := plotter.NewScatter(pts)
-	if err != nil {
-		return nil, err
-	}
-	sc.GlyphStyle.Color, sc.GlyphStyle.Shape, sc.GlyphStyle.Radius = blue, draw.CircleGlyph{}, vg.Points(3)
-	p.Add(plotter.NewGrid(), eb, sc)
-	lo, hi := 0.0, 0.0
-	for i := range bars.xys {
-		lo = min(lo, bars.xys[i].X-bars.low[i])
-		hi = max(hi, bars.xys[i].X+bars.high[i])
-	}
-	pad := max(0.5, 0.08*(hi-lo))
-	p.X.Min, p.X.Max = lo-pad, hi+pad
-	if err := addLine(p, plotter.XYs{{X: 0, Y: -0.5}, {X: 0, Y: float64(len(pts)) - 0.5}}, grey, true); err != nil {
-		return nil, err
-	}
-	p.Y.Min, p.Y.Max = -0.5, float64(len(pts))-0.5
-	slices.Reverse(names) // the first sampler on top, as in the headline list
-	p.NominalY(names...)
-	p.X.Tick.Marker = plainTicks{}
-	return p, nil
-}
-
-type xErrorBars errorBars
-
-func (e xErrorBars) Len() int                        { return len(e.xys) }
-func (e xErrorBars) XY(i int) (float64, float64)     { return e.xys[i].X, e.xys[i].Y }
-func (e xErrorBars) XError(i int) (float64, float64) { return e.low[i], e.high[i] }
-
-// cp1252Canvas hands vgpdf its text in Windows-1252, the encoding vgpdf
-// embeds its fonts with: given UTF-8, "bits²" would print as "bitsÂ²".
-// Characters outside Windows-1252 print as "?", so figure text keeps to it
-// (no Δ or − in labels).
-type cp1252Canvas struct{ *vgpdf.Canvas }
-
-func (c cp1252Canvas) FillString(f font.Face, pt vg.Point, text string) {
-	c.Canvas.FillString(f, pt, toCP1252(text))
-}
-
-// toCP1252 encodes s in Windows-1252 (golang.org/x/text), a true minus as
-// a hyphen and anything else outside the code page as "?".
-func toCP1252(s string) string {
-	out, err := encoding.ReplaceUnsupported(charmap.Windows1252.NewEncoder()).String(strings.ReplaceAll(s, "−", "-"))
-	if err != nil { // only on invalid UTF-8, which plot text never is
-		return s
-	}
-	return strings.ReplaceAll(out, "\x1a", "?") // the encoder's substitute byte
 }
