@@ -118,13 +118,15 @@ func (s DataSource) Locate(t *Task, split string) ([]string, error) {
 	}
 	if org, name, ok := strings.Cut(t.DatasetPath, "/"); ok {
 		for _, cache := range s.HubCaches {
-			for _, snap := range hubSnapshots(filepath.Join(cache, "datasets--"+org+"--"+name)) {
+			repo := filepath.Join(cache, "datasets--"+org+"--"+name)
+			snaps := hubSnapshots(repo)
+			for _, snap := range snaps {
 				if m := inRepo(snap); len(m) > 0 {
 					return m, nil
 				}
 			}
-			if len(hubSnapshots(filepath.Join(cache, "datasets--"+org+"--"+name))) == 0 {
-				searched = append(searched, filepath.Join(cache, "datasets--"+org+"--"+name, "snapshots", "*"))
+			if len(snaps) == 0 {
+				searched = append(searched, filepath.Join(repo, "snapshots", "*"))
 			}
 		}
 		config := t.DatasetName

@@ -62,7 +62,7 @@ func runForward(ctx context.Context, args []string, stdout io.Writer) error {
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+		return err
 	}
 	if *model == "" {
 		return fmt.Errorf("%w: --model is required", errUsage)
