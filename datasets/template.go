@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/entropix-eval/entropix-eval/internal/pyfloat"
 	"github.com/nikolalohinski/gonja/v2"
 	"github.com/nikolalohinski/gonja/v2/config"
 	"github.com/nikolalohinski/gonja/v2/exec"
@@ -151,6 +152,7 @@ func pyRepr(v any) string {
 	return PyStr(v)
 }
 
+// pyFloat is Python's str(float), as Jinja prints a float doc field.
 func pyFloat(f float64) string {
 	switch {
 	case math.IsNaN(f):
@@ -160,11 +162,7 @@ func pyFloat(f float64) string {
 	case math.IsInf(f, -1):
 		return "-inf"
 	}
-	s := strconv.FormatFloat(f, 'g', -1, 64)
-	if !strings.ContainsAny(s, ".eEn") {
-		s += ".0"
-	}
-	return s
+	return pyfloat.Repr(f)
 }
 
 // asIndex reads an int target: an integer value or a digit string (lm-eval

@@ -3,8 +3,8 @@ package engine
 import (
 	"bytes"
 	"encoding/json"
-	"strconv"
-	"strings"
+
+	"github.com/entropix-eval/entropix-eval/internal/pyfloat"
 )
 
 // pyFloat marshals like Python's repr(float), which is what transformers' config
@@ -12,17 +12,7 @@ import (
 type pyFloat float64
 
 func (f pyFloat) MarshalJSON() ([]byte, error) {
-	v := float64(f)
-	e := strconv.FormatFloat(v, 'e', -1, 64)
-	exp, _ := strconv.Atoi(e[strings.IndexByte(e, 'e')+1:])
-	if exp < -4 || exp >= 16 {
-		return []byte(e), nil // Go's 'e' form already matches: 1e-05, 1.5e+16
-	}
-	s := strconv.FormatFloat(v, 'f', -1, 64)
-	if !strings.ContainsAny(s, ".") {
-		s += ".0"
-	}
-	return []byte(s), nil
+	return []byte(pyfloat.Repr(float64(f))), nil
 }
 
 // marshalPyJSON writes v as json.dumps(v, indent=2, sort_keys=True) + "\n" does, the
