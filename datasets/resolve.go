@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/entropix-eval/entropix-eval/internal/hfcache"
 )
 
 // DataSource says where a task's splits are read from, all offline. For each
@@ -37,23 +39,7 @@ type DataSource struct {
 // specific first: $HF_DATASETS_CACHE, $HF_HOME/datasets,
 // $XDG_CACHE_HOME/huggingface/datasets and ~/.cache/huggingface/datasets.
 func DatasetsCacheDirs() []string {
-	var dirs []string
-	add := func(d string) {
-		if d != "" && !slices.Contains(dirs, d) {
-			dirs = append(dirs, d)
-		}
-	}
-	add(os.Getenv("HF_DATASETS_CACHE"))
-	if h := os.Getenv("HF_HOME"); h != "" {
-		add(filepath.Join(h, "datasets"))
-	}
-	if x := os.Getenv("XDG_CACHE_HOME"); x != "" {
-		add(filepath.Join(x, "huggingface", "datasets"))
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		add(filepath.Join(home, ".cache", "huggingface", "datasets"))
-	}
-	return dirs
+	return hfcache.Dirs("datasets", "HF_DATASETS_CACHE")
 }
 
 // ErrDataNotFound: no source holds a split.
@@ -119,7 +105,7 @@ func (s DataSource) Locate(t *Task, split string) ([]string, error) {
 	if org, name, ok := strings.Cut(t.DatasetPath, "/"); ok {
 		for _, cache := range s.HubCaches {
 			repo := filepath.Join(cache, "datasets--"+org+"--"+name)
-			snaps := hubSnapshots(repo)
+			snaps := hfcache.Snapshots(repo)
 			for _, snap := range snaps {
 				if m := inRepo(snap); len(m) > 0 {
 					return m, nil
@@ -176,41 +162,6 @@ func hubLayouts(config, split string) []string {
 			filepath.Join("data", config, split+"-*.parquet"))
 	}
 	return append(out, filepath.Join("data", split+"-*.parquet"), split+"-*.parquet", filepath.Join(split, "*.parquet"))
-}
-
-// hubSnapshots lists a cached repo's snapshot directories: the revision
-// refs/main names first, then the others newest first.
-func hubSnapshots(repo string) []string {
-	var out []string
-	if ref, err := os.ReadFile(filepath.Join(repo, "refs", "main")); err == nil {
-		dir := filepath.Join(repo, "snapshots", strings.TrimSpace(string(ref)))
-		if st, err := os.Stat(dir); err == nil && st.IsDir() {
-			out = append(out, dir)
-		}
-	}
-	entries, err := os.ReadDir(filepath.Join(repo, "snapshots"))
-	if err != nil {
-		return out
-	}
-	type snap struct {
-		dir string
-		t   time.Time
-	}
-	var rest []snap
-	for _, e := range entries {
-		dir := filepath.Join(repo, "snapshots", e.Name())
-		if slices.Contains(out, dir) {
-			continue
-		}
-		if st, err := os.Stat(dir); err == nil && st.IsDir() {
-			rest = append(rest, snap{dir, st.ModTime()})
-		}
-	}
-	slices.SortFunc(rest, func(a, b snap) int { return b.t.Compare(a.t) })
-	for _, r := range rest {
-		out = append(out, r.dir)
-	}
-	return out
 }
 
 // newestBuild keeps the files of one datasets-cache build (version/hash

@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
-	"time"
+
+	"github.com/entropix-eval/entropix-eval/internal/hfcache"
 )
 
 // HFCacheDirs lists the Hugging Face hub cache directories that may exist on this
@@ -16,24 +16,7 @@ import (
 // listed because a checkpoint downloaded under another setting is still usable.
 // Nothing is checked for existence here.
 func HFCacheDirs() []string {
-	var dirs []string
-	add := func(d string) {
-		if d != "" && !slices.Contains(dirs, d) {
-			dirs = append(dirs, d)
-		}
-	}
-	add(os.Getenv("HF_HUB_CACHE"))
-	add(os.Getenv("HUGGINGFACE_HUB_CACHE"))
-	if h := os.Getenv("HF_HOME"); h != "" {
-		add(filepath.Join(h, "hub"))
-	}
-	if x := os.Getenv("XDG_CACHE_HOME"); x != "" {
-		add(filepath.Join(x, "huggingface", "hub"))
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		add(filepath.Join(home, ".cache", "huggingface", "hub"))
-	}
-	return dirs
+	return hfcache.Dirs("hub", "HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE")
 }
 
 // FindHFSnapshot returns the directory of a complete snapshot of the hub model
@@ -87,29 +70,10 @@ func FindHFRevision(cacheDirs []string, repo, revision string) (string, bool) {
 		if root == "" {
 			return "", false
 		}
-		if ref, err := os.ReadFile(filepath.Join(root, "refs", "main")); err == nil {
-			dir := filepath.Join(root, "snapshots", strings.TrimSpace(string(ref)))
+		for _, dir := range hfcache.Snapshots(root) {
 			if CompleteCheckpoint(dir) {
 				return dir, true
 			}
-		}
-		entries, err := os.ReadDir(filepath.Join(root, "snapshots"))
-		if err != nil {
-			continue
-		}
-		best, bestTime := "", time.Time{}
-		for _, e := range entries {
-			dir := filepath.Join(root, "snapshots", e.Name())
-			st, err := os.Stat(dir)
-			if err != nil || !st.IsDir() || !CompleteCheckpoint(dir) {
-				continue
-			}
-			if best == "" || st.ModTime().After(bestTime) {
-				best, bestTime = dir, st.ModTime()
-			}
-		}
-		if best != "" {
-			return best, true
 		}
 	}
 	return "", false
