@@ -85,19 +85,15 @@ func planMemory(c *engine.Config, o engine.Options) memoryPlan {
 	return p
 }
 
-// fitPrefixCache caps the prefix cache at half of what the rest of the plan leaves
-// of free bytes, as the CPU engine does with host memory: shared prefixes are an
-// optimisation and never the reason a request stops fitting. -1 turns sharing off.
+// fitPrefixCache caps the prefix cache with engine.CapPrefixCache against free
+// device bytes, as the CPU engine does with host memory.
 func fitPrefixCache(c *engine.Config, o engine.Options, free int64) engine.Options {
 	if o.PrefixCacheBytes <= 0 {
 		return o
 	}
 	rest := o
 	rest.PrefixCacheBytes = -1
-	o.PrefixCacheBytes = min(o.PrefixCacheBytes, (free-planMemory(c, rest).Total())/2)
-	if o.PrefixCacheBytes <= 0 {
-		o.PrefixCacheBytes = -1
-	}
+	o.PrefixCacheBytes = engine.CapPrefixCache(o.PrefixCacheBytes, free, planMemory(c, rest).Total())
 	return o
 }
 
