@@ -85,19 +85,15 @@ func planMemory(c *engine.Config, o engine.Options) memoryPlan {
 	return p
 }
 
-// fitPrefixCache caps the prefix cache at half of what the rest of the plan leaves
-// of free bytes, as the CPU engine does with host memory: shared prefixes are an
-// optimisation and never the reason a request stops fitting. -1 turns sharing off.
+// fitPrefixCache caps the prefix cache with engine.CapPrefixCache against free
+// device bytes, as the CPU engine does with host memory.
 func fitPrefixCache(c *engine.Config, o engine.Options, free int64) engine.Options {
 	if o.PrefixCacheBytes <= 0 {
 		return o
 	}
 	rest := o
 	rest.PrefixCacheBytes = -1
-	o.PrefixCacheBytes = min(o.PrefixCacheBytes, (free-planMemory(c, rest).Total())/2)
-	if o.PrefixCacheBytes <= 0 {
-		o.PrefixCacheBytes = -1
-	}
+	o.PrefixCacheBytes = engine.CapPrefixCache(o.PrefixCacheBytes, free, planMemory(c, rest).Total())
 	return o
 }
 
@@ -110,7 +106,7 @@ func checkFits(c *engine.Config, o engine.Options, free int64, device int) error
 		return nil
 	}
 	need := fmt.Sprintf("%s weights + %s KV cache (%d slots × %d tokens) + %s buffers + %s prefix cache + %s reserved",
-		gib(p.Weights), gib(p.KVCache), o.Slots, o.MaxSeqLen, gib(p.Activations+p.Outputs+p.Rope), gib(p.PrefixCache), gib(p.Reserve))
+		engine.GiB(p.Weights), engine.GiB(p.KVCache), o.Slots, o.MaxSeqLen, engine.GiB(p.Activations+p.Outputs+p.Rope), engine.GiB(p.PrefixCache), engine.GiB(p.Reserve))
 	fitsWith := func(slots, maxSeq int) bool {
 		q := o
 		q.Slots, q.MaxSeqLen = slots, maxSeq
@@ -118,17 +114,12 @@ func checkFits(c *engine.Config, o engine.Options, free int64, device int) error
 	}
 	if !fitsWith(1, 1) {
 		return fmt.Errorf("out of device memory on GPU %d: the model needs %s, %s free — the weights alone do not fit",
-			device, need, gib(free))
+			device, need, engine.GiB(free))
 	}
 	advice := engine.FitAdvice(o.Slots, o.MaxSeqLen, fitsWith)
 	if advice == "" {
 		advice = "fewer slots and a shorter max sequence length"
 	}
 	return fmt.Errorf("out of device memory on GPU %d: %s needed, %s free; fits: %s",
-		device, need, gib(free), advice)
+		device, need, engine.GiB(free), advice)
 }
-
-// largest is engine.Largest.
-func largest(hi int, ok func(int) bool) int { return engine.Largest(hi, ok) }
-
-func gib(b int64) string { return engine.GiB(b) }

@@ -37,7 +37,7 @@ func TestCheckFitsSaysWhatFits(t *testing.T) {
 	require.Contains(t, msg, "20.00 GiB free")
 
 	// The advice is exact: the suggested slot count fits and one more does not.
-	slots := largest(o.Slots, func(n int) bool {
+	slots := engine.Largest(o.Slots, func(n int) bool {
 		q := o
 		q.Slots = n
 		return planMemory(&c, q).Total() <= free
@@ -57,12 +57,6 @@ func TestCheckFitsWeightsAlone(t *testing.T) {
 	c := llama1B(t)
 	err := checkFits(&c, engine.Options{Slots: 1, MaxSeqLen: 512}, 1<<30, 0)
 	require.ErrorContains(t, err, "the weights alone do not fit")
-}
-
-func TestLargest(t *testing.T) {
-	require.Equal(t, 0, largest(10, func(int) bool { return false }))
-	require.Equal(t, 10, largest(10, func(int) bool { return true }))
-	require.Equal(t, 7, largest(10, func(n int) bool { return n <= 7 }))
 }
 
 func itoa(n int) string {

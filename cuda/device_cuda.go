@@ -8,6 +8,8 @@ import (
 	"unsafe"
 
 	"gorgonia.org/cu"
+
+	"github.com/entropix-eval/entropix-eval/engine"
 )
 
 // device is one GPU's context, the engine's stream and the loaded kernels.
@@ -103,7 +105,7 @@ func (d *device) alloc(bytes int64, what string) (dptr, error) {
 	if err != nil {
 		free, total, _ := cu.MemInfo()
 		return 0, fmt.Errorf("cuda: device %d: allocating %s for %s (%s free of %s): %w",
-			d.ordinal, gib(bytes), what, gib(free), gib(total), err)
+			d.ordinal, engine.GiB(bytes), what, engine.GiB(free), engine.GiB(total), err)
 	}
 	d.allocs = append(d.allocs, p)
 	if err := cu.MemsetD8Async(p, 0, max(bytes, deviceAlign), d.stream); err != nil {

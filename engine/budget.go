@@ -36,3 +36,18 @@ func FitAdvice(slots, maxSeq int, fits func(slots, maxSeq int) bool) string {
 
 // GiB formats a byte count for memory messages.
 func GiB(b int64) string { return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30)) }
+
+// CapPrefixCache is a prefix-cache budget of want bytes capped at half of what the
+// rest of the plan (rest bytes) leaves of free: the cache grows as it is used, and
+// shared prefixes are an optimisation, never the reason a request stops fitting.
+// A want that is not positive is returned as it is; a cap that leaves nothing
+// returns -1 (sharing off).
+func CapPrefixCache(want, free, rest int64) int64 {
+	if want <= 0 {
+		return want
+	}
+	if c := min(want, (free-rest)/2); c > 0 {
+		return c
+	}
+	return -1
+}

@@ -39,7 +39,13 @@ func (t *truncator) originalSample(d *metrics.Dist, p Params) cut {
 			}
 		}
 	}
-	c := cut{start: start, end: k, tailCut: tailCut || startLo != start}
+	return t.closeCut(d, start, k, tailCut || startLo != start)
+}
+
+// closeCut is the cut of candidates [start, end) with the −inf entries at its end
+// dropped (one always stays) and its normaliser and tail mass filled in.
+func (t *truncator) closeCut(d *metrics.Dist, start, end int, tailCut bool) cut {
+	c := cut{start: start, end: end, tailCut: tailCut}
 	for c.end > c.start+1 && math.IsInf(float64(d.Candidates[c.end-1].Logit), -1) {
 		c.end--
 	}

@@ -46,11 +46,5 @@ func (t *truncator) smollmSample(d *metrics.Dist, p Params) cut {
 	}
 	start := t.invertedTopP(k, p.TopP*(zS+tailHi))
 	startLo := t.invertedTopP(k, p.TopP*zS)
-	cut := cut{start: start, end: k, tailCut: tailCut || startLo != start}
-	for cut.end > cut.start+1 && math.IsInf(float64(c[cut.end-1].Logit), -1) {
-		cut.end--
-	}
-	cut.z = t.sum(cut.start, cut.end)
-	cut.tailMass = t.temperedTail(cut.tailCut)
-	return cut
+	return t.closeCut(d, start, k, tailCut || startLo != start)
 }

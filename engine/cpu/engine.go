@@ -76,9 +76,7 @@ func New(m *engine.Model, opts engine.Options) (*Engine, error) {
 		if err := checkBudget(&c, opts, tile, avail); err != nil {
 			return nil, fmt.Errorf("cpu engine: model %s: %w", m.Dir, err)
 		}
-		// The prefix cache grows as it is used: let it take at most half of what
-		// the cache and buffers leave.
-		prefixBudget = min(prefixBudget, (avail-planMemory(&c, opts, tile).total())/2)
+		prefixBudget = engine.CapPrefixCache(prefixBudget, avail, planMemory(&c, opts, tile).total())
 	}
 	w, err := loadWeights(m)
 	if err != nil {

@@ -112,7 +112,7 @@ func (e *Engine) capturePromptQueries(rows []tokenRow, q []float32) {
 func (e *Engine) promptLogitStats(rows []tokenRow, x []float32) {
 	p := &e.prompt
 	hid, vocab := e.cfg.HiddenSize, e.cfg.VocabSize
-	p.ent, p.vent = growF64(p.ent, len(rows)), growF64(p.vent, len(rows))
+	p.ent, p.vent = growTo(p.ent, len(rows)), growTo(p.vent, len(rows))
 	p.hidden = growTo(p.hidden, promptHeadRows*hid)
 	for len(p.workers) < e.threads {
 		p.workers = append(p.workers, promptWorker{})
@@ -128,7 +128,7 @@ func (e *Engine) promptLogitStats(rows []tokenRow, x []float32) {
 		e.matmul(p.logits, p.hidden, nb, e.w.head, nil, false)
 		parallelFor(e.threads, nb, func(worker, k int) {
 			w := &p.workers[worker]
-			w.exps = growF64(w.exps, vocab)
+			w.exps = growTo(w.exps, vocab)
 			_, h, v := metrics.LogitStatsScratch(p.logits[k*vocab:(k+1)*vocab], w.exps)
 			p.ent[block[k]], p.vent[block[k]] = h, v
 		})
@@ -225,11 +225,4 @@ func (e *Engine) promptAttention(slot int, st *promptSlot, n int) error {
 		}
 	}
 	return nil
-}
-
-func growF64(b []float64, n int) []float64 {
-	if cap(b) < n {
-		return make([]float64, n)
-	}
-	return b[:n]
 }

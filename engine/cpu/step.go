@@ -113,9 +113,10 @@ func (e *Engine) grow(n, nOut int) {
 	}
 }
 
-func growTo(b []float32, n int) []float32 {
+// growTo is b resized to n, reallocated (zeroed) only when its capacity is short.
+func growTo[T any](b []T, n int) []T {
 	if cap(b) < n {
-		return make([]float32, n)
+		return make([]T, n)
 	}
 	return b[:n]
 }
