@@ -67,13 +67,8 @@ func (p *pipeline) cachedPrefix(prompt []int32) int {
 // most len(prompt)−1 tokens (the last one is always computed, so Step returns the
 // first Output), and returns the slot's length. The caller holds the device.
 func (p *pipeline) attachPrefix(slot int, prompt []int32) (int, error) {
-	switch {
-	case slot < 0 || slot >= p.opts.Slots:
-		return 0, fmt.Errorf("attach prefix: slot %d outside 0..%d", slot, p.opts.Slots-1)
-	case p.lens[slot] != 0:
-		return 0, fmt.Errorf("attach prefix: slot %d holds %d tokens; free it first", slot, p.lens[slot])
-	case len(prompt) > p.opts.MaxSeqLen:
-		return 0, fmt.Errorf("attach prefix: prompt of %d tokens overflows the cache of %d", len(prompt), p.opts.MaxSeqLen)
+	if err := engine.CheckAttach(slot, p.lens, len(prompt), p.opts.MaxSeqLen); err != nil {
+		return 0, err
 	}
 	if p.prefix == nil {
 		return 0, nil

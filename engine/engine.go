@@ -6,6 +6,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/entropix-eval/entropix-eval/sampler/metrics"
 )
@@ -126,4 +127,19 @@ type PrefixSharer interface {
 	AttachPrefix(slot int, prompt []int32) (int, error)
 	// CachedPrefix is how many tokens AttachPrefix would reuse for prompt now.
 	CachedPrefix(prompt []int32) int
+}
+
+// CheckAttach is the precondition both engines put on AttachPrefix, whether or
+// not sharing is on: slot in range of lens (the tokens each slot holds), the
+// slot empty, and a prompt that fits the cache.
+func CheckAttach(slot int, lens []int, promptLen, maxSeqLen int) error {
+	switch {
+	case slot < 0 || slot >= len(lens):
+		return fmt.Errorf("attach prefix: slot %d outside 0..%d", slot, len(lens)-1)
+	case lens[slot] != 0:
+		return fmt.Errorf("attach prefix: slot %d holds %d tokens; free it first", slot, lens[slot])
+	case promptLen > maxSeqLen:
+		return fmt.Errorf("attach prefix: prompt of %d tokens overflows the cache of %d", promptLen, maxSeqLen)
+	}
+	return nil
 }

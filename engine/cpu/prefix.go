@@ -49,15 +49,11 @@ func (e *Engine) CachedPrefix(prompt []int32) int {
 func (e *Engine) AttachPrefix(slot int, prompt []int32) (int, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	switch {
-	case e.closed:
+	if e.closed {
 		return 0, fmt.Errorf("cpu engine: attach prefix after Close")
-	case slot < 0 || slot >= e.opts.Slots:
-		return 0, fmt.Errorf("cpu engine: attach prefix: slot %d outside 0..%d", slot, e.opts.Slots-1)
-	case e.cache.lens[slot] != 0:
-		return 0, fmt.Errorf("cpu engine: attach prefix: slot %d holds %d tokens; free it first", slot, e.cache.lens[slot])
-	case len(prompt) > e.opts.MaxSeqLen:
-		return 0, fmt.Errorf("cpu engine: attach prefix: prompt of %d tokens overflows the cache of %d", len(prompt), e.opts.MaxSeqLen)
+	}
+	if err := engine.CheckAttach(slot, e.cache.lens, len(prompt), e.opts.MaxSeqLen); err != nil {
+		return 0, fmt.Errorf("cpu engine: %w", err)
 	}
 	if e.prefix == nil {
 		return 0, nil
