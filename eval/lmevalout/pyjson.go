@@ -198,32 +198,17 @@ func pyFloat(f float64) string {
 	case math.IsInf(f, -1):
 		return "-Infinity"
 	}
-	e := strconv.FormatFloat(f, 'e', -1, 64) // e.g. -1.2345e+02
-	sign := ""
-	if e[0] == '-' {
-		sign, e = "-", e[1:]
+	// Go's shortest 'e' form is Python's outside -4..15 (1e-05, 1.5e+16);
+	// inside, Go's shortest 'f' form is, once it has a fraction.
+	e := strconv.FormatFloat(f, 'e', -1, 64)
+	if exp, _ := strconv.Atoi(e[strings.IndexByte(e, 'e')+1:]); exp < -4 || exp >= 16 {
+		return e
 	}
-	mant, expText, _ := strings.Cut(e, "e")
-	exp, _ := strconv.Atoi(expText)
-	digits := strings.Replace(mant, ".", "", 1)
-	if exp < -4 || exp >= 16 {
-		m := digits[:1]
-		if len(digits) > 1 {
-			m += "." + digits[1:]
-		}
-		es := "+"
-		if exp < 0 {
-			es, exp = "-", -exp
-		}
-		return fmt.Sprintf("%s%se%s%02d", sign, m, es, exp)
+	s := strconv.FormatFloat(f, 'f', -1, 64)
+	if !strings.Contains(s, ".") {
+		s += ".0"
 	}
-	if exp < 0 {
-		return sign + "0." + strings.Repeat("0", -exp-1) + digits
-	}
-	if len(digits) <= exp+1 {
-		return sign + digits + strings.Repeat("0", exp+1-len(digits)) + ".0"
-	}
-	return sign + digits[:exp+1] + "." + digits[exp+1:]
+	return s
 }
 
 // MarshalJSON writes the object with its keys in their read order.
