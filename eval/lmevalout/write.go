@@ -220,6 +220,8 @@ func (r run) sampleLines(docs [][]map[string]any) ([]map[string]any, error) {
 		if err != nil {
 			return nil, fmt.Errorf("sample %d: doc: %w", i, err)
 		}
+		docHash, promptHash, targetHash := HashString(docText), HashString(prompt), HashString(target)
+		resps := [][]string{responses(lines)}
 		byFilter := map[string][]string{}
 		var filters []string
 		for _, k := range scoreKeys(s) {
@@ -239,13 +241,13 @@ func (r run) sampleLines(docs [][]map[string]any) ([]map[string]any, error) {
 				"doc":            s["doc"],
 				"target":         target,
 				"arguments":      map[string]any{"gen_args_0": map[string]any{"arg_0": prompt, "arg_1": gen}},
-				"resps":          [][]string{responses(lines)},
+				"resps":          resps,
 				"filtered_resps": []string{answer},
 				"filter":         f,
 				"metrics":        byFilter[f],
-				"doc_hash":       HashString(docText),
-				"prompt_hash":    HashString(prompt),
-				"target_hash":    HashString(target),
+				"doc_hash":       docHash,
+				"prompt_hash":    promptHash,
+				"target_hash":    targetHash,
 			}
 			for m, v := range values {
 				line[m] = v
