@@ -17,13 +17,6 @@ type Outputs struct {
 	Report func(dir string) error
 }
 
-func (o Outputs) report(dir string) error {
-	if o.Report == nil {
-		return nil
-	}
-	return o.Report(dir)
-}
-
 func (o Outputs) check() error {
 	if o.Grader == nil {
 		return errors.New("no grader configured")
@@ -38,7 +31,8 @@ func (o Outputs) check() error {
 // the saved responses with the current extraction code, and marks the manifest
 // complete. The files are a pure function of (manifest, problems, journal), so a
 // resumed, merged or rescored run writes the same bytes as an uninterrupted one
-// (except latency_ms, which is wall time).
+// (except latency_ms, which is wall time). Then out.Report, when set, writes the
+// files derived from them.
 func Finalize(dir string, out Outputs) error {
 	if err := out.check(); err != nil {
 		return err
@@ -84,5 +78,11 @@ func Finalize(dir string, out Outputs) error {
 		now := time.Now().UTC()
 		m.Status, m.Finished = StatusComplete, &now
 	}
-	return writeManifest(dir, m)
+	if err := writeManifest(dir, m); err != nil {
+		return err
+	}
+	if out.Report == nil {
+		return nil
+	}
+	return out.Report(dir)
 }

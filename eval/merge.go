@@ -142,10 +142,7 @@ func writeMerged(out string, base *Manifest, shardDirs []string, problems []Prob
 	if err := writeManifest(out, &m); err != nil {
 		return err
 	}
-	if err := Finalize(out, o); err != nil {
-		return err
-	}
-	return o.report(out)
+	return Finalize(out, o)
 }
 
 // Rescore re-extracts and re-scores the saved responses of a finished run directory
@@ -176,9 +173,6 @@ func Rescore(dir string, o Outputs) (before, after map[string]float64, err error
 	}
 	before = readFirstScores(dir)
 	if err := Finalize(dir, o); err != nil {
-		return nil, nil, fmt.Errorf("rescore: %w", err)
-	}
-	if err := o.report(dir); err != nil {
 		return nil, nil, fmt.Errorf("rescore: %w", err)
 	}
 	return before, readFirstScores(dir), nil

@@ -23,23 +23,24 @@ const (
 	MaxItems = 4_000_000
 )
 
-// jobsBeyondBound refuses more than MaxJobs jobs (Config.Validate calls it), in
-// arithmetic that cannot overflow.
+// jobCount is samplers × seeds × repeats, in arithmetic that cannot overflow.
+func jobCount(c Config) float64 {
+	return float64(len(c.Samplers)) * float64(len(c.Seeds)) * float64(c.Repeats)
+}
+
+// jobsBeyondBound refuses more than MaxJobs jobs (Config.Validate calls it).
 func jobsBeyondBound(c Config) error {
-	jobs := float64(len(c.Samplers)) * float64(len(c.Seeds)) * float64(c.Repeats)
-	if jobs > MaxJobs {
+	if jobs := jobCount(c); jobs > MaxJobs {
 		return fmt.Errorf("samplers × seeds × repeats = %d × %d × %d = %.0f jobs, more than the %d one run directory holds; split the sweep",
 			len(c.Samplers), len(c.Seeds), c.Repeats, jobs, MaxJobs)
 	}
 	return nil
 }
 
-// checkWorkBounds refuses sweeps beyond MaxJobs or MaxItems.
+// checkWorkBounds refuses sweeps beyond MaxItems (the job bound is
+// Config.Validate's, checked before).
 func checkWorkBounds(cfg Config, problems int) error {
-	if err := jobsBeyondBound(cfg); err != nil {
-		return err
-	}
-	jobs := float64(len(cfg.Samplers)) * float64(len(cfg.Seeds)) * float64(cfg.Repeats)
+	jobs := jobCount(cfg)
 	if items := jobs * float64(problems); items > MaxItems {
 		return fmt.Errorf("%.0f jobs × %d problems = %.0f items, more than the %d one run directory holds; shard the run (--shard i/n) or lower --limit",
 			jobs, problems, items, MaxItems)

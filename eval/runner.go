@@ -143,13 +143,7 @@ func (r *Runner) Run(ctx context.Context) (*Manifest, error) {
 	if err := Finalize(cfg.Out, r.Outputs); err != nil {
 		return m, err
 	}
-	if m, err = ReadManifest(cfg.Out); err != nil {
-		return nil, err
-	}
-	if err := r.Outputs.report(cfg.Out); err != nil {
-		return m, err
-	}
-	return m, nil
+	return ReadManifest(cfg.Out)
 }
 
 // resolveTask applies the config's generation budget to the task and checks it.

@@ -245,6 +245,7 @@ func (g *LMEvalGrader) Grade(task TaskSpec, doc datasets.Doc, responses []string
 		return nil, err
 	}
 	out := make([]Grade, len(responses))
+	hasTarget := strings.TrimSpace(target) != ""
 	for _, f := range s.filters {
 		answers, _, err := f.Apply(responses, doc)
 		if err != nil {
@@ -253,19 +254,25 @@ func (g *LMEvalGrader) Grade(task TaskSpec, doc datasets.Doc, responses []string
 		if len(answers) != 1 && len(answers) != len(responses) {
 			return nil, fmt.Errorf("task %s: filter %s leaves %d answers for %d responses; end it with take_first or majority_vote", task.Name, f.Name, len(answers), len(responses))
 		}
-		for i := range out {
-			a := answers[0]
-			if len(answers) == len(responses) {
-				a = answers[i]
-			}
-			out[i].Answers = append(out[i].Answers, reports.Answer{Filter: f.Name, Answer: a})
+		// Each answer is scored once, also when one answer stands for every repeat.
+		scores := make([][]reports.Score, len(answers))
+		for k, a := range answers {
+			scores[k] = make([]reports.Score, len(s.metrics))
 			for j, m := range s.metrics {
 				v := 0.0
-				if strings.TrimSpace(target) != "" {
+				if hasTarget {
 					v = m(a, target)
 				}
-				out[i].Scores = append(out[i].Scores, reports.Score{Metric: s.names[j], Filter: f.Name, Value: v})
+				scores[k][j] = reports.Score{Metric: s.names[j], Filter: f.Name, Value: v}
 			}
+		}
+		for i := range out {
+			k := 0
+			if len(answers) == len(responses) {
+				k = i
+			}
+			out[i].Answers = append(out[i].Answers, reports.Answer{Filter: f.Name, Answer: answers[k]})
+			out[i].Scores = append(out[i].Scores, scores[k]...)
 		}
 	}
 	return out, nil

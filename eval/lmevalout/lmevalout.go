@@ -120,16 +120,8 @@ func HashString(s string) string {
 	return hex.EncodeToString(h[:])
 }
 
-// resultsFile is the part of our results.json read here.
-type resultsFile struct {
-	Results map[string]map[string]any `json:"results"`
-	Config  struct {
-		Problems int `json:"problems"`
-	} `json:"config"`
-}
-
-func readResults(dir string) (resultsFile, error) {
-	var rf resultsFile
+func readResults(dir string) (eval.ResultsJSON, error) {
+	var rf eval.ResultsJSON
 	b, err := os.ReadFile(filepath.Join(dir, eval.ResultsJSONFile))
 	if err != nil {
 		return rf, err

@@ -32,7 +32,8 @@ func (r run) write(out string) ([]string, error) {
 		return nil, err
 	}
 	name := r.m.Task.Name
-	samples, err := r.sampleLines()
+	docs := docLines(r.samples)
+	samples, err := r.sampleLines(docs)
 	if err != nil {
 		return nil, err
 	}
@@ -51,12 +52,11 @@ func (r run) write(out string) ([]string, error) {
 	if err := eval.WriteFileAtomic(samplesPath, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
 		return nil, err
 	}
-	docs := len(docLines(r.samples))
 	if r.m.Config.Repeats > 1 {
 		// results.json tallies every repeat; lm-eval scores each doc once.
 		r.results = docResults(samples)
 	}
-	res := r.resultsJSON(docs, HashString(hashes.String()))
+	res := r.resultsJSON(len(docs), HashString(hashes.String()))
 	b, err := marshal(res, "  ")
 	if err != nil {
 		return nil, err
@@ -208,11 +208,11 @@ func (r run) genKwargs() map[string]any {
 }
 
 // sampleLines are samples_<task>_<date>.jsonl's lines: one per doc per filter,
-// as evaluator.py logs them.
-func (r run) sampleLines() ([]map[string]any, error) {
+// as evaluator.py logs them; docs are the run's samples grouped by docLines.
+func (r run) sampleLines(docs [][]map[string]any) ([]map[string]any, error) {
 	gen := r.genKwargs()
 	var out []map[string]any
-	for i, lines := range docLines(r.samples) {
+	for i, lines := range docs {
 		s := lines[0]
 		prompt, _ := s["prompt"].(string)
 		target := fmt.Sprint(s["target"])
@@ -220,6 +220,8 @@ func (r run) sampleLines() ([]map[string]any, error) {
 		if err != nil {
 			return nil, fmt.Errorf("sample %d: doc: %w", i, err)
 		}
+		docHash, promptHash, targetHash := HashString(docText), HashString(prompt), HashString(target)
+		resps := [][]string{responses(lines)}
 		byFilter := map[string][]string{}
 		var filters []string
 		for _, k := range scoreKeys(s) {
@@ -239,13 +241,13 @@ func (r run) sampleLines() ([]map[string]any, error) {
 				"doc":            s["doc"],
 				"target":         target,
 				"arguments":      map[string]any{"gen_args_0": map[string]any{"arg_0": prompt, "arg_1": gen}},
-				"resps":          [][]string{responses(lines)},
+				"resps":          resps,
 				"filtered_resps": []string{answer},
 				"filter":         f,
 				"metrics":        byFilter[f],
-				"doc_hash":       HashString(docText),
-				"prompt_hash":    HashString(prompt),
-				"target_hash":    HashString(target),
+				"doc_hash":       docHash,
+				"prompt_hash":    promptHash,
+				"target_hash":    targetHash,
 			}
 			for m, v := range values {
 				line[m] = v
