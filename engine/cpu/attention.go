@@ -15,7 +15,7 @@ func (e *Engine) attention(layer int, rows []tokenRow, q, out []float32, capture
 	keys, vals := e.cache.k[layer], e.cache.v[layer]
 	// One task per (row, kv head) runs that kv head's query heads back to back, so
 	// the slot's keys and values come from cache once per group, not once per head.
-	parallelFor(e.threads, len(rows)*c.KVHeads, func(worker, task int) {
+	e.pool.forEach(e.threads, len(rows)*c.KVHeads, func(worker, task int) {
 		r, kvh := task/c.KVHeads, task%c.KVHeads
 		row := rows[r]
 		base := e.cache.offset(row.slot, 0) + kvh*hd

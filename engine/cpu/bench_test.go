@@ -139,7 +139,8 @@ func BenchmarkMatmul(b *testing.B) {
 		for _, threads := range []int{1, 2} {
 			for _, n := range []int{1, 8, 32, 256} {
 				b.Run(fmt.Sprintf("%s/threads=%d/n=%d", dt, threads, n), func(b *testing.B) {
-					e := &Engine{threads: threads}
+					e := &Engine{threads: threads, pool: newPool(threads)}
+					defer e.pool.close()
 					for range threads {
 						e.scratch = append(e.scratch, workerScratch{tile: make([]float32, tileFloats)})
 					}

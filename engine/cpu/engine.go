@@ -24,6 +24,7 @@ type Engine struct {
 	cfg     engine.Config
 	opts    engine.Options
 	threads int
+	pool    *pool // threads−1 workers kept running between parallel sections
 	w       *weights
 	rope    *ropeTable
 	cache   *kvCache
@@ -51,6 +52,7 @@ type workerScratch struct {
 type buffers struct {
 	x, xn, q, k, v, att, gate, up []float32 // per token row
 	last, logits                  []float32 // per input
+	xEvenOdd                      []float32 // one token's activations in matvec's lane order
 }
 
 // New builds an engine over m, which must stay open while the engine is used (the
@@ -92,6 +94,10 @@ func New(m *engine.Model, opts engine.Options) (*Engine, error) {
 		seen:  make([]bool, opts.Slots),
 	}
 	e.prefix = newPrefixStore(e.cache, opts.Slots, prefixBudget)
+	e.pool = newPool(opts.Threads)
+	// An engine dropped without Close still stops its workers (they hold the
+	// pool, not the engine).
+	runtime.AddCleanup(e, (*pool).close, e.pool)
 	for range opts.Threads {
 		e.scratch = append(e.scratch, workerScratch{
 			tile:   make([]float32, tile),
@@ -139,11 +145,13 @@ func (e *Engine) Free(slot int) {
 	}
 }
 
-// Close drops the engine's buffers and cache. The model stays open (its owner closes it).
+// Close drops the engine's buffers and cache and stops its worker goroutines. The
+// model stays open (its owner closes it).
 func (e *Engine) Close() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.closed = true
+	e.pool.close()
 	e.w, e.cache, e.buf, e.scratch, e.attnScores, e.prefix = nil, &kvCache{}, buffers{}, nil, nil, nil
 	return nil
 }

@@ -1,7 +1,5 @@
 package cpu
 
-import "github.com/entropix-eval/entropix-eval/engine"
-
 // tileFloats bounds one widened weight tile (≈24 KiB) so it stays in L1 while every
 // token of the batch streams past it: each weight row is read from memory and
 // widened once per step for the whole batch, which is where batching pays off.
@@ -19,6 +17,10 @@ func tileRows(m *matrix) int {
 // across tokens and rows but give the same bits), so it is bit-identical whatever
 // n, the tiling or the thread count.
 func (e *Engine) matmul(out, x []float32, n int, w *matrix, bias []float32, accumulate bool) {
+	if n == 1 {
+		e.matvec(out, x, w, bias, accumulate)
+		return
+	}
 	rows, cols := w.rows, w.cols
 	tr := tileRows(w)
 	tiles := (rows + tr - 1) / tr
@@ -27,7 +29,7 @@ func (e *Engine) matmul(out, x []float32, n int, w *matrix, bias []float32, accu
 	if n*rows*cols < 1<<15 {
 		threads = 1
 	}
-	parallelBlocks(threads, tiles, func(worker, lo, hi int) {
+	e.pool.blocksOf(threads, tiles, func(worker, lo, hi int) {
 		for tile := lo; tile < hi; tile++ {
 			e.matmulTile(out, x, n, w, bias, accumulate, worker, tile*tr, min(rows, (tile+1)*tr))
 		}
@@ -37,18 +39,6 @@ func (e *Engine) matmul(out, x []float32, n int, w *matrix, bias []float32, accu
 // matmulTile computes rows [r0, r1) of W for all n tokens.
 func (e *Engine) matmulTile(out, x []float32, n int, w *matrix, bias []float32, accumulate bool, worker, r0, r1 int) {
 	rows, cols := w.rows, w.cols
-	if n == 1 && w.dtype != engine.F32 {
-		// One token: widen on the fly instead of through scratch (same sums).
-		xt := x[:cols]
-		dot16 := dotBF16
-		if w.dtype == engine.F16 {
-			dot16 = dotF16
-		}
-		for r := r0; r < r1; r++ {
-			store(out, r, dot16(w.u16[r*cols:(r+1)*cols], xt), bias, accumulate)
-		}
-		return
-	}
 	wt := w.rowRange(r0, r1, e.scratch[worker].tile)
 	t := 0
 	if useAVX512 {

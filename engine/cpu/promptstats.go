@@ -126,7 +126,7 @@ func (e *Engine) promptLogitStats(rows []tokenRow, x []float32) {
 		rmsnorm(p.hidden, p.hidden, e.w.norm, nb, float32(e.cfg.RMSNormEps))
 		p.logits = growTo(p.logits, nb*vocab)
 		e.matmul(p.logits, p.hidden, nb, e.w.head, nil, false)
-		parallelFor(e.threads, nb, func(worker, k int) {
+		e.pool.forEach(e.threads, nb, func(worker, k int) {
 			w := &p.workers[worker]
 			w.exps = growTo(w.exps, vocab)
 			_, h, v := metrics.LogitStatsScratch(p.logits[k*vocab:(k+1)*vocab], w.exps)
@@ -202,7 +202,7 @@ func (e *Engine) promptAttention(slot int, st *promptSlot, n int) error {
 	for k := range p.workers {
 		p.workers[k].err = nil
 	}
-	parallelFor(threads, n, func(worker, i int) {
+	e.pool.forEach(threads, n, func(worker, i int) {
 		w := &p.workers[worker]
 		w.scores = growTo(w.scores, heads*n)
 		for h := 0; h < heads; h++ {

@@ -69,6 +69,12 @@ func axpyAVX2(y *float32, a float32, x *float32, n int)
 //go:noescape
 func dotF32x8AVX512(w *float32, wstride int, x *float32, xstride int, n int, out *[8]float32)
 
+// dotBF16EvenOddAVX512 sets out[r] to the lane part of the dot of bfloat16 row r
+// (w + r·stride) with x, given xp = evenOddX(x): the bits of dotBF16AVX2.
+//
+//go:noescape
+func dotBF16EvenOddAVX512(w *uint16, stride int, xp *float32, n int, rows int, out *float32)
+
 // weightedSumAVX2 is weightedSum for m, a multiple of 32, and n > 0 (wsum_amd64.s).
 //
 //go:noescape

@@ -134,7 +134,7 @@ func (e *Engine) fillOutputs(in []engine.Input, out *[]engine.Output) error {
 	// One task per sequence: each summary reads only its own row, so running them
 	// in parallel changes no number (the full-vocabulary pass is ~1 ms at 128k).
 	errs := make([]error, len(in))
-	parallelFor(e.opts.Threads, len(in), func(_, i int) {
+	e.pool.forEach(e.threads, len(in), func(_, i int) {
 		inp := in[i]
 		o[i].Slot = inp.Slot
 		metrics.FillDist(&o[i].Dist, e.buf.logits[i*vocab:(i+1)*vocab], e.opts.TopK)

@@ -1,0 +1,76 @@
+package cpu
+
+import "github.com/entropix-eval/entropix-eval/engine"
+
+// matvecRows is how many rows one task of the single-token matmul covers: enough
+// to keep a kernel call's fixed costs small, few enough that a thread done with its
+// block can still even out the end of the step by stealing.
+const matvecRows = 16
+
+// matvec is matmul for one token: out[r] = W[r]·x (+ bias[r]) for every row, or
+// added to out when accumulate is set. No weight tile is widened into scratch:
+// each row is streamed once from memory and widened inside the kernel. Every
+// value is dot's on the widened row, bit for bit (dot.go).
+func (e *Engine) matvec(out, x []float32, w *matrix, bias []float32, accumulate bool) {
+	rows, cols := w.rows, w.cols
+	x = x[:cols]
+	xp := x
+	if w.dtype == engine.BF16 && useAVX512 && cols >= dotLanes {
+		e.buf.xEvenOdd = growTo(e.buf.xEvenOdd, cols)
+		xp = e.buf.xEvenOdd
+		evenOddX(xp, x)
+	}
+	threads := e.threads
+	if rows*cols < 1<<15 { // not worth a second thread
+		threads = 1
+	}
+	e.pool.blocksOf(threads, (rows+matvecRows-1)/matvecRows, func(_, lo, hi int) {
+		matvecRange(out, x, xp, w, bias, accumulate, lo*matvecRows, min(rows, hi*matvecRows))
+	})
+}
+
+// matvecRange computes rows [r0, r1) of matvec; xp is evenOddX(x) for BF16
+// weights where AVX-512 is there.
+func matvecRange(out, x, xp []float32, w *matrix, bias []float32, accumulate bool, r0, r1 int) {
+	cols := w.cols
+	if w.dtype == engine.BF16 && useAVX512 && cols >= dotLanes {
+		var s [matvecRows]float32
+		lanes := cols &^ (dotLanes - 1)
+		for r := r0; r < r1; r += len(s) {
+			n := min(len(s), r1-r)
+			dotBF16EvenOddAVX512(&w.u16[r*cols], cols, &xp[0], lanes, n, &s[0])
+			for j, v := range s[:n] {
+				row := w.u16[(r+j)*cols : (r+j+1)*cols]
+				for i := lanes; i < cols; i++ { // dot's sequential tail
+					v += float32(bf16(row[i]) * x[i])
+				}
+				store(out, r+j, v, bias, accumulate)
+			}
+		}
+		return
+	}
+	for r := r0; r < r1; r++ {
+		lo, hi := r*cols, (r+1)*cols
+		var v float32
+		switch w.dtype {
+		case engine.F32:
+			v = dot(w.f32[lo:hi], x)
+		case engine.BF16:
+			v = dotBF16(w.u16[lo:hi], x)
+		default:
+			v = dotF16(w.u16[lo:hi], x)
+		}
+		store(out, r, v, bias, accumulate)
+	}
+}
+
+// evenOddX writes x's first len(xp) &^ 31 elements in the lane order of
+// dotBF16EvenOddAVX512: each run of 32 as its 16 even elements, then its 16 odd.
+func evenOddX(xp, x []float32) {
+	for c := 0; c+dotLanes <= len(xp); c += dotLanes {
+		xc, pc := x[c:c+dotLanes:c+dotLanes], xp[c:c+dotLanes:c+dotLanes]
+		for k := range dotLanes / 2 {
+			pc[k], pc[dotLanes/2+k] = xc[2*k], xc[2*k+1]
+		}
+	}
+}
