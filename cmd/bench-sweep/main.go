@@ -9,7 +9,10 @@
 //     time of the full 1319-problem sweep;
 //   - the peer table: decode at batch 1/8/32 and a 512-token prefill, ours and
 //     llama.cpp (npm node-llama-cpp, through ../shared/bench/llamacpp) run
-//     alternately, medians and ratios.
+//     alternately, medians and ratios;
+//   - with -llama2c RUNOMP, batch-1 decode on a stories110M-shaped fp32 .bin,
+//     ours and llama2.c's run.c alternately (the user builds run.c; nothing of
+//     llama2.c is in this repository).
 //
 // The model, its GGUF conversion and the node packages are built once into the
 // user cache directory. Other load on the machine moves every figure: the load
@@ -36,6 +39,7 @@ type options struct {
 	peerOnly, sweepOnly bool
 	reps, decodeN       int
 	prefillN            int
+	llama2c             string
 }
 
 func main() {
@@ -64,6 +68,7 @@ func main() {
 	flag.IntVar(&o.reps, "reps", 3, "alternating repetitions of each engine case (medians are printed)")
 	flag.IntVar(&o.decodeN, "decode-n", 128, "tokens per sequence in the decode cases")
 	flag.IntVar(&o.prefillN, "prefill-n", 512, "prompt tokens in the prefill case")
+	flag.StringVar(&o.llama2c, "llama2c", "", "a llama2.c runomp you built (tokenizer.bin beside it): also time batch-1 decode on a stories110M-shaped fp32 .bin, ours and it")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		log.Fatalf("bench-sweep: unexpected arguments %q", flag.Args())
@@ -100,10 +105,15 @@ func run(ctx context.Context, o options) error {
 				before.projected()/3600, sw.projected()/3600, before.projected()/sw.projected())
 		}
 	}
-	if o.noPeer {
-		return nil
+	if !o.noPeer {
+		if err := comparePeer(ctx, o, model); err != nil {
+			return err
+		}
 	}
-	return comparePeer(ctx, o, model)
+	if o.llama2c != "" {
+		return compareLlama2c(ctx, o)
+	}
+	return nil
 }
 
 // buildModel writes the random SmolLM2-135M checkpoint with the SmolLM2 tokenizer

@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"fmt"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -107,5 +108,30 @@ func poolWorkers() int {
 			return strings.Count(string(buf[:n]), "cpu.(*pool).worker(")
 		}
 		buf = make([]byte, 2*len(buf))
+	}
+}
+
+// BenchmarkPoolSection measures one parallel section of 32 short tasks (about a
+// microsecond each, a small matmul's tiles) on one and on two threads: with the
+// workers kept running, two threads should take about half the time of one.
+func BenchmarkPoolSection(b *testing.B) {
+	for _, threads := range []int{1, 2} {
+		b.Run(fmt.Sprintf("threads=%d", threads), func(b *testing.B) {
+			p := newPool(threads)
+			defer p.close()
+			sums := make([]float64, 8*threads) // one cache line per worker
+			for range b.N {
+				p.blocksOf(threads, 32, func(w, lo, hi int) {
+					for t := lo; t < hi; t++ {
+						s := sums[8*w]
+						for k := range 1000 {
+							s += float64(k * t)
+						}
+						sums[8*w] = s
+					}
+				})
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1000, "µs/section")
+		})
 	}
 }
