@@ -21,8 +21,10 @@ const (
 // keyTruncatedGen is results.json's share of responses cut at the token limit.
 const keyTruncatedGen = "finish_length_share"
 
-// stderrKey is lm-eval's standard-error key of a score key: "metric_stderr,filter".
-func stderrKey(k reports.ScoreKey) string { return k.Metric() + "_stderr," + k.Filter() }
+// StderrKey is lm-eval's standard-error key of a score key,
+// "metric_stderr,filter": the key results.json, group_results.json and
+// lm-eval's own results file hold a score's standard error under.
+func StderrKey(k reports.ScoreKey) string { return k.Metric() + "_stderr," + k.Filter() }
 
 // RunSummary is one sampler × seed run's entry in results.json.
 type RunSummary map[string]any
@@ -52,9 +54,12 @@ type ResultsConfig struct {
 	FirstArgmax  bool              `json:"first_token_argmax"`
 }
 
-// meanSE returns the mean and lm-eval's standard error of the mean (the
-// sample standard deviation over sqrt(n); sqrt(p(1-p)/(n-1)) for 0/1 scores).
-func meanSE(sum, sumSq float64, n int) (float64, float64) {
+// MeanSE returns the mean of n scores from their sum and sum of squares, and
+// lm-eval's standard error of the mean (mean_stderr: the sample standard
+// deviation over sqrt(n); sqrt(p(1-p)/(n-1)) for 0/1 scores). The SE is NaN
+// for one score (lm-eval's "N/A"), both are NaN for none. Every mean and SE
+// we write, ours and lm-eval's files alike, comes from here.
+func MeanSE(sum, sumSq float64, n int) (float64, float64) {
 	if n == 0 {
 		return math.NaN(), math.NaN()
 	}
@@ -107,8 +112,8 @@ func summarize(m *Manifest, grs []gradedRecord) ResultsJSON {
 		rs := RunSummary{"alias": m.Task.Name, keyTruncatedGen: float64(t.length) / float64(t.n)}
 		var keys []string
 		for _, k := range t.keys {
-			mean, se := meanSE(t.sum[k], t.sumSq[k], t.n)
-			rs[string(k)], rs[stderrKey(k)] = jsonNum(mean), jsonNum(se)
+			mean, se := MeanSE(t.sum[k], t.sumSq[k], t.n)
+			rs[string(k)], rs[StderrKey(k)] = jsonNum(mean), jsonNum(se)
 			keys = append(keys, string(k))
 		}
 		rs["score_keys"] = keys

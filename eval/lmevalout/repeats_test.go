@@ -16,6 +16,18 @@ func TestDocResultsMeanAndStderrOverDocs(t *testing.T) {
 	assert.InDelta(t, 2.0/3, got["exact_match,strict"], 1e-15)
 	assert.InDelta(t, 1.0/3, got["exact_match_stderr,strict"], 1e-15)
 	assert.Equal(t, "N/A", docResults([]map[string]any{line(1)})["exact_match_stderr,strict"])
+
+	// Each (metric, filter) on its own, under lm-eval's key names: 0, 0, 0, 1
+	// under "flex": mean 1/4, sd √(1/4), over √4 gives 1/4.
+	flex := func(v float64) map[string]any {
+		return map[string]any{"filter": "flex", "metrics": []string{"exact_match"}, "exact_match": v}
+	}
+	got = docResults([]map[string]any{line(1), flex(0), line(0), flex(0), flex(0), flex(1)})
+	assert.Len(t, got, 4)
+	assert.InDelta(t, 0.5, got["exact_match,strict"], 1e-15)
+	assert.InDelta(t, 0.5, got["exact_match_stderr,strict"], 1e-15)
+	assert.InDelta(t, 0.25, got["exact_match,flex"], 1e-15)
+	assert.InDelta(t, 0.25, got["exact_match_stderr,flex"], 1e-15)
 }
 
 func TestDocLinesAndAnswers(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/entropix-eval/entropix-eval/eval"
+	"github.com/entropix-eval/entropix-eval/reports"
 )
 
 // run is one sampler × seed of a run directory: one lm-eval evaluation.
@@ -89,10 +90,10 @@ func (r run) resultsJSON(n int, taskHash string) map[string]any {
 	entry := map[string]any{"name": name, "alias": name, "sample_len": n}
 	hib := map[string]any{}
 	for _, k := range scoreKeys(r.results) {
-		metric, filter, _ := strings.Cut(k, ",")
+		sk := reports.ScoreKey(k)
 		entry[k] = numOrNA(r.results[k])
-		entry[metric+"_stderr,"+filter] = numOrNA(r.results[metric+"_stderr,"+filter])
-		hib[metric] = true // every metric here counts correct answers
+		entry[eval.StderrKey(sk)] = numOrNA(r.results[eval.StderrKey(sk)])
+		hib[sk.Metric()] = true // every metric here counts correct answers
 	}
 	config, _ := r.task["config"].(map[string]any)
 	if config == nil {
