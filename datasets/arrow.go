@@ -33,7 +33,7 @@ func readArrowDocs(path string) (_ fileRows, err error) {
 			return fileRows{}, fmt.Errorf("%s: %w", path, err)
 		}
 		defer r.Close()
-		rows.columns = schemaNames(r.Schema())
+		rows.fields = arrowFields(r.Schema().Fields())
 		for i := 0; i < r.NumRecords(); i++ {
 			rec, err := r.Record(i)
 			if err != nil {
@@ -51,7 +51,7 @@ func readArrowDocs(path string) (_ fileRows, err error) {
 		return fileRows{}, fmt.Errorf("%s: not an Arrow IPC stream or file: %w", path, err)
 	}
 	defer r.Release()
-	rows.columns = schemaNames(r.Schema())
+	rows.fields = arrowFields(r.Schema().Fields())
 	for r.Next() {
 		rows.docs = appendRecordDocs(rows.docs, r.Record())
 	}
@@ -61,12 +61,24 @@ func readArrowDocs(path string) (_ fileRows, err error) {
 	return rows, nil
 }
 
-func schemaNames(s *arrow.Schema) []string {
-	var out []string
-	for _, f := range s.Fields() {
-		out = append(out, f.Name)
+// arrowFields is the order of Arrow fields, a struct's (or a list of
+// structs') own fields included.
+func arrowFields(fs []arrow.Field) Fields {
+	out := make(Fields, len(fs))
+	for i, f := range fs {
+		out[i] = Field{Name: f.Name, Sub: arrowSub(f.Type)}
 	}
 	return out
+}
+
+func arrowSub(t arrow.DataType) Fields {
+	switch x := t.(type) {
+	case *arrow.StructType:
+		return arrowFields(x.Fields())
+	case arrow.ListLikeType:
+		return arrowSub(x.Elem())
+	}
+	return nil
 }
 
 // checkStreamHead refuses a stream whose first message claims more metadata

@@ -5,28 +5,12 @@ import (
 	"encoding/json"
 )
 
-// presentColumns is cols less the ones d lacks.
-func presentColumns(cols []string, d Doc) []string {
-	var out []string
-	for _, c := range cols {
-		if _, ok := d[c]; ok {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// EncodeDoc writes d as one JSON object with its keys in cols' order, then
-// any others sorted (nested objects sorted). Floats keep a decimal point (2.0),
-// so DecodeDoc gives back each number's kind, as Python's json would.
-func EncodeDoc(d Doc, cols []string) ([]byte, error) {
-	return appendJSONValue(nil, orderedDoc{d, DocColumns([]Doc{d}, presentColumns(cols, d))})
-}
-
-// orderedDoc is a doc with its key order, for appendJSONValue.
-type orderedDoc struct {
-	doc  Doc
-	keys []string
+// EncodeDoc writes d as one JSON object with its keys, and those of its
+// nested structs, in fields' order, then any others sorted. Floats keep a
+// decimal point (2.0), so DecodeDoc gives back each number's kind, as
+// Python's json would.
+func EncodeDoc(d Doc, fields Fields) ([]byte, error) {
+	return appendJSONValue(nil, d, fields)
 }
 
 // DecodeDoc reads one JSON object as a Doc: integral numbers int64, others

@@ -26,14 +26,14 @@ func TestLoadDocsKeepsColumnOrder(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, ds.Problems, len(want))
 		for i, p := range ds.Problems {
-			assert.Equal(t, want[i], p.Columns, name)
+			assert.Equal(t, want[i], p.Columns.Names(), name)
 		}
 	}
 }
 
 func TestEncodeDocRoundTrip(t *testing.T) {
 	d := Doc{"zeta": int64(1), "alpha": "<a>", "mid": 2.0, "n": nil, "list": []any{int64(1), 0.5}}
-	b, err := EncodeDoc(d, []string{"zeta", "alpha", "mid", "gone"})
+	b, err := EncodeDoc(d, FieldsOf("zeta", "alpha", "mid", "gone"))
 	require.NoError(t, err)
 	assert.Equal(t, `{"zeta":1,"alpha":"<a>","mid":2.0,"list":[1,0.5],"n":null}`, string(b))
 	back, err := DecodeDoc(b)

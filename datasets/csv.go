@@ -53,7 +53,7 @@ func parseCSVDocs(name string, data []byte) (fileRows, error) {
 		}
 		out[i] = d
 	}
-	return fileRows{docs: out, columns: header}, nil
+	return fileRows{docs: out, fields: FieldsOf(header...)}, nil
 }
 
 // csvKind picks the narrowest parser every non-empty cell of column c accepts.

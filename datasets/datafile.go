@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -39,11 +38,10 @@ func formatOf(path string) fileFormat {
 // file's column order (see readFile).
 type fileRows struct {
 	docs []Doc
-	// columns is the file's column order as Hugging Face datasets keeps it
-	// (and so lm-eval's docs, and the json.dumps behind its doc_hash): the
-	// Parquet or Arrow schema's field order, the CSV header, a JSONL file's
-	// first-line key order.
-	columns []string
+	// fields is the file's column order, nested structs' fields included, as
+	// Hugging Face datasets keeps it (and so lm-eval's docs, and the
+	// json.dumps behind its doc_hash): see Fields.
+	fields Fields
 }
 
 // readFile reads one data file of any format this package knows: the one
@@ -92,9 +90,9 @@ func readFile(path string, strs []string) (fileRows, error) {
 // (listing the first rows that have one) or the first invalid UTF-8 value.
 func checkStrings(name string, rows fileRows, strs []string) error {
 	for _, c := range strs {
-		if !slices.Contains(rows.columns, c) {
-			found := make([]string, 0, len(rows.columns))
-			for _, x := range rows.columns {
+		if _, ok := rows.fields.find(c); !ok {
+			found := make([]string, 0, len(rows.fields))
+			for _, x := range rows.fields.Names() {
 				found = append(found, fmt.Sprintf("%q", x))
 			}
 			return fmt.Errorf("%s: column %q: %w (columns found: %s)", name, c, ErrMissingColumn, strings.Join(found, ", "))
@@ -218,7 +216,7 @@ func loadFiles(files []string, strs []string) (*Dataset, error) {
 		for row, d := range rows.docs {
 			i := len(ds.Problems)
 			ds.Problems = append(ds.Problems, Problem{ID: fmt.Sprint(i), Index: i, Doc: d,
-				Columns: DocColumns([]Doc{d}, presentColumns(rows.columns, d)), Source: p, Row: row})
+				Columns: rows.fields.forDoc(d), Source: p, Row: row})
 		}
 	}
 	return ds, nil

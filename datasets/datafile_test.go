@@ -28,7 +28,7 @@ func TestLoadGSM8KLayoutFromCSV(t *testing.T) {
 	assert.Equal(t, "4", p.Target)
 	assert.True(t, p.TargetValid)
 	assert.Equal(t, Doc{"id": int64(7), "question": "What is 2+2?", "answer": "2+2=4\n#### 4"}, p.Doc, "every column kept")
-	assert.Equal(t, []string{"id", "question", "answer"}, p.Columns, "the header's order")
+	assert.Equal(t, []string{"id", "question", "answer"}, p.Columns.Names(), "the header's order")
 	assert.False(t, ds.Problems[1].TargetValid)
 
 	for _, tc := range []struct {
@@ -59,7 +59,7 @@ func TestJSONLDocsStrictLikeGSM8K(t *testing.T) {
 	assert.EqualError(t, err, "d.jsonl:2: invalid JSON: unexpected end of JSON input")
 	rows, err := parseJSONLDocs("d.jsonl", []byte("{\"b\": 1, \"a\": {\"y\": 2.5, \"x\": null}}\n{\"a\": {}, \"c\": \"s\"}\n"), nil)
 	require.NoError(t, err)
-	assert.Equal(t, []string{"b", "a"}, rows.columns, "the first line's key order")
+	assert.Equal(t, []string{"b", "a"}, rows.fields.Names(), "the first line's key order")
 	assert.Equal(t, []Doc{{"b": int64(1), "a": map[string]any{"y": 2.5, "x": nil}}, {"a": map[string]any{}, "c": "s"}}, rows.docs)
 }
 

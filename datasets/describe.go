@@ -53,7 +53,7 @@ func describeDocs(info FileInfo) (FileInfo, error) {
 		return info, err
 	}
 	info.Rows = int64(len(rows.docs))
-	for _, c := range DocColumns(rows.docs, rows.columns) {
+	for _, c := range DocColumns(rows.docs, rows.fields.Names()) {
 		kind := "null"
 		for _, d := range rows.docs {
 			if d[c] != nil {

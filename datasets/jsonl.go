@@ -37,7 +37,8 @@ func ParseFewshotJSONL(name string, data []byte) ([]Problem, error) {
 
 // parseJSONLDocs decodes one JSON object a line, every key kept; integral
 // numbers become int64 and others float64. Each line must hold the keys of
-// strs as strings. The column order is the first line's key order.
+// strs as strings. The field order is the first line's, nested objects'
+// included.
 func parseJSONLDocs(name string, data []byte, strs []string) (fileRows, error) {
 	var rows fileRows
 	err := eachJSONLLine(name, data, func(line []byte) error {
@@ -46,7 +47,7 @@ func parseJSONLDocs(name string, data []byte, strs []string) (fileRows, error) {
 			return err
 		}
 		if rows.docs == nil {
-			rows.columns = firstObjectKeys(json.NewDecoder(bytes.NewReader(line)))
+			rows.fields, _ = jsonFields(json.NewDecoder(bytes.NewReader(line)))
 		}
 		rows.docs = append(rows.docs, d)
 		return nil
@@ -118,26 +119,47 @@ func decodeJSONLLine(line []byte, strs []string) (Doc, error) {
 	return DecodeDoc(line)
 }
 
-// firstObjectKeys reads the first JSON object's top-level keys in order.
-func firstObjectKeys(dec *json.Decoder) []string {
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil
+// jsonFields reads one JSON value and returns the key order of the object it
+// is, nested objects' included (for a list, that of its first object); nil
+// for other values.
+func jsonFields(dec *json.Decoder) (Fields, error) {
+	t, err := dec.Token()
+	if err != nil {
+		return nil, err
 	}
-	var keys []string
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil
+	var out Fields
+	switch t {
+	case json.Delim('{'):
+		out = Fields{}
+		for dec.More() {
+			kt, err := dec.Token()
+			if err != nil {
+				return nil, err
+			}
+			k, _ := kt.(string)
+			sub, err := jsonFields(dec)
+			if err != nil {
+				return nil, err
+			}
+			if _, dup := out.find(k); !dup {
+				out = append(out, Field{Name: k, Sub: sub})
+			}
 		}
-		if k, _ := t.(string); !slices.Contains(keys, k) {
-			keys = append(keys, k)
+	case json.Delim('['):
+		for dec.More() {
+			sub, err := jsonFields(dec)
+			if err != nil {
+				return nil, err
+			}
+			if out == nil {
+				out = sub
+			}
 		}
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return nil
-		}
+	default:
+		return nil, nil
 	}
-	return keys
+	_, err = dec.Token() // the closing delimiter
+	return out, err
 }
 
 func keyList(obj map[string]json.RawMessage) string {

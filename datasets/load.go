@@ -85,16 +85,15 @@ func LoadFile(path string) ([]Problem, error) {
 func gsm8kProblems(source string, rows fileRows) []Problem {
 	out := make([]Problem, len(rows.docs))
 	for i, d := range rows.docs {
-		out[i] = fileProblem(source, i, d, rows.columns)
+		out[i] = fileProblem(source, i, d, rows.fields)
 		out[i].setGSM8K()
 	}
 	return out
 }
 
 // fileProblem is row `row` of a file as a problem numbered within the file.
-func fileProblem(source string, row int, d Doc, columns []string) Problem {
-	return Problem{ID: fmt.Sprint(row), Index: row, Row: row, Source: source, Doc: d,
-		Columns: DocColumns([]Doc{d}, presentColumns(columns, d))}
+func fileProblem(source string, row int, d Doc, fields Fields) Problem {
+	return Problem{ID: fmt.Sprint(row), Index: row, Row: row, Source: source, Doc: d, Columns: fields.forDoc(d)}
 }
 
 // ErrTooLarge: a field is over MaxFieldBytes.
@@ -113,7 +112,7 @@ func LoadFewshotFile(path string) ([]Problem, error) {
 func fewshotProblems(source string, rows fileRows) []Problem {
 	out := make([]Problem, len(rows.docs))
 	for i, d := range rows.docs {
-		out[i] = fileProblem(source, i, d, rows.columns)
+		out[i] = fileProblem(source, i, d, rows.fields)
 		out[i].Question, out[i].Target, out[i].TargetValid = d["question"].(string), d["target"].(string), true
 	}
 	return out

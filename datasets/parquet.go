@@ -54,9 +54,7 @@ func readParquetRows(name string, r io.ReaderAt, size int64, strs []string) (_ f
 	}
 	rows := fileRows{docs: make([]Doc, 0, min(f.NumRows(), 1<<16))}
 	schema := f.Schema()
-	for _, field := range schema.Fields() {
-		rows.columns = append(rows.columns, field.Name())
-	}
+	rows.fields = parquetFields(schema.Fields())
 	buf := make([]parquet.Row, 256)
 	for _, rg := range f.RowGroups() {
 		if err := appendRowGroup(&rows, schema, rg, buf); err != nil {
@@ -91,6 +89,43 @@ func appendRowGroup(rows *fileRows, schema *parquet.Schema, rg parquet.RowGroup,
 			return errors.New("read rows: no progress")
 		}
 	}
+}
+
+// parquetFields is the order of Parquet columns, a struct's (or a list of
+// structs') own fields included, as the file's schema lists them.
+func parquetFields(fs []parquet.Field) Fields {
+	out := make(Fields, len(fs))
+	for i, f := range fs {
+		out[i] = Field{Name: f.Name(), Sub: parquetSub(f)}
+	}
+	return out
+}
+
+// parquetSub is a group column's fields: a struct's own, those of a LIST's
+// element (group (LIST) > repeated group > element, or the older two-level
+// form), none for a MAP (its keys are data) or a leaf.
+func parquetSub(f parquet.Field) Fields {
+	if f.Leaf() {
+		return nil
+	}
+	var lt format.LogicalTypeValue
+	if l := f.Type().LogicalType(); l != nil {
+		lt = l.Value
+	}
+	switch lt.(type) {
+	case *format.MapType:
+		return nil
+	case *format.ListType:
+		inner := f.Fields()
+		if len(inner) != 1 {
+			return nil
+		}
+		if el := inner[0].Fields(); !inner[0].Leaf() && len(el) == 1 {
+			return parquetSub(el[0])
+		}
+		return parquetSub(inner[0])
+	}
+	return parquetFields(f.Fields())
 }
 
 // normalizeValues maps the integer and float widths readers produce onto

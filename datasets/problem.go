@@ -25,8 +25,9 @@ type Problem struct {
 	TargetValid bool
 	// Doc is the whole row, every column, as task templates see it.
 	Doc Doc
-	// Columns is Doc's key order: the file's column order (see fileRows).
-	Columns []string
+	// Columns is Doc's key order, nested structs' included: the file's (see
+	// Fields), then any key the file does not name, sorted.
+	Columns Fields
 	// Source and Row say where the problem came from (file path, 0-based row
 	// within that file), for error messages and provenance.
 	Source string

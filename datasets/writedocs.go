@@ -49,7 +49,7 @@ func WriteDocsJSONL(w io.Writer, docs []Doc, columns []string) error {
 			var err error
 			line = appendJSONString(line, c)
 			line = append(line, ':')
-			if line, err = appendJSONValue(line, v); err != nil {
+			if line, err = appendJSONValue(line, v, nil); err != nil {
 				return fmt.Errorf("row %d: column %q: %w", i, c, err)
 			}
 		}
@@ -69,7 +69,10 @@ func appendJSONString(b []byte, s string) []byte {
 	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
 }
 
-func appendJSONValue(b []byte, v any) ([]byte, error) {
+// appendJSONValue writes v as JSON; an object's keys, and those of the
+// objects inside it, in fields' order (Fields.forDoc; nil sorts them), the
+// elements of a list each with the same fields.
+func appendJSONValue(b []byte, v any, fields Fields) ([]byte, error) {
 	switch x := v.(type) {
 	case nil:
 		return append(b, "null"...), nil
@@ -96,22 +99,20 @@ func appendJSONValue(b []byte, v any) ([]byte, error) {
 				b = append(b, ',')
 			}
 			var err error
-			if b, err = appendJSONValue(b, e); err != nil {
+			if b, err = appendJSONValue(b, e, fields); err != nil {
 				return nil, err
 			}
 		}
 		return append(b, ']'), nil
 	case map[string]any:
-		return appendJSONValue(b, orderedDoc{x, DocColumns([]Doc{x}, nil)})
-	case orderedDoc:
 		b = append(b, '{')
-		for i, k := range x.keys {
+		for i, f := range fields.forDoc(x) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = append(appendJSONString(b, k), ':')
+			b = append(appendJSONString(b, f.Name), ':')
 			var err error
-			if b, err = appendJSONValue(b, x.doc[k]); err != nil {
+			if b, err = appendJSONValue(b, x[f.Name], f.Sub); err != nil {
 				return nil, err
 			}
 		}

@@ -31,8 +31,9 @@ type ProblemEntry struct {
 	Target       string `json:"target"`
 	// Doc is the dataset row, for filters that read it (multi_choice_regex).
 	Doc map[string]any `json:"doc,omitempty"`
-	// DocColumns is Doc's key order (the dataset's column order).
-	DocColumns []string `json:"doc_columns,omitempty"`
+	// DocColumns is Doc's key order (the dataset's column order, nested
+	// structs' as {"name": [fields]}).
+	DocColumns datasets.Fields `json:"doc_columns,omitempty"`
 }
 
 // MarshalJSON writes the doc in its column order with its numbers' kinds
