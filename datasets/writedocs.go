@@ -29,32 +29,17 @@ func DocColumns(docs []Doc, order []string) []string {
 	return append(out, extra...)
 }
 
-// WriteDocsJSONL writes one JSON object per doc with the keys in `columns`
-// order (absent keys are left out, NULLs written as null). A float keeps its
-// decimal point (1.0, as Python writes it), so it reads back as a float.
-func WriteDocsJSONL(w io.Writer, docs []Doc, columns []string) error {
-	var line []byte
+// WriteDocsJSONL writes one JSON object per doc (EncodeDoc): the keys, and
+// those of nested structs, in fields' order, then any others sorted; NULLs as
+// null. A float keeps its decimal point (1.0, as Python writes it), so it
+// reads back as a float.
+func WriteDocsJSONL(w io.Writer, docs []Doc, fields Fields) error {
 	for i, d := range docs {
-		line = append(line[:0], '{')
-		first := true
-		for _, c := range columns {
-			v, ok := d[c]
-			if !ok {
-				continue
-			}
-			if !first {
-				line = append(line, ',')
-			}
-			first = false
-			var err error
-			line = appendJSONString(line, c)
-			line = append(line, ':')
-			if line, err = appendJSONValue(line, v, nil); err != nil {
-				return fmt.Errorf("row %d: column %q: %w", i, c, err)
-			}
+		b, err := EncodeDoc(d, fields)
+		if err != nil {
+			return fmt.Errorf("row %d: %w", i, err)
 		}
-		line = append(line, "}\n"...)
-		if _, err := w.Write(line); err != nil {
+		if _, err := w.Write(append(b, '\n')); err != nil {
 			return err
 		}
 	}

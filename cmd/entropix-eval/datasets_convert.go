@@ -56,12 +56,13 @@ func datasetsConvert(args []string, out io.Writer) error {
 		return err
 	}
 	docs := docsOf(ds)
-	columns := datasets.DocColumns(docs, schemaOrder(infos))
+	fields := ds.Problems[0].Columns // the first file's order, as inspect shows it
+	columns := datasets.DocColumns(docs, fields.Names())
 	err = eval.WriteFileAtomic(outPath, func(w io.Writer) error {
 		if format == ".parquet" {
 			return datasets.WriteDocsParquet(w, docs, codec)
 		}
-		return datasets.WriteDocsJSONL(w, docs, columns)
+		return datasets.WriteDocsJSONL(w, docs, fields)
 	})
 	if err != nil {
 		return fmt.Errorf("convert %s -> %s: %w", in, outPath, err)
