@@ -121,7 +121,7 @@ func describeParquet(info FileInfo) (_ FileInfo, err error) {
 }
 
 func describeJSONL(info FileInfo) (FileInfo, error) {
-	data, err := os.ReadFile(info.Path)
+	data, err := readBoundedFile(info.Path)
 	if err != nil {
 		return info, err
 	}
