@@ -66,7 +66,7 @@ func TestLMEvalSamplesKeepNestedFieldOrder(t *testing.T) {
 	sc.Buffer(nil, 1<<20)
 	require.True(t, sc.Scan())
 	line := sc.Text()
-	assert.Contains(t, line, `"doc":{"question":"Q","meta":{"text":"t","answer_start":3},"spans":[{"text":"x","answer_start":1}],"answer":"#### 4"}`)
+	assert.Contains(t, line, `"doc": {"question": "Q", "meta": {"text": "t", "answer_start": 3}, "spans": [{"text": "x", "answer_start": 1}], "answer": "#### 4"}`)
 	pyText := strings.Join([]string{
 		`{`,
 		`  "question": "Q",`,
@@ -82,5 +82,5 @@ func TestLMEvalSamplesKeepNestedFieldOrder(t *testing.T) {
 		`  ],`,
 		`  "answer": "#### 4"`,
 		`}`}, "\n")
-	assert.Contains(t, line, `"doc_hash":"`+sha256Hex(pyText)+`"`)
+	assert.Contains(t, line, `"doc_hash": "`+sha256Hex(pyText)+`"`)
 }

@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	"github.com/entropix-eval/entropix-eval/eval"
+	"github.com/entropix-eval/entropix-eval/internal/pyjson"
 )
 
 // ErrNotWritten says a run has no lm-eval equivalent, so no files were written.
@@ -133,10 +134,11 @@ func readResults(dir string) (eval.ResultsJSON, error) {
 }
 
 // readTask reads the manifest's task as JSON, so every field it records (its
-// config, where the manifest has one) reaches configs.
-func readTask(dir string) (map[string]any, error) {
+// config, where the manifest has one) reaches configs, its keys in the
+// manifest's order and its numbers as ints or floats as they were written.
+func readTask(dir string) (*pyjson.Dict, error) {
 	var raw struct {
-		Task map[string]any `json:"task"`
+		Task json.RawMessage `json:"task"`
 	}
 	b, err := os.ReadFile(filepath.Join(dir, eval.ManifestFile))
 	if err != nil {
@@ -145,7 +147,15 @@ func readTask(dir string) (map[string]any, error) {
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return nil, fmt.Errorf("read %s: %w", eval.ManifestFile, err)
 	}
-	return raw.Task, nil
+	if len(raw.Task) == 0 {
+		return nil, nil
+	}
+	v, err := pyjson.Decode(raw.Task)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: task: %w", eval.ManifestFile, err)
+	}
+	task, _ := v.(*pyjson.Dict)
+	return task, nil
 }
 
 // readSamples groups samples.jsonl's lines by run id, in file order.
@@ -172,7 +182,7 @@ func readSamples(dir string) (map[string][]map[string]any, error) {
 		}
 		if len(raw.Doc) > 0 {
 			// The doc keeps its column order and number text for doc_hash.
-			if line["doc"], err = decodeOrdered(raw.Doc); err != nil {
+			if line["doc"], err = pyjson.Decode(raw.Doc); err != nil {
 				return nil, fmt.Errorf("%s line %d: doc: %w", path, n, err)
 			}
 		}

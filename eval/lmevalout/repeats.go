@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/entropix-eval/entropix-eval/eval"
+	"github.com/entropix-eval/entropix-eval/internal/pyjson"
 	"github.com/entropix-eval/entropix-eval/reports"
 )
 
@@ -80,17 +81,20 @@ func docAnswer(lines []map[string]any, f string, metrics []string) (string, map[
 // docResults are the (metric, filter) means and standard errors over docs,
 // as lm-eval aggregates a repeated task's per-doc scores: eval.MeanSE's, the
 // same as our results.json's, under eval.StderrKey ("N/A" for one doc).
-func docResults(lines []map[string]any) map[string]any {
+func docResults(lines []*pyjson.Dict) map[string]any {
 	type tally struct {
 		sum, sumSq float64
 		n          int
 	}
 	tallies := map[reports.ScoreKey]*tally{}
 	for _, l := range lines {
-		f, _ := l["filter"].(string)
-		ms, _ := l["metrics"].([]string)
+		fv, _ := l.Get("filter")
+		mv, _ := l.Get("metrics")
+		f, _ := fv.(string)
+		ms, _ := mv.([]string)
 		for _, m := range ms {
-			v, ok := l[m].(float64)
+			vv, _ := l.Get(m)
+			v, ok := vv.(float64)
 			if !ok {
 				continue
 			}
