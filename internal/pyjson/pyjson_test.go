@@ -104,7 +104,8 @@ func TestStringEscapes(t *testing.T) {
 		{`q "x" \ y`, `"q \"x\" \\ y"`, `"q \"x\" \\ y"`},
 		{"\b\f\n\r\t", `"\b\f\n\r\t"`, `"\b\f\n\r\t"`},
 		{"\x00\x01\x0b\x1f\x7f", `"\u0000\u0001\u000b\u001f` + "\x7f" + `"`, `"\u0000\u0001\u000b\u001f\u007f"`},
-		{"<>&'/", `"<>&'/"`, `"<>&'/"`},
+		{"<>&'/", `"<>&'/"`, `"<>&'/"`}, // no HTML escaping
+		{"Janet\u2019s", "\"Janet\u2019s\"", `"Janet\u2019s"`},
 		{"é ≥\u2028\u2029", "\"é ≥\u2028\u2029\"", `"\u00e9 \u2265\u2028\u2029"`},
 		{"😀", `"😀"`, `"\ud83d\ude00"`},
 		{"a\xffb", "\"a\uFFFDb\"", `"a\ufffdb"`},
@@ -188,5 +189,36 @@ func FuzzStringEscaper(f *testing.F) {
 				t.Fatalf("ensure_ascii=True output %q has byte %#x", ascii, ascii[i])
 			}
 		}
+	})
+}
+
+// Decode reads what encoding/json reads, and Dumps writes it back as JSON
+// that reads as the same values (keys, strings, numbers by value).
+func FuzzDecode(f *testing.F) {
+	for _, s := range []string{`{"a":[1,2.5,{"b":null}],"a":true}`, `"\u2028<"`, `[1e16,-0,0.1]`, `{"x":"\ud83d\ude00"}`, `1e400`, `{`, `[1,]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v, err := Decode(b)
+		var want any
+		goErr := json.Unmarshal(b, &want)
+		if err != nil {
+			if goErr == nil {
+				t.Fatalf("Decode refused %q: %v; encoding/json reads it", b, err)
+			}
+			return
+		}
+		out, err := Dumps(v)
+		if err != nil {
+			t.Fatalf("Dumps of decoded %q: %v", b, err)
+		}
+		if goErr != nil {
+			return // a number out of float64 range: Python reads it as inf
+		}
+		var got any
+		if err := json.Unmarshal(out, &got); err != nil {
+			t.Fatalf("Dumps wrote %q for %q: %v", out, b, err)
+		}
+		assert.Equal(t, want, got, "%q → %q", b, out)
 	})
 }
