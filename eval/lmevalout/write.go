@@ -96,7 +96,7 @@ func (r run) resultsJSON(n int, taskHash string) *pyjson.Dict {
 			k := reports.KeyOf(m, f)
 			entry.Set(string(k), numOrNA(r.results[string(k)]))
 			entry.Set(eval.StderrKey(k), numOrNA(r.results[eval.StderrKey(k)]))
-			hib.Set(m, true) // every metric here counts correct answers
+			hib.Set(m, higherIsBetter(r.m.Task, m))
 		}
 	}
 	var config any = pyjson.NewDict("task", name, "output_type", "generate_until",
@@ -173,6 +173,18 @@ func (r run) resultsJSON(n int, taskHash string) *pyjson.Dict {
 	// str(end_time - start_time): Python's str of a float is its repr.
 	out.Set("total_evaluation_time_seconds", string(pyjson.AppendFloat(nil, end.Sub(start).Seconds())))
 	return out
+}
+
+// higherIsBetter is the metric's metric_list higher_is_better (true unless
+// the task says otherwise); true for a metric the task spec does not list,
+// as every metric we score counts correct answers.
+func higherIsBetter(spec eval.TaskSpec, metric string) bool {
+	for _, m := range spec.Metrics {
+		if m.Metric == metric {
+			return m.HigherIsBetter
+		}
+	}
+	return true
 }
 
 func unixSeconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }

@@ -21,7 +21,7 @@ const (
 "devices":["cpu"],"batch_size":4,
 "samplers":[{"label":"greedy","description":{"sampler":"greedy","temperature":0}}],
 "task":{"name":"t","stops":["Q:","\u003c/s\u003e"],"max_new_tokens":16,
- "filters":[{"Name":"strict-match"},{"Name":"flexible-extract"}],"metrics":[{"Metric":"exact_match"}],
+ "filters":[{"Name":"strict-match"},{"Name":"flexible-extract"}],"metrics":[{"Metric":"exact_match","Aggregation":"mean","HigherIsBetter":true}],
  "split_size":10,"config":{"task":"t","num_fewshot":0,"version":"3.0","until":["Q:"]}},
 "started":"2026-11-23T10:00:00Z","finished":"2026-11-23T10:00:02.5Z"}`
 	writeResults = `{"results":{"t|greedy/seed=0":{"alias":"t","exact_match,flexible-extract":1,"exact_match,strict-match":0.5,
