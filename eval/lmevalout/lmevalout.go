@@ -2,7 +2,9 @@
 // lm-evaluation-harness's own output files, as `lm_eval --output_path DIR
 // --log_samples` writes them (lm_eval/loggers/evaluation_tracker.py,
 // lm_eval/evaluator.py, v0.4.10+), so tooling that reads lm-eval's files reads
-// ours. Each sampler × seed is one lm-eval evaluation, so each gets its own
+// ours, and diffing ours against lm-eval's shows content, not formatting: the
+// files are the bytes lm-eval's json.dumps writes (internal/pyjson), in its key
+// and line order. Each sampler × seed is one lm-eval evaluation, so each gets its own
 // output path: RUN/lm-eval/<sampler>__seed=<seed>/<model_name_sanitized>/
 // results_<date>.json and samples_<task>_<date>.jsonl. The files are built from
 // the run directory's manifest.json, results.json and samples.jsonl, whatever
