@@ -181,10 +181,12 @@ type encoder struct {
 
 func (e *encoder) newline(depth int) {
 	e.b = append(e.b, '\n')
-	e.b = append(e.b, strings.Repeat(" ", e.indent*depth)...)
+	for range e.indent * depth {
+		e.b = append(e.b, ' ')
+	}
 }
 
-// open starts a container's item: the separator before every item but the
+// item starts a container's item: the separator before every item but the
 // first, then the newline and indentation when indenting.
 func (e *encoder) item(i, depth int) {
 	if i > 0 {
@@ -297,7 +299,8 @@ func (e *encoder) list(n int, at func(int) any, depth int) error {
 
 // reflected writes the remaining kinds: other ints and floats, slices, and
 // string-keyed Go maps, whose keys have no order of their own and are
-// written sorted.
+// written sorted. A nil slice or map is the empty list or dict (Python has
+// no nil container); a nil pointer is null.
 func (e *encoder) reflected(rv reflect.Value, depth int) error {
 	switch rv.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
