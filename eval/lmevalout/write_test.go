@@ -184,3 +184,33 @@ func TestWriteMatchesLMEvalBytes(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, wantResults, string(got))
 }
+
+// With repeats, lm-eval logs one line per doc per filter whose resps hold
+// every repeat's response, and scores each doc once: one doc leaves its
+// standard error "N/A" (calculate_aggregate_metric's len(items) > 1).
+func TestWriteRepeatsMatchesLMEvalBytes(t *testing.T) {
+	dir := t.TempDir()
+	manifest := strings.NewReplacer(`"repeats":1`, `"repeats":2`,
+		`"filters":[{"Name":"strict-match"},{"Name":"flexible-extract"}]`, `"filters":[{"Name":"maj@2"}]`).Replace(writeManifest)
+	const samples = `{"doc":{"q":"1+1"},"doc_id":5,"exact_match,maj@2":1,"filtered_resps":{"maj@2":"2"},"prompt":"1+1=","repeat":1,"resps":[["two 2"]],"run_id":"greedy/seed=0","target":"2"}
+{"doc":{"q":"1+1"},"doc_id":5,"exact_match,maj@2":1,"filtered_resps":{"maj@2":"2"},"prompt":"1+1=","repeat":0,"resps":[["2"]],"run_id":"greedy/seed=0","target":"2"}
+`
+	const results = `{"results":{"t|greedy/seed=0":{"alias":"t","exact_match,maj@2":1,"exact_match_stderr,maj@2":0}},"config":{"problems":1}}`
+	for name, text := range map[string]string{"manifest.json": manifest, "results.json": results, "samples.jsonl": samples} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
+	}
+	files, err := Write(dir)
+	require.NoError(t, err)
+	got, err := os.ReadFile(files[1])
+	require.NoError(t, err)
+	docText := "{\n  \"q\": \"1+1\"\n}"
+	want := `{"doc_id": 5, "doc": {"q": "1+1"}, "target": "2", "arguments": {"gen_args_0": {"arg_0": "1+1=", ` +
+		`"arg_1": {"sampler": "greedy", "temperature": 0, "until": ["Q:", "</s>"], "max_gen_toks": 16}}}, ` +
+		`"resps": [["2", "two 2"]], "filtered_resps": ["2"], "filter": "maj@2", "metrics": ["exact_match"], ` +
+		`"doc_hash": "` + HashString(docText) + `", "prompt_hash": "` + HashString("1+1=") + `", "target_hash": "` + HashString("2") + `", ` +
+		`"exact_match": 1.0}` + "\n"
+	assert.Equal(t, want, string(got))
+	got, err = os.ReadFile(files[0])
+	require.NoError(t, err)
+	assert.Contains(t, string(got), "\n      \"sample_len\": 1,\n      \"exact_match,maj@2\": 1.0,\n      \"exact_match_stderr,maj@2\": \"N/A\"\n    }\n")
+}
