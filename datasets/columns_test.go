@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -39,4 +40,35 @@ func TestEncodeDocRoundTrip(t *testing.T) {
 	back, err := DecodeDoc(b)
 	require.NoError(t, err)
 	assert.Equal(t, d, back)
+}
+
+// A float column can hold NaN and ±Inf (Parquet, Arrow; JSONL through
+// Python's json.loads): EncodeDoc writes them as json.dumps does, and a JSONL
+// file holding them loads them back as floats.
+func TestNonFiniteFloats(t *testing.T) {
+	d := Doc{"q": "NaN", "nan": math.NaN(), "inf": math.Inf(1), "neg": []any{math.Inf(-1), 1e-05}}
+	b, err := EncodeDoc(d, FieldsOf("q", "nan", "inf", "neg"))
+	require.NoError(t, err)
+	assert.Equal(t, `{"q":"NaN","nan":NaN,"inf":Infinity,"neg":[-Infinity,1e-05]}`, string(b))
+	back, err := DecodeDoc(b)
+	require.NoError(t, err)
+	assert.True(t, math.IsNaN(back["nan"].(float64)))
+	assert.Equal(t, math.Inf(1), back["inf"])
+	assert.Equal(t, []any{math.Inf(-1), 1e-05}, back["neg"])
+	assert.Equal(t, "NaN", back["q"])
+
+	path := filepath.Join(t.TempDir(), "nan.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(`{"question": "Q", "answer": "A", "x": NaN, "y": [Infinity, -Infinity]}`+"\n"), 0o644))
+	ds, err := LoadDocs(path)
+	require.NoError(t, err)
+	require.Len(t, ds.Problems, 1)
+	doc := ds.Problems[0].Doc
+	assert.True(t, math.IsNaN(doc["x"].(float64)))
+	assert.Equal(t, []any{math.Inf(1), math.Inf(-1)}, doc["y"])
+	assert.Equal(t, []string{"question", "answer", "x", "y"}, ds.Problems[0].Columns.Names())
+	for _, bad := range []string{`{"x": nan}`, `{"x": NaN1}`, `{"x": -NaN}`} {
+		require.NoError(t, os.WriteFile(path, []byte(bad+"\n"), 0o644))
+		_, err := LoadDocs(path)
+		assert.ErrorIs(t, err, ErrSyntax, bad)
+	}
 }

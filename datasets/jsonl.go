@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/entropix-eval/entropix-eval/internal/pyjson"
 )
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
@@ -47,7 +49,7 @@ func parseJSONLDocs(name string, data []byte, strs []string) (fileRows, error) {
 			return err
 		}
 		if rows.docs == nil {
-			rows.fields, _ = jsonFields(json.NewDecoder(bytes.NewReader(line)))
+			rows.fields, _ = jsonFields(json.NewDecoder(bytes.NewReader(pyjson.Standard(line))))
 		}
 		rows.docs = append(rows.docs, d)
 		return nil
@@ -91,13 +93,15 @@ func eachJSONLLine(name string, data []byte, fn func(line []byte) error) error {
 
 // decodeJSONLLine decodes one line as a Doc after checking it is valid
 // UTF-8 (encoding/json would quietly turn bad bytes into U+FFFD), one JSON
-// object, and holds each key of strs as a string.
+// object, and holds each key of strs as a string. Python's json.loads, which
+// Hugging Face datasets falls back on, also reads NaN, Infinity and
+// -Infinity as floats; so does this.
 func decodeJSONLLine(line []byte, strs []string) (Doc, error) {
 	if !utf8.Valid(line) {
 		return nil, ErrInvalidUTF8
 	}
 	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(line, &obj); err != nil {
+	if err := json.Unmarshal(pyjson.Standard(line), &obj); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSyntax, err)
 	}
 	if obj == nil { // the line was the literal null
@@ -187,26 +191,4 @@ func jsonKind(raw json.RawMessage) string {
 	default:
 		return "a number"
 	}
-}
-
-// jsonNumbers turns the json.Numbers of a UseNumber decode into int64
-// (integral) or float64.
-func jsonNumbers(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			x[k] = jsonNumbers(e)
-		}
-	case []any:
-		for i, e := range x {
-			x[i] = jsonNumbers(e)
-		}
-	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return i
-		}
-		f, _ := x.Float64()
-		return f
-	}
-	return v
 }

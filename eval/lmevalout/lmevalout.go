@@ -172,21 +172,19 @@ func readSamples(dir string) (map[string][]map[string]any, error) {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 1<<20), maxSampleLine)
 	for n := 1; sc.Scan(); n++ {
+		// The doc may hold NaN or ±Infinity (json.dumps's spelling), which
+		// encoding/json does not read: Decode reads it, keeping its column
+		// order and number text for doc_hash.
 		var line map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+		if err := json.Unmarshal(pyjson.Standard(sc.Bytes()), &line); err != nil {
 			return nil, fmt.Errorf("%s line %d: %w", path, n, err)
 		}
-		var raw struct {
-			Doc json.RawMessage `json:"doc"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &raw); err != nil {
-			return nil, fmt.Errorf("%s line %d: %w", path, n, err)
-		}
-		if len(raw.Doc) > 0 {
-			// The doc keeps its column order and number text for doc_hash.
-			if line["doc"], err = pyjson.Decode(raw.Doc); err != nil {
-				return nil, fmt.Errorf("%s line %d: doc: %w", path, n, err)
+		if _, ok := line["doc"]; ok {
+			whole, err := pyjson.Decode(sc.Bytes())
+			if err != nil {
+				return nil, fmt.Errorf("%s line %d: %w", path, n, err)
 			}
+			line["doc"], _ = whole.(*pyjson.Dict).Get("doc")
 		}
 		id, _ := line["run_id"].(string)
 		out[id] = append(out[id], line)

@@ -98,6 +98,38 @@ func TestDecodeRoundTrip(t *testing.T) {
 	assert.Error(t, err)
 }
 
+// json.loads reads NaN, Infinity and -Infinity where a value may stand, and
+// nowhere else (CPython's scanner: "NaNx" is extra data, "[1NaN]" a missing
+// delimiter, "-NaN" and "nan" no value); json.dumps writes them back so.
+func TestDecodeNonFinite(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`[NaN, Infinity, -Infinity]`, `[NaN, Infinity, -Infinity]`},
+		{`NaN`, `NaN`},
+		{`[ NaN ]`, `[NaN]`},
+		{`{"s":"x\"NaN","t":NaN,"u":"Infinity"}`, `{"s": "x\"NaN", "t": NaN, "u": "Infinity"}`},
+		{"{\"a\":\n-Infinity\r\n}", `{"a": -Infinity}`},
+	} {
+		v, err := Decode([]byte(tc.in))
+		require.NoError(t, err, tc.in)
+		got, err := Dumps(v)
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, string(got), tc.in)
+	}
+	v, err := Decode([]byte(`[NaN,Infinity,-Infinity,0]`))
+	require.NoError(t, err)
+	list := v.([]any)
+	assert.True(t, math.IsNaN(list[0].(float64)))
+	assert.Equal(t, []any{math.Inf(1), math.Inf(-1), json.Number("0")}, list[1:])
+	for _, in := range []string{`NaNx`, `[1NaN]`, `-NaN`, `[NaN1]`, `nan`, `[Infinity-1]`, `{"a" NaN}`, `[--Infinity]`, `[Inf]`} {
+		_, err := Decode([]byte(in))
+		assert.Error(t, err, in)
+	}
+	in := []byte(`{"a":NaN,"b":[Infinity,-Infinity],"c":"NaN"}`)
+	assert.Equal(t, `{"a":0  ,"b":[0       ,-0       ],"c":"NaN"}`, string(Standard(in)))
+	plain := []byte(`{"c":"NaN"}`)
+	assert.Same(t, &plain[0], &Standard(plain)[0], "text without the literals is returned as is")
+}
+
 func TestStringEscapes(t *testing.T) {
 	for _, tc := range []struct{ in, want, ascii string }{
 		{"plain", `"plain"`, `"plain"`},
@@ -195,13 +227,16 @@ func FuzzStringEscaper(f *testing.F) {
 // Decode reads what encoding/json reads, and Dumps writes it back as JSON
 // that reads as the same values (keys, strings, numbers by value).
 func FuzzDecode(f *testing.F) {
-	for _, s := range []string{`{"a":[1,2.5,{"b":null}],"a":true}`, `"\u2028<"`, `[1e16,-0,0.1]`, `{"x":"\ud83d\ude00"}`, `1e400`, `{`, `[1,]`} {
+	for _, s := range []string{`{"a":[1,2.5,{"b":null}],"a":true}`, `"\u2028<"`, `[1e16,-0,0.1]`, `{"x":"\ud83d\ude00"}`, `1e400`, `{`, `[1,]`, `[NaN,-Infinity]`, `{"a":"\"NaN",Infinity}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		v, err := Decode(b)
 		var want any
 		goErr := json.Unmarshal(b, &want)
+		if goErr == nil {
+			require.Equal(t, b, Standard(b), "JSON holds no literal Standard replaces")
+		}
 		if err != nil {
 			if goErr == nil {
 				t.Fatalf("Decode refused %q: %v; encoding/json reads it", b, err)

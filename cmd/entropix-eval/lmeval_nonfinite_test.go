@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/entropix-eval/entropix-eval/internal/sharedtest"
+)
+
+// nonFiniteRow is a dataset row with a double column of each non-finite
+// kind, as a Parquet or Arrow float column can hold (and Python's json.loads
+// reads from JSONL's NaN, Infinity and -Infinity).
+type nonFiniteRow struct {
+	Question string  `parquet:"question"`
+	Score    float64 `parquet:"score"`
+	Hi       float64 `parquet:"hi"`
+	Lo       float64 `parquet:"lo"`
+	Answer   string  `parquet:"answer"`
+}
+
+// firstLine is a JSON Lines file's first line.
+func firstLine(t *testing.T, path string) string {
+	t.Helper()
+	fh, err := os.Open(path)
+	require.NoError(t, err)
+	defer fh.Close()
+	sc := bufio.NewScanner(fh)
+	sc.Buffer(nil, 1<<20)
+	require.True(t, sc.Scan(), path)
+	return sc.Text()
+}
+
+// TestNonFiniteDocFloats runs a task on a Parquet file whose doc holds NaN,
+// Infinity and -Infinity and checks every file that shows the doc: lm-eval's
+// samples file writes it as Python's json.dumps does (NaN, Infinity,
+// -Infinity) and hashes json.dumps(doc, indent=2, ensure_ascii=False); our
+// samples.jsonl writes the same literals; the prompt shows the values as
+// Jinja prints a Python float (nan, inf, -inf), and so does report.html's
+// problem browser. rescore reads problems.jsonl back and writes the same
+// lm-eval line again.
+func TestNonFiniteDocFloats(t *testing.T) {
+	isolateDemoEnv(t)
+	model := sharedtest.Path(t, "models/stories260K-hf")
+	dir := t.TempDir()
+	data := filepath.Join(dir, "test.parquet")
+	f, err := os.Create(data)
+	require.NoError(t, err)
+	w := parquet.NewGenericWriter[nonFiniteRow](f)
+	_, err = w.Write([]nonFiniteRow{{Question: "Q", Score: math.NaN(), Hi: math.Inf(1), Lo: math.Inf(-1), Answer: "#### 4"}})
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	require.NoError(t, f.Close())
+	y := fmt.Sprintf("task: nonfinite\ndataset_path: parquet\ndataset_kwargs:\n  data_files:\n    test: %s\ntest_split: test\n"+
+		"doc_to_text: \"Q: {{question}} {{score}} {{hi}} {{lo}}\\nA:\"\ndoc_to_target: \"{{answer.split('####')[-1].strip()}}\"\n"+
+		"generation_kwargs:\n  until: [\"Q:\"]\n  max_gen_toks: 2\n", data)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "nonfinite.yaml"), []byte(y), 0o644))
+	out := t.TempDir()
+	args := []string{"--model", model, "--include-path", dir, "--task", "nonfinite",
+		"--samplers", "greedy", "--progress", "none", "--out", out}
+	require.NoError(t, runRun(context.Background(), args, io.Discard, io.Discard))
+
+	pyText := strings.Join([]string{
+		`{`,
+		`  "question": "Q",`,
+		`  "score": NaN,`,
+		`  "hi": Infinity,`,
+		`  "lo": -Infinity,`,
+		`  "answer": "#### 4"`,
+		`}`}, "\n")
+	checkLMEval := func() {
+		t.Helper()
+		files, _ := filepath.Glob(filepath.Join(out, "lm-eval", "*", "*", "samples_nonfinite_*.jsonl"))
+		require.Len(t, files, 1)
+		line := firstLine(t, files[0])
+		assert.Contains(t, line, `"doc": {"question": "Q", "score": NaN, "hi": Infinity, "lo": -Infinity, "answer": "#### 4"}`)
+		assert.Contains(t, line, `"doc_hash": "`+sha256Hex(pyText)+`"`)
+		assert.Contains(t, line, `"arg_0": "Q: Q nan inf -inf\nA:"`)
+	}
+	checkLMEval()
+	ours := firstLine(t, filepath.Join(out, "samples.jsonl"))
+	assert.Contains(t, ours, `"doc":{"question":"Q","score":NaN,"hi":Infinity,"lo":-Infinity,"answer":"#### 4"}`)
+	report, err := os.ReadFile(filepath.Join(out, "report.html"))
+	require.NoError(t, err)
+	assert.Contains(t, string(report), `Q: Q nan inf -inf`)
+
+	require.NoError(t, os.RemoveAll(filepath.Join(out, "lm-eval")))
+	require.NoError(t, runRescore(context.Background(), []string{out}, io.Discard, io.Discard))
+	checkLMEval()
+	assert.Equal(t, ours, firstLine(t, filepath.Join(out, "samples.jsonl")), "rescore writes samples.jsonl's doc back the same")
+}
