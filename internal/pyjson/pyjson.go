@@ -79,6 +79,17 @@ func DumpsIndent(v any, indent int) ([]byte, error) {
 	return e.b, nil
 }
 
+// DumpsIndentASCII is json.dumps(v, indent=indent) with ensure_ascii's
+// default, True: every non-ASCII rune escaped, as transformers'
+// to_json_string writes config.json (with sort_keys=True, which Go maps get).
+func DumpsIndentASCII(v any, indent int) ([]byte, error) {
+	e := encoder{indent: max(indent, 0), ascii: true}
+	if err := e.value(v, 0); err != nil {
+		return nil, err
+	}
+	return e.b, nil
+}
+
 // AppendFloat appends json.dumps's text of a Python float: float.__repr__,
 // and NaN, Infinity, -Infinity for the non-finite values (allow_nan=True).
 func AppendFloat(b []byte, f float64) []byte {
@@ -172,11 +183,20 @@ func appendU4(b []byte, r rune) []byte {
 	return append(b, '\\', 'u', hexDigits[r>>12&0xf], hexDigits[r>>8&0xf], hexDigits[r>>4&0xf], hexDigits[r&0xf])
 }
 
-// encoder is json.JSONEncoder with ensure_ascii=False; indent < 0 is
-// indent=None (one line).
+// encoder is json.JSONEncoder; indent < 0 is indent=None (one line), ascii
+// is ensure_ascii.
 type encoder struct {
 	b      []byte
 	indent int
+	ascii  bool
+}
+
+func (e *encoder) string(s string) {
+	if e.ascii {
+		e.b = AppendASCIIString(e.b, s)
+	} else {
+		e.b = AppendString(e.b, s)
+	}
 }
 
 func (e *encoder) newline(depth int) {
@@ -214,7 +234,7 @@ func (e *encoder) value(v any, depth int) error {
 	case bool:
 		e.b = strconv.AppendBool(e.b, x)
 	case string:
-		e.b = AppendString(e.b, x)
+		e.string(x)
 	case float64:
 		e.b = AppendFloat(e.b, x)
 	case int:
@@ -272,7 +292,8 @@ func (e *encoder) dict(d *Dict, depth int) error {
 	e.b = append(e.b, '{')
 	for i, k := range d.keys {
 		e.item(i, depth)
-		e.b = append(AppendString(e.b, k), ": "...)
+		e.string(k)
+		e.b = append(e.b, ": "...)
 		if err := e.value(d.values[k], depth+1); err != nil {
 			return fmt.Errorf("%q: %w", k, err)
 		}
@@ -312,7 +333,7 @@ func (e *encoder) reflected(rv reflect.Value, depth int) error {
 	case reflect.Bool:
 		e.b = strconv.AppendBool(e.b, rv.Bool())
 	case reflect.String:
-		e.b = AppendString(e.b, rv.String())
+		e.string(rv.String())
 	case reflect.Pointer, reflect.Interface:
 		if rv.IsNil() {
 			e.b = append(e.b, "null"...)

@@ -61,6 +61,43 @@ func TestDumpsIndent(t *testing.T) {
 	assert.Equal(t, want, string(got))
 }
 
+// transformers' to_json_string, json.dumps(config, indent=2, sort_keys=True):
+// a Go map's keys sorted, ints, float reprs, null, an empty list, and
+// ensure_ascii's escapes of non-ASCII runes (a surrogate pair above the BMP).
+func TestDumpsIndentASCIIConfig(t *testing.T) {
+	config := map[string]any{
+		"vocab_size": 512, "rms_norm_eps": 1e-05, "rope_theta": 10000.0, "attention_dropout": 0.0,
+		"eos_token_id": []int32{2, 3}, "bos_token_id": int32(1), "rope_scaling": map[string]any{"factor": 32.0, "rope_type": "llama3"},
+		"tie_word_embeddings": false, "pad_token_id": nil, "architectures": []string{"LlamaForCausalLM"}, "name": "é😀", "empty": []int{},
+	}
+	got, err := DumpsIndentASCII(config, 2)
+	require.NoError(t, err)
+	want := strings.Join([]string{
+		`{`,
+		`  "architectures": [`,
+		`    "LlamaForCausalLM"`,
+		`  ],`,
+		`  "attention_dropout": 0.0,`,
+		`  "bos_token_id": 1,`,
+		`  "empty": [],`,
+		`  "eos_token_id": [`,
+		`    2,`,
+		`    3`,
+		`  ],`,
+		`  "name": "\u00e9\ud83d\ude00",`,
+		`  "pad_token_id": null,`,
+		`  "rms_norm_eps": 1e-05,`,
+		`  "rope_scaling": {`,
+		`    "factor": 32.0,`,
+		`    "rope_type": "llama3"`,
+		`  },`,
+		`  "rope_theta": 10000.0,`,
+		`  "tie_word_embeddings": false,`,
+		`  "vocab_size": 512`,
+		`}`}, "\n")
+	assert.Equal(t, want, string(got))
+}
+
 // Go maps have no order: their keys are written sorted, as encoding/json
 // does, and a Set on a present key keeps its place as dict assignment does.
 func TestDictOrderAndGoMaps(t *testing.T) {
