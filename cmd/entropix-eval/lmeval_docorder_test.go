@@ -37,35 +37,11 @@ type orderRow struct {
 // fields in the file's order (text before answer_start), not sorted, in the
 // line and in the doc_hash (json.dumps(doc, indent=2, ensure_ascii=False)).
 func TestLMEvalSamplesKeepNestedFieldOrder(t *testing.T) {
-	isolateDemoEnv(t)
-	model := sharedtest.Path(t, "models/stories260K-hf")
-	dir := t.TempDir()
-	data := filepath.Join(dir, "test.parquet")
-	f, err := os.Create(data)
-	require.NoError(t, err)
-	w := parquet.NewGenericWriter[orderRow](f)
-	_, err = w.Write([]orderRow{{Question: "Q", Meta: orderSpan{"t", 3}, Spans: []orderSpan{{"x", 1}}, Answer: "#### 4"}})
-	require.NoError(t, err)
-	require.NoError(t, w.Close())
-	require.NoError(t, f.Close())
-	y := fmt.Sprintf("task: nested_order\ndataset_path: parquet\ndataset_kwargs:\n  data_files:\n    test: %s\ntest_split: test\n"+
-		"doc_to_text: \"Q: {{question}}\\nA:\"\ndoc_to_target: \"{{answer.split('####')[-1].strip()}}\"\n"+
-		"generation_kwargs:\n  until: [\"Q:\"]\n  max_gen_toks: 2\n", data)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "nested.yaml"), []byte(y), 0o644))
-	out := t.TempDir()
-	args := []string{"--model", model, "--include-path", dir, "--task", "nested_order",
-		"--samplers", "greedy", "--progress", "none", "--out", out}
-	require.NoError(t, runRun(context.Background(), args, io.Discard, io.Discard))
-
+	out := runParquetTask(t, "nested_order", []orderRow{{Question: "Q", Meta: orderSpan{"t", 3}, Spans: []orderSpan{{"x", 1}}, Answer: "#### 4"}},
+		"Q: {{question}}\\nA:")
 	files, _ := filepath.Glob(filepath.Join(out, "lm-eval", "*", "*", "samples_nested_order_*.jsonl"))
 	require.Len(t, files, 1)
-	fh, err := os.Open(files[0])
-	require.NoError(t, err)
-	defer fh.Close()
-	sc := bufio.NewScanner(fh)
-	sc.Buffer(nil, 1<<20)
-	require.True(t, sc.Scan())
-	line := sc.Text()
+	line := firstLine(t, files[0])
 	assert.Contains(t, line, `"doc": {"question": "Q", "meta": {"text": "t", "answer_start": 3}, "spans": [{"text": "x", "answer_start": 1}], "answer": "#### 4"}`)
 	pyText := strings.Join([]string{
 		`{`,
@@ -83,4 +59,44 @@ func TestLMEvalSamplesKeepNestedFieldOrder(t *testing.T) {
 		`  "answer": "#### 4"`,
 		`}`}, "\n")
 	assert.Contains(t, line, `"doc_hash": "`+sha256Hex(pyText)+`"`)
+}
+
+// runParquetTask writes rows as a Parquet file, runs the task name on it
+// (docToText, a YAML double-quoted string, is its prompt; the target is the
+// answer column after "####") with the greedy sampler, and returns the run
+// directory.
+func runParquetTask[T any](t *testing.T, name string, rows []T, docToText string) string {
+	t.Helper()
+	isolateDemoEnv(t)
+	model := sharedtest.Path(t, "models/stories260K-hf")
+	dir := t.TempDir()
+	data := filepath.Join(dir, "test.parquet")
+	f, err := os.Create(data)
+	require.NoError(t, err)
+	w := parquet.NewGenericWriter[T](f)
+	_, err = w.Write(rows)
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	require.NoError(t, f.Close())
+	y := fmt.Sprintf("task: %s\ndataset_path: parquet\ndataset_kwargs:\n  data_files:\n    test: %s\ntest_split: test\n"+
+		"doc_to_text: \"%s\"\ndoc_to_target: \"{{answer.split('####')[-1].strip()}}\"\n"+
+		"generation_kwargs:\n  until: [\"Q:\"]\n  max_gen_toks: 2\n", name, data, docToText)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, name+".yaml"), []byte(y), 0o644))
+	out := t.TempDir()
+	args := []string{"--model", model, "--include-path", dir, "--task", name,
+		"--samplers", "greedy", "--progress", "none", "--out", out}
+	require.NoError(t, runRun(context.Background(), args, io.Discard, io.Discard))
+	return out
+}
+
+// firstLine is a JSON Lines file's first line.
+func firstLine(t *testing.T, path string) string {
+	t.Helper()
+	fh, err := os.Open(path)
+	require.NoError(t, err)
+	defer fh.Close()
+	sc := bufio.NewScanner(fh)
+	sc.Buffer(nil, 1<<20)
+	require.True(t, sc.Scan(), path)
+	return sc.Text()
 }

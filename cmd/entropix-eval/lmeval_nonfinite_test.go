@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"fmt"
 	"io"
 	"math"
 	"os"
@@ -11,11 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/parquet-go/parquet-go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/entropix-eval/entropix-eval/internal/sharedtest"
 )
 
 // nonFiniteRow is a dataset row with a double column of each non-finite
@@ -29,18 +24,6 @@ type nonFiniteRow struct {
 	Answer   string  `parquet:"answer"`
 }
 
-// firstLine is a JSON Lines file's first line.
-func firstLine(t *testing.T, path string) string {
-	t.Helper()
-	fh, err := os.Open(path)
-	require.NoError(t, err)
-	defer fh.Close()
-	sc := bufio.NewScanner(fh)
-	sc.Buffer(nil, 1<<20)
-	require.True(t, sc.Scan(), path)
-	return sc.Text()
-}
-
 // TestNonFiniteDocFloats runs a task on a Parquet file whose doc holds NaN,
 // Infinity and -Infinity and checks every file that shows the doc: lm-eval's
 // samples file writes it as Python's json.dumps does (NaN, Infinity,
@@ -50,25 +33,8 @@ func firstLine(t *testing.T, path string) string {
 // problem browser. rescore reads problems.jsonl back and writes the same
 // lm-eval line again.
 func TestNonFiniteDocFloats(t *testing.T) {
-	isolateDemoEnv(t)
-	model := sharedtest.Path(t, "models/stories260K-hf")
-	dir := t.TempDir()
-	data := filepath.Join(dir, "test.parquet")
-	f, err := os.Create(data)
-	require.NoError(t, err)
-	w := parquet.NewGenericWriter[nonFiniteRow](f)
-	_, err = w.Write([]nonFiniteRow{{Question: "Q", Score: math.NaN(), Hi: math.Inf(1), Lo: math.Inf(-1), Answer: "#### 4"}})
-	require.NoError(t, err)
-	require.NoError(t, w.Close())
-	require.NoError(t, f.Close())
-	y := fmt.Sprintf("task: nonfinite\ndataset_path: parquet\ndataset_kwargs:\n  data_files:\n    test: %s\ntest_split: test\n"+
-		"doc_to_text: \"Q: {{question}} {{score}} {{hi}} {{lo}}\\nA:\"\ndoc_to_target: \"{{answer.split('####')[-1].strip()}}\"\n"+
-		"generation_kwargs:\n  until: [\"Q:\"]\n  max_gen_toks: 2\n", data)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "nonfinite.yaml"), []byte(y), 0o644))
-	out := t.TempDir()
-	args := []string{"--model", model, "--include-path", dir, "--task", "nonfinite",
-		"--samplers", "greedy", "--progress", "none", "--out", out}
-	require.NoError(t, runRun(context.Background(), args, io.Discard, io.Discard))
+	out := runParquetTask(t, "nonfinite", []nonFiniteRow{{Question: "Q", Score: math.NaN(), Hi: math.Inf(1), Lo: math.Inf(-1), Answer: "#### 4"}},
+		"Q: {{question}} {{score}} {{hi}} {{lo}}\\nA:")
 
 	pyText := strings.Join([]string{
 		`{`,
