@@ -66,6 +66,10 @@ func TestNonFiniteFloats(t *testing.T) {
 	assert.True(t, math.IsNaN(doc["x"].(float64)))
 	assert.Equal(t, []any{math.Inf(1), math.Inf(-1)}, doc["y"])
 	assert.Equal(t, []string{"question", "answer", "x", "y"}, ds.Problems[0].Columns.Names())
+	info, err := DescribeFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, []ColumnInfo{{Name: "question", Type: "string"}, {Name: "answer", Type: "string"},
+		{Name: "x", Type: "a number"}, {Name: "y", Type: "an array"}}, info.Columns)
 	for _, bad := range []string{`{"x": nan}`, `{"x": NaN1}`, `{"x": -NaN}`} {
 		require.NoError(t, os.WriteFile(path, []byte(bad+"\n"), 0o644))
 		_, err := LoadDocs(path)

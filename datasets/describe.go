@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/entropix-eval/entropix-eval/internal/pyjson"
 )
 
 // FileInfo describes a data file's layout, for `entropix-eval datasets inspect`.
@@ -145,8 +147,10 @@ func describeJSONL(info FileInfo) (FileInfo, error) {
 	return info, nil
 }
 
-// jsonObjectKeys lists an object's keys in file order with their JSON kinds.
+// jsonObjectKeys lists an object's keys in file order with their JSON kinds
+// (NaN, Infinity and -Infinity, which json.loads reads, are numbers).
 func jsonObjectKeys(line []byte) ([]ColumnInfo, error) {
+	line = pyjson.Standard(line)
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(line, &obj); err != nil {
 		return nil, err
