@@ -70,14 +70,7 @@ func runParquetTask[T any](t *testing.T, name string, rows []T, docToText string
 	isolateDemoEnv(t)
 	model := sharedtest.Path(t, "models/stories260K-hf")
 	dir := t.TempDir()
-	data := filepath.Join(dir, "test.parquet")
-	f, err := os.Create(data)
-	require.NoError(t, err)
-	w := parquet.NewGenericWriter[T](f)
-	_, err = w.Write(rows)
-	require.NoError(t, err)
-	require.NoError(t, w.Close())
-	require.NoError(t, f.Close())
+	data := writeParquet(t, filepath.Join(dir, "test.parquet"), rows)
 	y := fmt.Sprintf("task: %s\ndataset_path: parquet\ndataset_kwargs:\n  data_files:\n    test: %s\ntest_split: test\n"+
 		"doc_to_text: \"%s\"\ndoc_to_target: \"{{answer.split('####')[-1].strip()}}\"\n"+
 		"generation_kwargs:\n  until: [\"Q:\"]\n  max_gen_toks: 2\n", name, data, docToText)
@@ -87,6 +80,19 @@ func runParquetTask[T any](t *testing.T, name string, rows []T, docToText string
 		"--samplers", "greedy", "--progress", "none", "--out", out}
 	require.NoError(t, runRun(context.Background(), args, io.Discard, io.Discard))
 	return out
+}
+
+// writeParquet writes rows as the Parquet file path and returns path.
+func writeParquet[T any](t *testing.T, path string, rows []T) string {
+	t.Helper()
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	w := parquet.NewGenericWriter[T](f)
+	_, err = w.Write(rows)
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	require.NoError(t, f.Close())
+	return path
 }
 
 // firstLine is a JSON Lines file's first line.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/entropix-eval/entropix-eval/internal/sharedtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -64,4 +65,22 @@ func TestNonFiniteDocFloats(t *testing.T) {
 	require.NoError(t, runRescore(context.Background(), []string{out}, io.Discard, io.Discard))
 	checkLMEval()
 	assert.Equal(t, ours, firstLine(t, filepath.Join(out, "samples.jsonl")), "rescore writes samples.jsonl's doc back the same")
+}
+
+// The independent run checker (checkrun.mjs, JSON.parse) reads a GSM8K run
+// whose docs hold NaN and ±Infinity in our samples.jsonl and problems.jsonl.
+func TestCheckRunReadsNonFiniteDocs(t *testing.T) {
+	node := arrowcheckNode(t)
+	if node == "" {
+		return
+	}
+	model := sharedtest.Path(t, "models/stories260K-hf")
+	data := writeParquet(t, filepath.Join(t.TempDir(), "test.parquet"),
+		[]nonFiniteRow{{Question: "Q", Score: math.NaN(), Hi: math.Inf(1), Lo: math.Inf(-1), Answer: "#### 4"}})
+	out := t.TempDir()
+	args := []string{"--model", model, "--task", "gsm8k_cot_zeroshot", "--dataset", data, "--samplers", "greedy",
+		"--max-new-tokens", "2", "--progress", "none", "--out", out}
+	require.NoError(t, runQuiet(t, context.Background(), args))
+	assert.Contains(t, firstLine(t, filepath.Join(out, "samples.jsonl")), `"score":NaN,"hi":Infinity,"lo":-Infinity`)
+	runCheckRun(t, node, out, "")
 }
