@@ -17,6 +17,12 @@ func EncodeDoc(d Doc, fields Fields) ([]byte, error) {
 	return appendJSONValue(nil, d, fields)
 }
 
+// EncodeValue writes one doc value as EncodeDoc writes it inside a doc; nil
+// fields sort a struct's keys.
+func EncodeValue(v any, fields Fields) ([]byte, error) {
+	return appendJSONValue(nil, v, fields)
+}
+
 // DecodeDoc reads one JSON object as Python's json.loads does (NaN,
 // Infinity and -Infinity included) as a Doc: integral numbers int64, others
 // float64. null is a nil Doc.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -192,7 +191,8 @@ func schemaOrder(infos []datasets.FileInfo) []string {
 	return out
 }
 
-// printFirstDocs shows the first docs, every column, non-strings as JSON.
+// printFirstDocs shows the first docs, every column, non-strings as JSON
+// (as convert writes them: 2.0, NaN, Infinity; a struct's keys sorted).
 func printFirstDocs(out io.Writer, ps []datasets.Problem, columns []string, n, width int) {
 	eachFirstRow(out, ps, n, func(p datasets.Problem) {
 		tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
@@ -203,9 +203,9 @@ func printFirstDocs(out io.Writer, ps []datasets.Problem, columns []string, n, w
 			}
 			s, isString := v.(string)
 			if !isString {
-				b, err := json.Marshal(v)
+				b, err := datasets.EncodeValue(v, nil)
 				if err != nil {
-					return
+					b = fmt.Appendf(nil, "(%v)", err)
 				}
 				s = string(b)
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"math"
@@ -83,4 +84,20 @@ func TestCheckRunReadsNonFiniteDocs(t *testing.T) {
 	require.NoError(t, runQuiet(t, context.Background(), args))
 	assert.Contains(t, firstLine(t, filepath.Join(out, "samples.jsonl")), `"score":NaN,"hi":Infinity,"lo":-Infinity`)
 	runCheckRun(t, node, out, "")
+}
+
+// datasets inspect shows a doc's non-finite floats as convert writes them.
+func TestDatasetsInspectNonFinite(t *testing.T) {
+	type row struct {
+		Text  string  `parquet:"text"`
+		Score float64 `parquet:"score"`
+		Hi    float64 `parquet:"hi"`
+		Lo    float64 `parquet:"lo"`
+	}
+	data := writeParquet(t, filepath.Join(t.TempDir(), "test.parquet"), []row{{"T", math.NaN(), math.Inf(1), math.Inf(-1)}})
+	var out bytes.Buffer
+	require.NoError(t, runDatasets([]string{"inspect", "-n", "1", data}, &out))
+	for _, w := range []string{"    text   T\n", "    score  NaN\n", "    hi     Infinity\n", "    lo     -Infinity\n"} {
+		assert.Contains(t, out.String(), w)
+	}
 }
