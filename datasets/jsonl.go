@@ -93,9 +93,9 @@ func eachJSONLLine(name string, data []byte, fn func(line []byte) error) error {
 
 // decodeJSONLLine decodes one line as a Doc after checking it is valid
 // UTF-8 (encoding/json would quietly turn bad bytes into U+FFFD), one JSON
-// object, and holds each key of strs as a string. Python's json.loads, which
-// Hugging Face datasets falls back on, also reads NaN, Infinity and
-// -Infinity as floats; so does this.
+// object, and holds each key of strs as a string. NaN, Infinity and
+// -Infinity are floats, as Python's json.loads reads what its json.dumps (and
+// our convert) writes for them.
 func decodeJSONLLine(line []byte, strs []string) (Doc, error) {
 	if !utf8.Valid(line) {
 		return nil, ErrInvalidUTF8
