@@ -28,6 +28,7 @@ type Engine struct {
 	rope    *ropeTable
 	cache   *kvCache
 	prefix  *prefixStore // nil when prefix sharing is off
+	bf16    *bf16State   // repacked weights in BF16 precision, else nil
 	buf     buffers
 	scratch []workerScratch // one per thread
 	// attnScores[i] holds input i's metric-layer scores, heads × kvLen, row-major.
@@ -92,6 +93,9 @@ func New(m *engine.Model, opts engine.Options) (*Engine, error) {
 		seen:  make([]bool, opts.Slots),
 	}
 	e.prefix = newPrefixStore(e.cache, opts.Slots, prefixBudget)
+	if opts.MatmulPrecision == engine.MatmulBF16 {
+		e.bf16 = newBF16State(w)
+	}
 	for range opts.Threads {
 		e.scratch = append(e.scratch, workerScratch{
 			tile:   make([]float32, tile),
@@ -144,6 +148,6 @@ func (e *Engine) Close() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.closed = true
-	e.w, e.cache, e.buf, e.scratch, e.attnScores, e.prefix = nil, &kvCache{}, buffers{}, nil, nil, nil
+	e.w, e.cache, e.buf, e.scratch, e.attnScores, e.prefix, e.bf16 = nil, &kvCache{}, buffers{}, nil, nil, nil, nil
 	return nil
 }

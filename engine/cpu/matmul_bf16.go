@@ -1,0 +1,201 @@
+package cpu
+
+import (
+	"unsafe"
+
+	"github.com/entropix-eval/entropix-eval/engine"
+)
+
+// panelRows is the height of a repacked weight panel: two ZMM registers of 16
+// float32 accumulators, one per row.
+const panelRows = 32
+
+// bf16Panels is a weight matrix rounded to bfloat16 and repacked once at load for
+// the BF16 kernels: panel p holds rows [32p, 32p+32), pair by pair, each uint32 one
+// row's elements 2kp (low half) and 2kp+1 (high half), so that one 64-byte load
+// gives 16 rows of a pair in VDPBF16PS's layout. Rows past the matrix and the pad
+// of an odd column count are zero.
+type bf16Panels struct {
+	rows, cols, k2 int
+	data           []uint32 // data[(p·k2 + kp)·32 + r]
+}
+
+func (p *bf16Panels) panels() int { return (p.rows + panelRows - 1) / panelRows }
+
+// bf16PanelBytes is the memory newBF16Panels takes for a rows × cols matrix.
+func bf16PanelBytes(rows, cols int) int64 {
+	return int64((rows+panelRows-1)/panelRows) * int64((cols+1)/2) * panelRows * 4
+}
+
+// newBF16Panels rounds m to bfloat16 (a BF16 matrix is copied as it is) and
+// repacks it into panels.
+func newBF16Panels(m *matrix) *bf16Panels {
+	p := &bf16Panels{rows: m.rows, cols: m.cols, k2: (m.cols + 1) / 2}
+	p.data = make([]uint32, bf16PanelBytes(m.rows, m.cols)/4)
+	row := make([]uint16, 2*p.k2)
+	wide := make([]float32, m.cols)
+	for r := range m.rows {
+		switch m.dtype {
+		case engine.BF16:
+			copy(row, m.u16[r*m.cols:(r+1)*m.cols])
+		default:
+			for i, v := range m.row(r, wide) {
+				row[i] = roundBF16(v)
+			}
+		}
+		base := (r/panelRows)*p.k2*panelRows + r%panelRows
+		for kp := range p.k2 {
+			p.data[base+kp*panelRows] = uint32(row[2*kp]) | uint32(row[2*kp+1])<<16
+		}
+	}
+	return p
+}
+
+// bf16Block is the token block schedule of a matmul: blocks of 12 tokens (the
+// main kernel's register block), then of 4, then single tokens. Activations are
+// packed block by block (packBF16), so block [t0, t0+nr) starts at t0·k2.
+func bf16Block(t0, n int) int {
+	switch rest := n - t0; {
+	case rest >= 12:
+		return 12
+	case rest >= 4:
+		return 4
+	}
+	return 1
+}
+
+// packBF16 rounds the n tokens of x (stride cols) to bfloat16 pairs in the block
+// layout: within a block of nr tokens at t0, pair kp of token t0+j is
+// dst[t0·k2 + kp·nr + j], so the kernel broadcasts one dword per token per pair.
+func packBF16(dst []uint32, x []float32, n, cols int) {
+	k2 := (cols + 1) / 2
+	for t0 := 0; t0 < n; {
+		nr := bf16Block(t0, n)
+		blk := dst[t0*k2 : (t0+nr)*k2]
+		for j := range nr {
+			xt := x[(t0+j)*cols : (t0+j+1)*cols]
+			for kp := range cols / 2 {
+				blk[kp*nr+j] = uint32(roundBF16(xt[2*kp])) | uint32(roundBF16(xt[2*kp+1]))<<16
+			}
+			if cols%2 == 1 {
+				blk[(k2-1)*nr+j] = uint32(roundBF16(xt[cols-1]))
+			}
+		}
+		t0 += nr
+	}
+}
+
+// bf16State is what the BF16 precision adds to an engine: the repacked weights
+// and the packed activations of the current matmul.
+type bf16State struct {
+	panels map[*matrix]*bf16Panels
+	x      []uint32
+}
+
+// newBF16State repacks every weight matrix of w (the embedding only as the tied
+// lm head; its rows are still looked up from the checkpoint).
+func newBF16State(w *weights) *bf16State {
+	s := &bf16State{panels: map[*matrix]*bf16Panels{}}
+	add := func(m *matrix) {
+		if s.panels[m] == nil {
+			s.panels[m] = newBF16Panels(m)
+		}
+	}
+	add(w.head)
+	for i := range w.layers {
+		L := &w.layers[i]
+		for _, m := range []*matrix{L.wq, L.wk, L.wv, L.wo, L.wg, L.wu, L.wd} {
+			add(m)
+		}
+	}
+	return s
+}
+
+// bf16PlanBytes is the memory BF16 precision adds for a model: the panels and the
+// packed activations of the largest step (rows tokens).
+func bf16PlanBytes(c *engine.Config, rows int64) int64 {
+	hid, qDim, kvDim, inter := c.HiddenSize, c.Heads*c.HeadDim, c.KVHeads*c.HeadDim, c.Intermediate
+	perLayer := bf16PanelBytes(qDim, hid) + 2*bf16PanelBytes(kvDim, hid) + bf16PanelBytes(hid, qDim) +
+		2*bf16PanelBytes(inter, hid) + bf16PanelBytes(hid, inter)
+	widest := int64(max(hid, qDim, inter) + 1)
+	return int64(c.Layers)*perLayer + bf16PanelBytes(c.VocabSize, hid) + rows*widest/2*4
+}
+
+// matmulBF16 is matmul in BF16 precision (see bf16.go for the contract). Panels
+// are split into one contiguous run per thread; every token block of a panel is
+// one kernel call, and each value comes out of its own chain, so neither the
+// split nor n changes a bit.
+func (e *Engine) matmulBF16(out, x []float32, n int, p *bf16Panels, bias []float32, accumulate bool) {
+	s := e.bf16
+	s.x = growTo(s.x, n*p.k2)
+	packBF16(s.x, x, n, p.cols)
+	threads := e.threads
+	if n*p.rows*p.cols < 1<<15 {
+		threads = 1
+	}
+	parallelBlocks(threads, p.panels(), func(_, lo, hi int) {
+		for panel := lo; panel < hi; panel++ {
+			for t0 := 0; t0 < n; {
+				nr := bf16Block(t0, n)
+				bf16Kernel(p, panel, s.x[t0*p.k2:(t0+nr)*p.k2], nr, out[t0*p.rows:(t0+nr)*p.rows], bias, accumulate)
+				t0 += nr
+			}
+		}
+	})
+}
+
+// noBias stands in for a missing bias in the assembly kernels' masked adds.
+var noBias [panelRows]float32
+
+// bf16Kernel computes panel's rows for the nr tokens of one packed block into out
+// (nr rows of p.rows), with the assembly where the CPU has AVX512_BF16.
+func bf16Kernel(p *bf16Panels, panel int, xb []uint32, nr int, out, bias []float32, accumulate bool) {
+	r0 := panel * panelRows
+	valid := min(panelRows, p.rows-r0)
+	w := p.data[panel*p.k2*panelRows : (panel+1)*p.k2*panelRows]
+	if useBF16Asm {
+		mask := uint32(1<<valid - 1)
+		var biasMask, accMask uint32
+		b := &noBias[0] // masked off, but a nil address would cost a fault-suppression assist per access
+		if bias != nil {
+			b, biasMask = &bias[r0], mask
+		}
+		if accumulate {
+			accMask = mask
+		}
+		k := bf16Kernel1
+		switch nr {
+		case 12:
+			k = bf16Kernel12
+		case 4:
+			k = bf16Kernel4
+		}
+		_ = out[(nr-1)*p.rows+r0+valid-1]
+		k(&w[0], &xb[0], p.k2, &out[r0], p.rows*int(unsafe.Sizeof(float32(0))), b, mask, biasMask, accMask)
+		return
+	}
+	wr := make([]uint16, 2*p.k2)
+	xr := make([]uint16, 2*p.k2)
+	for j := range nr {
+		for kp := range p.k2 {
+			v := xb[kp*nr+j]
+			xr[2*kp], xr[2*kp+1] = uint16(v), uint16(v>>16)
+		}
+		o := out[j*p.rows : (j+1)*p.rows]
+		for r := range valid {
+			for kp := range p.k2 {
+				v := w[kp*panelRows+r]
+				wr[2*kp], wr[2*kp+1] = uint16(v), uint16(v>>16)
+			}
+			v := bf16Dot(wr, xr)
+			if bias != nil {
+				v += bias[r0+r]
+			}
+			if accumulate {
+				o[r0+r] += v
+			} else {
+				o[r0+r] = v
+			}
+		}
+	}
+}
