@@ -174,27 +174,31 @@ func bf16Kernel(p *bf16Panels, panel int, xb []uint32, nr int, out, bias []float
 		k(&w[0], &xb[0], p.k2, &out[r0], p.rows*int(unsafe.Sizeof(float32(0))), b, mask, biasMask, accMask)
 		return
 	}
-	wr := make([]uint16, 2*p.k2)
-	xr := make([]uint16, 2*p.k2)
+	// The Go kernel: unpack the block's tokens and each row once, then bf16Dot.
+	k := 2 * p.k2
+	xs := make([]uint16, nr*k+k)
 	for j := range nr {
 		for kp := range p.k2 {
 			v := xb[kp*nr+j]
-			xr[2*kp], xr[2*kp+1] = uint16(v), uint16(v>>16)
+			xs[j*k+2*kp], xs[j*k+2*kp+1] = uint16(v), uint16(v>>16)
 		}
-		o := out[j*p.rows : (j+1)*p.rows]
-		for r := range valid {
-			for kp := range p.k2 {
-				v := w[kp*panelRows+r]
-				wr[2*kp], wr[2*kp+1] = uint16(v), uint16(v>>16)
-			}
-			v := bf16Dot(wr, xr)
+	}
+	wr := xs[nr*k:]
+	for r := range valid {
+		for kp := range p.k2 {
+			v := w[kp*panelRows+r]
+			wr[2*kp], wr[2*kp+1] = uint16(v), uint16(v>>16)
+		}
+		for j := range nr {
+			v := bf16Dot(wr, xs[j*k:(j+1)*k])
 			if bias != nil {
 				v += bias[r0+r]
 			}
+			o := &out[j*p.rows+r0+r]
 			if accumulate {
-				o[r0+r] += v
+				*o += v
 			} else {
-				o[r0+r] = v
+				*o = v
 			}
 		}
 	}
