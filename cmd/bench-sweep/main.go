@@ -36,6 +36,7 @@ type options struct {
 	peerOnly, sweepOnly bool
 	reps, decodeN       int
 	prefillN            int
+	bf16                bool // also time our engine with --matmul-precision bf16
 }
 
 func main() {
@@ -64,6 +65,7 @@ func main() {
 	flag.IntVar(&o.reps, "reps", 3, "alternating repetitions of each engine case (medians are printed)")
 	flag.IntVar(&o.decodeN, "decode-n", 128, "tokens per sequence in the decode cases")
 	flag.IntVar(&o.prefillN, "prefill-n", 512, "prompt tokens in the prefill case")
+	flag.BoolVar(&o.bf16, "bf16", false, "the engine comparison also times ours in BF16 matmul precision (--matmul-precision bf16), beside fp32")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		log.Fatalf("bench-sweep: unexpected arguments %q", flag.Args())
