@@ -17,16 +17,16 @@ func hasAVX512BF16() bool {
 	return a&(1<<5) != 0
 }
 
-// The kernels compute one 32-row panel against a packed block of 12, 4 or 1
-// tokens, k2 > 0 pairs deep; ostride is the bytes between tokens' outputs; mask
+// The kernels compute one 32-row panel against 12, 4 or 1 packed tokens (xstride
+// bytes apart), k2 > 0 pairs deep; ostride is the bytes between tokens' outputs; mask
 // marks the panel's rows that exist, biasMask (mask, or 0 with no bias) and
 // accMask (mask, or 0 when not accumulating) select the epilogue.
 
 //go:noescape
-func bf16Kernel12(w *uint32, x *uint32, k2 int, out *float32, ostride int, bias *float32, mask, biasMask, accMask uint32)
+func bf16Kernel12(w *uint32, x *uint32, xstride int, k2 int, out *float32, ostride int, bias *float32, mask, biasMask, accMask uint32)
 
 //go:noescape
-func bf16Kernel4(w *uint32, x *uint32, k2 int, out *float32, ostride int, bias *float32, mask, biasMask, accMask uint32)
+func bf16Kernel4(w *uint32, x *uint32, xstride int, k2 int, out *float32, ostride int, bias *float32, mask, biasMask, accMask uint32)
 
 //go:noescape
-func bf16Kernel1(w *uint32, x *uint32, k2 int, out *float32, ostride int, bias *float32, mask, biasMask, accMask uint32)
+func bf16Kernel1(w *uint32, x *uint32, xstride int, k2 int, out *float32, ostride int, bias *float32, mask, biasMask, accMask uint32)

@@ -3,25 +3,44 @@
 #include "textflag.h"
 
 // BF16 kernels (see the contract in bf16.go). One call computes a 32-row weight
-// panel (SI: per pair, 128 bytes = 32 rows' dwords) against a block of nr packed
-// tokens (DI: per pair, nr dwords), k2 pairs deep. Accumulators: token j's rows
-// 0-15 in Z(8+2j), rows 16-31 in Z(9+2j), so 12 tokens use Z8-Z31; Z0/Z1 hold the
-// panel's pair. Each VDPBF16PS adds a token's broadcast pair to 16 rows.
+// panel (SI: per pair, 128 bytes = 32 rows' dwords) against nr = 12, 4 or 1
+// tokens of packed bfloat16 activations (one row of k2 dwords per token, rows S
+// bytes apart), k2 pairs deep. Accumulators: token j's rows 0-15 in Z(8+2j), rows
+// 16-31 in Z(9+2j), so 12 tokens use Z8-Z31; Z0/Z1 hold the panel's pair. Each
+// VDPBF16PS adds one token's broadcast pair to 16 rows. Token j = 4a+b is read at
+// T(4a) + b·S: T0 = DI, T4 = R11, T8 = R12, with BX = S and DX = 3S as indices.
 //
-// The Go assembler has no AVX512_BF16 mnemonics, so DPBCST emits
-// VDPBF16PS Z(acc), Z(src), disp*4(DI){1to16} as bytes: EVEX (62 P0 P1 P2),
-// opcode 0F38 52 with prefix F3, W0, L'L=512, b=1 (a 32-bit broadcast), ModRM
-// mod=01 (disp8, compressed by 4), rm=DI. acc and src are register numbers 0-31;
-// P0 carries acc's bits 3 (R) and 4 (R') inverted, P1 src's low four bits
-// inverted (vvvv), P2 src's bit 4 inverted (V').
-#define DPBCST(acc, src, disp) \
+// The Go assembler has no AVX512_BF16 mnemonics, so DPB emits
+// VDPBF16PS Z(acc), Z(src), (base)(index*scale){1to16} as bytes: EVEX (62 P0 P1 P2),
+// opcode 0F38 52 with prefix F3, W0, L'L = 512, b = 1 (a 32-bit broadcast);
+// ModRM mod = 00, rm = 100 (a SIB byte follows). P0 carries acc's bits 3 (R) and 4
+// (R'), index's bit 3 (X) and base's bit 3 (B), inverted; P1 src's low four bits
+// inverted (vvvv); P2 src's bit 4 inverted (V'). index 4 means none; log2scale is
+// 0 (×1) or 1 (×2). base must not be BP or R13 (mod 00 would mean no base).
+#define DPB(acc, src, base, index, log2scale) \
 	BYTE $0x62; \
-	BYTE $((((acc>>3)&1)^1)<<7 | 0x60 | (((acc>>4)&1)^1)<<4 | 0x02); \
+	BYTE $((((acc>>3)&1)^1)<<7 | (((index>>3)&1)^1)<<6 | (((base>>3)&1)^1)<<5 | (((acc>>4)&1)^1)<<4 | 0x02); \
 	BYTE $(((src&15)^15)<<3 | 0x06); \
 	BYTE $(0x50 | (((src>>4)&1)^1)<<3); \
 	BYTE $0x52; \
-	BYTE $(0x40 | (acc&7)<<3 | 0x07); \
-	BYTE $(disp)
+	BYTE $((acc&7)<<3 | 0x04); \
+	BYTE $(log2scale<<6 | (index&7)<<3 | (base&7))
+
+// Register numbers for DPB.
+#define rDX 2
+#define rBX 3
+#define rNone 4
+#define rDI 7
+#define rR11 11
+#define rR12 12
+
+// TOKENS4(first, base) adds the pair of the four tokens at base to the
+// accumulators from Z(first): offsets 0, S, 2S, 3S.
+#define TOKENS4(a0, a1, a2, a3, a4, a5, a6, a7, base) \
+	DPB(a0, 0, base, rNone, 0); DPB(a1, 1, base, rNone, 0); \
+	DPB(a2, 0, base, rBX, 0); DPB(a3, 1, base, rBX, 0); \
+	DPB(a4, 0, base, rBX, 1); DPB(a5, 1, base, rBX, 1); \
+	DPB(a6, 0, base, rDX, 0); DPB(a7, 1, base, rDX, 0)
 
 // STORE2 finishes one token's 32 rows at R10: add the bias (R9) where K3/K4 are
 // set, then out + y where K5/K6 are set (out first, as store does), then store
@@ -39,27 +58,31 @@
 
 // MASKS loads the row masks: K1/K2 valid rows, K3/K4 bias, K5/K6 accumulate.
 #define MASKS \
-	MOVL mask+48(FP), AX \
+	MOVL mask+56(FP), AX \
 	KMOVW AX, K1 \
 	SHRL $16, AX \
 	KMOVW AX, K2 \
-	MOVL biasMask+52(FP), AX \
+	MOVL biasMask+60(FP), AX \
 	KMOVW AX, K3 \
 	SHRL $16, AX \
 	KMOVW AX, K4 \
-	MOVL accMask+56(FP), AX \
+	MOVL accMask+64(FP), AX \
 	KMOVW AX, K5 \
 	SHRL $16, AX \
 	KMOVW AX, K6
 
-// func bf16Kernel12(w *uint32, x *uint32, k2 int, out *float32, ostride int, bias *float32, mask, biasMask, accMask uint32)
-TEXT ·bf16Kernel12(SB), NOSPLIT, $0-60
+// func bf16Kernel12(w *uint32, x *uint32, xstride int, k2 int, out *float32, ostride int, bias *float32, mask, biasMask, accMask uint32)
+TEXT ·bf16Kernel12(SB), NOSPLIT, $0-68
 	MOVQ w+0(FP), SI
 	MOVQ x+8(FP), DI
-	MOVQ k2+16(FP), CX
-	MOVQ out+24(FP), R10
-	MOVQ ostride+32(FP), R8
-	MOVQ bias+40(FP), R9
+	MOVQ xstride+16(FP), BX
+	LEAQ (BX)(BX*2), DX
+	LEAQ (DI)(BX*4), R11
+	LEAQ (R11)(BX*4), R12
+	MOVQ k2+24(FP), CX
+	MOVQ out+32(FP), R10
+	MOVQ ostride+40(FP), R8
+	MOVQ bias+48(FP), R9
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -87,32 +110,13 @@ TEXT ·bf16Kernel12(SB), NOSPLIT, $0-60
 loop12:
 	VMOVUPS (SI), Z0
 	VMOVUPS 64(SI), Z1
-	DPBCST(8, 0, 0)
-	DPBCST(9, 1, 0)
-	DPBCST(10, 0, 1)
-	DPBCST(11, 1, 1)
-	DPBCST(12, 0, 2)
-	DPBCST(13, 1, 2)
-	DPBCST(14, 0, 3)
-	DPBCST(15, 1, 3)
-	DPBCST(16, 0, 4)
-	DPBCST(17, 1, 4)
-	DPBCST(18, 0, 5)
-	DPBCST(19, 1, 5)
-	DPBCST(20, 0, 6)
-	DPBCST(21, 1, 6)
-	DPBCST(22, 0, 7)
-	DPBCST(23, 1, 7)
-	DPBCST(24, 0, 8)
-	DPBCST(25, 1, 8)
-	DPBCST(26, 0, 9)
-	DPBCST(27, 1, 9)
-	DPBCST(28, 0, 10)
-	DPBCST(29, 1, 10)
-	DPBCST(30, 0, 11)
-	DPBCST(31, 1, 11)
+	TOKENS4(8, 9, 10, 11, 12, 13, 14, 15, rDI)
+	TOKENS4(16, 17, 18, 19, 20, 21, 22, 23, rR11)
+	TOKENS4(24, 25, 26, 27, 28, 29, 30, 31, rR12)
 	ADDQ $128, SI
-	ADDQ $48, DI
+	ADDQ $4, DI
+	ADDQ $4, R11
+	ADDQ $4, R12
 	DECQ CX
 	JNZ loop12
 	MASKS
@@ -131,14 +135,18 @@ loop12:
 	VZEROUPPER
 	RET
 
-// func bf16Kernel4(w *uint32, x *uint32, k2 int, out *float32, ostride int, bias *float32, mask, biasMask, accMask uint32)
-TEXT ·bf16Kernel4(SB), NOSPLIT, $0-60
+// func bf16Kernel4(w *uint32, x *uint32, xstride int, k2 int, out *float32, ostride int, bias *float32, mask, biasMask, accMask uint32)
+TEXT ·bf16Kernel4(SB), NOSPLIT, $0-68
 	MOVQ w+0(FP), SI
 	MOVQ x+8(FP), DI
-	MOVQ k2+16(FP), CX
-	MOVQ out+24(FP), R10
-	MOVQ ostride+32(FP), R8
-	MOVQ bias+40(FP), R9
+	MOVQ xstride+16(FP), BX
+	LEAQ (BX)(BX*2), DX
+	LEAQ (DI)(BX*4), R11
+	LEAQ (R11)(BX*4), R12
+	MOVQ k2+24(FP), CX
+	MOVQ out+32(FP), R10
+	MOVQ ostride+40(FP), R8
+	MOVQ bias+48(FP), R9
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -150,16 +158,9 @@ TEXT ·bf16Kernel4(SB), NOSPLIT, $0-60
 loop4:
 	VMOVUPS (SI), Z0
 	VMOVUPS 64(SI), Z1
-	DPBCST(8, 0, 0)
-	DPBCST(9, 1, 0)
-	DPBCST(10, 0, 1)
-	DPBCST(11, 1, 1)
-	DPBCST(12, 0, 2)
-	DPBCST(13, 1, 2)
-	DPBCST(14, 0, 3)
-	DPBCST(15, 1, 3)
+	TOKENS4(8, 9, 10, 11, 12, 13, 14, 15, rDI)
 	ADDQ $128, SI
-	ADDQ $16, DI
+	ADDQ $4, DI
 	DECQ CX
 	JNZ loop4
 	MASKS
@@ -170,21 +171,24 @@ loop4:
 	VZEROUPPER
 	RET
 
-// func bf16Kernel1(w *uint32, x *uint32, k2 int, out *float32, ostride int, bias *float32, mask, biasMask, accMask uint32)
-TEXT ·bf16Kernel1(SB), NOSPLIT, $0-60
+// func bf16Kernel1(w *uint32, x *uint32, xstride int, k2 int, out *float32, ostride int, bias *float32, mask, biasMask, accMask uint32)
+TEXT ·bf16Kernel1(SB), NOSPLIT, $0-68
 	MOVQ w+0(FP), SI
 	MOVQ x+8(FP), DI
-	MOVQ k2+16(FP), CX
-	MOVQ out+24(FP), R10
-	MOVQ ostride+32(FP), R8
-	MOVQ bias+40(FP), R9
+	MOVQ xstride+16(FP), BX
+	LEAQ (BX)(BX*2), DX
+	LEAQ (DI)(BX*4), R11
+	LEAQ (R11)(BX*4), R12
+	MOVQ k2+24(FP), CX
+	MOVQ out+32(FP), R10
+	MOVQ ostride+40(FP), R8
+	MOVQ bias+48(FP), R9
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 loop1:
 	VMOVUPS (SI), Z0
 	VMOVUPS 64(SI), Z1
-	DPBCST(8, 0, 0)
-	DPBCST(9, 1, 0)
+	DPB(8, 0, rDI, rNone, 0); DPB(9, 1, rDI, rNone, 0)
 	ADDQ $128, SI
 	ADDQ $4, DI
 	DECQ CX

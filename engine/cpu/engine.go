@@ -11,6 +11,7 @@ package cpu
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"runtime"
 	"sync"
 
@@ -94,6 +95,10 @@ func New(m *engine.Model, opts engine.Options) (*Engine, error) {
 	}
 	e.prefix = newPrefixStore(e.cache, opts.Slots, prefixBudget)
 	if opts.MatmulPrecision == engine.MatmulBF16 {
+		if !useBF16Asm {
+			slog.Warn("cpu engine: BF16 matmul precision without AVX512_BF16 runs the Go emulation, several times slower than fp32 precision",
+				"model", m.Dir)
+		}
 		e.bf16 = newBF16State(w)
 	}
 	for range opts.Threads {

@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"slices"
 	"unsafe"
 
 	"github.com/entropix-eval/entropix-eval/engine"
@@ -51,9 +52,8 @@ func newBF16Panels(m *matrix) *bf16Panels {
 	return p
 }
 
-// bf16Block is the token block schedule of a matmul: blocks of 12 tokens (the
-// main kernel's register block), then of 4, then single tokens. Activations are
-// packed block by block (packBF16), so block [t0, t0+nr) starts at t0·k2.
+// bf16Block is how many tokens from t0 of n one kernel call takes: 12 (the main
+// kernel's register block) while it can, then 4, then single tokens.
 func bf16Block(t0, n int) int {
 	switch rest := n - t0; {
 	case rest >= 12:
@@ -64,32 +64,41 @@ func bf16Block(t0, n int) int {
 	return 1
 }
 
-// packBF16 rounds the n tokens of x (stride cols) to bfloat16 pairs in the block
-// layout: within a block of nr tokens at t0, pair kp of token t0+j is
-// dst[t0·k2 + kp·nr + j], so the kernel broadcasts one dword per token per pair.
+// packBF16 rounds the n tokens of x (stride cols) to bfloat16 pairs, token t's
+// pair kp at dst[t·k2 + kp] (element 2kp in the low half), a zero padding an odd
+// cols: the row VDPBF16PS broadcasts one dword of per pair.
 func packBF16(dst []uint32, x []float32, n, cols int) {
 	k2 := (cols + 1) / 2
-	for t0 := 0; t0 < n; {
-		nr := bf16Block(t0, n)
-		blk := dst[t0*k2 : (t0+nr)*k2]
-		for j := range nr {
-			xt := x[(t0+j)*cols : (t0+j+1)*cols]
-			for kp := range cols / 2 {
-				blk[kp*nr+j] = uint32(roundBF16(xt[2*kp])) | uint32(roundBF16(xt[2*kp+1]))<<16
-			}
-			if cols%2 == 1 {
-				blk[(k2-1)*nr+j] = uint32(roundBF16(xt[cols-1]))
-			}
+	for t := range n {
+		xt := x[t*cols : (t+1)*cols]
+		d := dst[t*k2 : (t+1)*k2]
+		for kp := range cols / 2 {
+			d[kp] = uint32(roundBF16(xt[2*kp])) | uint32(roundBF16(xt[2*kp+1]))<<16
 		}
-		t0 += nr
+		if cols%2 == 1 {
+			d[k2-1] = uint32(roundBF16(xt[cols-1]))
+		}
 	}
 }
 
 // bf16State is what the BF16 precision adds to an engine: the repacked weights
-// and the packed activations of the current matmul.
+// and the packed activations of the last matmul, with the float32 input they were
+// packed from (q/k/v and gate/up take the same input: it is packed once).
 type bf16State struct {
 	panels map[*matrix]*bf16Panels
 	x      []uint32
+	from   []float32
+}
+
+// pack leaves x's n rows of cols packed in s.x, unless s.x already holds them.
+func (s *bf16State) pack(x []float32, n, cols int) {
+	x = x[:n*cols]
+	if len(s.from) == len(x) && len(s.x) == n*((cols+1)/2) && slices.Equal(s.from, x) {
+		return
+	}
+	s.x = growTo(s.x, n*((cols+1)/2))
+	packBF16(s.x, x, n, cols)
+	s.from = append(s.from[:0], x...)
 }
 
 // newBF16State repacks every weight matrix of w (the embedding only as the tied
@@ -127,8 +136,7 @@ func bf16PlanBytes(c *engine.Config, rows int64) int64 {
 // split nor n changes a bit.
 func (e *Engine) matmulBF16(out, x []float32, n int, p *bf16Panels, bias []float32, accumulate bool) {
 	s := e.bf16
-	s.x = growTo(s.x, n*p.k2)
-	packBF16(s.x, x, n, p.cols)
+	s.pack(x, n, p.cols)
 	threads := e.threads
 	if n*p.rows*p.cols < 1<<15 {
 		threads = 1
@@ -147,8 +155,8 @@ func (e *Engine) matmulBF16(out, x []float32, n int, p *bf16Panels, bias []float
 // noBias stands in for a missing bias in the assembly kernels' masked adds.
 var noBias [panelRows]float32
 
-// bf16Kernel computes panel's rows for the nr tokens of one packed block into out
-// (nr rows of p.rows), with the assembly where the CPU has AVX512_BF16.
+// bf16Kernel computes panel's rows for nr packed tokens (xb, k2 dwords each) into
+// out (nr rows of p.rows), with the assembly where the CPU has AVX512_BF16.
 func bf16Kernel(p *bf16Panels, panel int, xb []uint32, nr int, out, bias []float32, accumulate bool) {
 	r0 := panel * panelRows
 	valid := min(panelRows, p.rows-r0)
@@ -171,7 +179,8 @@ func bf16Kernel(p *bf16Panels, panel int, xb []uint32, nr int, out, bias []float
 			k = bf16Kernel4
 		}
 		_ = out[(nr-1)*p.rows+r0+valid-1]
-		k(&w[0], &xb[0], p.k2, &out[r0], p.rows*int(unsafe.Sizeof(float32(0))), b, mask, biasMask, accMask)
+		const f32 = int(unsafe.Sizeof(float32(0)))
+		k(&w[0], &xb[0], p.k2*f32, p.k2, &out[r0], p.rows*f32, b, mask, biasMask, accMask)
 		return
 	}
 	// The Go kernel: unpack the block's tokens and each row once, then bf16Dot.
@@ -179,7 +188,7 @@ func bf16Kernel(p *bf16Panels, panel int, xb []uint32, nr int, out, bias []float
 	xs := make([]uint16, nr*k+k)
 	for j := range nr {
 		for kp := range p.k2 {
-			v := xb[kp*nr+j]
+			v := xb[j*p.k2+kp]
 			xs[j*k+2*kp], xs[j*k+2*kp+1] = uint16(v), uint16(v>>16)
 		}
 	}
