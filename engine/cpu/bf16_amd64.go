@@ -18,15 +18,17 @@ func hasAVX512BF16() bool {
 }
 
 // The kernels compute one 32-row panel against 12, 4 or 1 packed tokens (xstride
-// bytes apart), k2 > 0 pairs deep; ostride is the bytes between tokens' outputs; mask
-// marks the panel's rows that exist, biasMask (mask, or 0 with no bias) and
-// accMask (mask, or 0 when not accumulating) select the epilogue.
+// bytes apart), k2 > 0 pairs deep; ostride is the bytes between tokens' outputs.
+// flags bit 0 starts the chains from part (32 floats per token), else from +0;
+// bit 1 finishes them into out, else stores them back to part. mask marks the
+// panel's rows that exist, biasMask (mask, or 0 with no bias) and accMask (mask,
+// or 0 when not accumulating) select the final epilogue.
 
 //go:noescape
-func bf16Kernel12(w *uint32, x *uint32, xstride int, k2 int, out *float32, ostride int, bias *float32, mask, biasMask, accMask uint32)
+func bf16Kernel12(w *uint32, x *uint32, xstride int, k2 int, out *float32, ostride int, bias *float32, part *float32, flags int, mask, biasMask, accMask uint32)
 
 //go:noescape
-func bf16Kernel4(w *uint32, x *uint32, xstride int, k2 int, out *float32, ostride int, bias *float32, mask, biasMask, accMask uint32)
+func bf16Kernel4(w *uint32, x *uint32, xstride int, k2 int, out *float32, ostride int, bias *float32, part *float32, flags int, mask, biasMask, accMask uint32)
 
 //go:noescape
-func bf16Kernel1(w *uint32, x *uint32, xstride int, k2 int, out *float32, ostride int, bias *float32, mask, biasMask, accMask uint32)
+func bf16Kernel1(w *uint32, x *uint32, xstride int, k2 int, out *float32, ostride int, bias *float32, part *float32, flags int, mask, biasMask, accMask uint32)

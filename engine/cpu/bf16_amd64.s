@@ -10,6 +10,10 @@
 // VDPBF16PS adds one token's broadcast pair to 16 rows. Token j = 4a+b is read at
 // T(4a) + b·S: T0 = DI, T4 = R11, T8 = R12, with BX = S and DX = 3S as indices.
 //
+// k-blocking: flags bit 0 starts the accumulators from the partial sums at R13
+// (token j's 32 rows at 128·j bytes) instead of +0, continuing the same chain;
+// without bit 1 (final) the sums are stored back there instead of to out.
+//
 // The Go assembler has no AVX512_BF16 mnemonics, so DPB emits
 // VDPBF16PS Z(acc), Z(src), (base)(index*scale){1to16} as bytes: EVEX (62 P0 P1 P2),
 // opcode 0F38 52 with prefix F3, W0, L'L = 512, b = 1 (a 32-bit broadcast);
@@ -58,21 +62,21 @@
 
 // MASKS loads the row masks: K1/K2 valid rows, K3/K4 bias, K5/K6 accumulate.
 #define MASKS \
-	MOVL mask+56(FP), AX \
+	MOVL mask+72(FP), AX \
 	KMOVW AX, K1 \
 	SHRL $16, AX \
 	KMOVW AX, K2 \
-	MOVL biasMask+60(FP), AX \
+	MOVL biasMask+76(FP), AX \
 	KMOVW AX, K3 \
 	SHRL $16, AX \
 	KMOVW AX, K4 \
-	MOVL accMask+64(FP), AX \
+	MOVL accMask+80(FP), AX \
 	KMOVW AX, K5 \
 	SHRL $16, AX \
 	KMOVW AX, K6
 
-// func bf16Kernel12(w *uint32, x *uint32, xstride int, k2 int, out *float32, ostride int, bias *float32, mask, biasMask, accMask uint32)
-TEXT ·bf16Kernel12(SB), NOSPLIT, $0-68
+// func bf16Kernel12(w *uint32, x *uint32, xstride int, k2 int, out *float32, ostride int, bias *float32, part *float32, flags int, mask, biasMask, accMask uint32)
+TEXT ·bf16Kernel12(SB), NOSPLIT, $0-84
 	MOVQ w+0(FP), SI
 	MOVQ x+8(FP), DI
 	MOVQ xstride+16(FP), BX
@@ -83,6 +87,36 @@ TEXT ·bf16Kernel12(SB), NOSPLIT, $0-68
 	MOVQ out+32(FP), R10
 	MOVQ ostride+40(FP), R8
 	MOVQ bias+48(FP), R9
+	MOVQ part+56(FP), R13
+	MOVQ flags+64(FP), AX
+	TESTQ $1, AX
+	JZ zero12
+	VMOVUPS 0(R13), Z8
+	VMOVUPS 64(R13), Z9
+	VMOVUPS 128(R13), Z10
+	VMOVUPS 192(R13), Z11
+	VMOVUPS 256(R13), Z12
+	VMOVUPS 320(R13), Z13
+	VMOVUPS 384(R13), Z14
+	VMOVUPS 448(R13), Z15
+	VMOVUPS 512(R13), Z16
+	VMOVUPS 576(R13), Z17
+	VMOVUPS 640(R13), Z18
+	VMOVUPS 704(R13), Z19
+	VMOVUPS 768(R13), Z20
+	VMOVUPS 832(R13), Z21
+	VMOVUPS 896(R13), Z22
+	VMOVUPS 960(R13), Z23
+	VMOVUPS 1024(R13), Z24
+	VMOVUPS 1088(R13), Z25
+	VMOVUPS 1152(R13), Z26
+	VMOVUPS 1216(R13), Z27
+	VMOVUPS 1280(R13), Z28
+	VMOVUPS 1344(R13), Z29
+	VMOVUPS 1408(R13), Z30
+	VMOVUPS 1472(R13), Z31
+	JMP loop12
+zero12:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -119,6 +153,36 @@ loop12:
 	ADDQ $4, R12
 	DECQ CX
 	JNZ loop12
+	MOVQ flags+64(FP), AX
+	TESTQ $2, AX
+	JNZ final12
+	VMOVUPS Z8, 0(R13)
+	VMOVUPS Z9, 64(R13)
+	VMOVUPS Z10, 128(R13)
+	VMOVUPS Z11, 192(R13)
+	VMOVUPS Z12, 256(R13)
+	VMOVUPS Z13, 320(R13)
+	VMOVUPS Z14, 384(R13)
+	VMOVUPS Z15, 448(R13)
+	VMOVUPS Z16, 512(R13)
+	VMOVUPS Z17, 576(R13)
+	VMOVUPS Z18, 640(R13)
+	VMOVUPS Z19, 704(R13)
+	VMOVUPS Z20, 768(R13)
+	VMOVUPS Z21, 832(R13)
+	VMOVUPS Z22, 896(R13)
+	VMOVUPS Z23, 960(R13)
+	VMOVUPS Z24, 1024(R13)
+	VMOVUPS Z25, 1088(R13)
+	VMOVUPS Z26, 1152(R13)
+	VMOVUPS Z27, 1216(R13)
+	VMOVUPS Z28, 1280(R13)
+	VMOVUPS Z29, 1344(R13)
+	VMOVUPS Z30, 1408(R13)
+	VMOVUPS Z31, 1472(R13)
+	VZEROUPPER
+	RET
+final12:
 	MASKS
 	STORE2(Z8, Z9)
 	STORE2(Z10, Z11)
@@ -135,8 +199,8 @@ loop12:
 	VZEROUPPER
 	RET
 
-// func bf16Kernel4(w *uint32, x *uint32, xstride int, k2 int, out *float32, ostride int, bias *float32, mask, biasMask, accMask uint32)
-TEXT ·bf16Kernel4(SB), NOSPLIT, $0-68
+// func bf16Kernel4(w *uint32, x *uint32, xstride int, k2 int, out *float32, ostride int, bias *float32, part *float32, flags int, mask, biasMask, accMask uint32)
+TEXT ·bf16Kernel4(SB), NOSPLIT, $0-84
 	MOVQ w+0(FP), SI
 	MOVQ x+8(FP), DI
 	MOVQ xstride+16(FP), BX
@@ -147,6 +211,20 @@ TEXT ·bf16Kernel4(SB), NOSPLIT, $0-68
 	MOVQ out+32(FP), R10
 	MOVQ ostride+40(FP), R8
 	MOVQ bias+48(FP), R9
+	MOVQ part+56(FP), R13
+	MOVQ flags+64(FP), AX
+	TESTQ $1, AX
+	JZ zero4
+	VMOVUPS 0(R13), Z8
+	VMOVUPS 64(R13), Z9
+	VMOVUPS 128(R13), Z10
+	VMOVUPS 192(R13), Z11
+	VMOVUPS 256(R13), Z12
+	VMOVUPS 320(R13), Z13
+	VMOVUPS 384(R13), Z14
+	VMOVUPS 448(R13), Z15
+	JMP loop4
+zero4:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -163,6 +241,20 @@ loop4:
 	ADDQ $4, DI
 	DECQ CX
 	JNZ loop4
+	MOVQ flags+64(FP), AX
+	TESTQ $2, AX
+	JNZ final4
+	VMOVUPS Z8, 0(R13)
+	VMOVUPS Z9, 64(R13)
+	VMOVUPS Z10, 128(R13)
+	VMOVUPS Z11, 192(R13)
+	VMOVUPS Z12, 256(R13)
+	VMOVUPS Z13, 320(R13)
+	VMOVUPS Z14, 384(R13)
+	VMOVUPS Z15, 448(R13)
+	VZEROUPPER
+	RET
+final4:
 	MASKS
 	STORE2(Z8, Z9)
 	STORE2(Z10, Z11)
@@ -171,8 +263,8 @@ loop4:
 	VZEROUPPER
 	RET
 
-// func bf16Kernel1(w *uint32, x *uint32, xstride int, k2 int, out *float32, ostride int, bias *float32, mask, biasMask, accMask uint32)
-TEXT ·bf16Kernel1(SB), NOSPLIT, $0-68
+// func bf16Kernel1(w *uint32, x *uint32, xstride int, k2 int, out *float32, ostride int, bias *float32, part *float32, flags int, mask, biasMask, accMask uint32)
+TEXT ·bf16Kernel1(SB), NOSPLIT, $0-84
 	MOVQ w+0(FP), SI
 	MOVQ x+8(FP), DI
 	MOVQ xstride+16(FP), BX
@@ -183,6 +275,14 @@ TEXT ·bf16Kernel1(SB), NOSPLIT, $0-68
 	MOVQ out+32(FP), R10
 	MOVQ ostride+40(FP), R8
 	MOVQ bias+48(FP), R9
+	MOVQ part+56(FP), R13
+	MOVQ flags+64(FP), AX
+	TESTQ $1, AX
+	JZ zero1
+	VMOVUPS 0(R13), Z8
+	VMOVUPS 64(R13), Z9
+	JMP loop1
+zero1:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 loop1:
@@ -193,6 +293,14 @@ loop1:
 	ADDQ $4, DI
 	DECQ CX
 	JNZ loop1
+	MOVQ flags+64(FP), AX
+	TESTQ $2, AX
+	JNZ final1
+	VMOVUPS Z8, 0(R13)
+	VMOVUPS Z9, 64(R13)
+	VZEROUPPER
+	RET
+final1:
 	MASKS
 	STORE2(Z8, Z9)
 	VZEROUPPER

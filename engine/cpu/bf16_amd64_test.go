@@ -100,12 +100,9 @@ func TestBF16KernelMatchesHardware(t *testing.T) {
 					}
 					xp := make([]uint32, c.n*p.k2)
 					packBF16(xp, c.x, c.n, c.cols)
+					part := make([]float32, c.n*panelRows)
 					for panel := range p.panels() {
-						for t0 := 0; t0 < c.n; {
-							nr := bf16Block(t0, c.n)
-							bf16Kernel(p, panel, xp[t0*p.k2:(t0+nr)*p.k2], nr, out[t0*c.rows:(t0+nr)*c.rows], bias, mode.acc)
-							t0 += nr
-						}
+						bf16Panel(p, panel, xp, c.n, out, bias, mode.acc, part)
 					}
 					outs[i] = out
 				}

@@ -8,12 +8,12 @@ const useBF16Asm = false
 
 func hasAVX512BF16() bool { return false }
 
-func bf16Kernel12(w *uint32, x *uint32, xstride int, k2 int, out *float32, ostride int, bias *float32, mask, biasMask, accMask uint32) {
+func bf16Kernel12(w *uint32, x *uint32, xstride int, k2 int, out *float32, ostride int, bias *float32, part *float32, flags int, mask, biasMask, accMask uint32) {
 	panic("unreachable")
 }
-func bf16Kernel4(w *uint32, x *uint32, xstride int, k2 int, out *float32, ostride int, bias *float32, mask, biasMask, accMask uint32) {
+func bf16Kernel4(w *uint32, x *uint32, xstride int, k2 int, out *float32, ostride int, bias *float32, part *float32, flags int, mask, biasMask, accMask uint32) {
 	panic("unreachable")
 }
-func bf16Kernel1(w *uint32, x *uint32, xstride int, k2 int, out *float32, ostride int, bias *float32, mask, biasMask, accMask uint32) {
+func bf16Kernel1(w *uint32, x *uint32, xstride int, k2 int, out *float32, ostride int, bias *float32, part *float32, flags int, mask, biasMask, accMask uint32) {
 	panic("unreachable")
 }

@@ -88,6 +88,7 @@ type bf16State struct {
 	panels map[*matrix]*bf16Panels
 	x      []uint32
 	from   []float32
+	parts  [][]float32 // per thread: the partial sums of a k-blocked panel
 }
 
 // pack leaves x's n rows of cols packed in s.x, unless s.x already holds them.
@@ -131,8 +132,8 @@ func bf16PlanBytes(c *engine.Config, rows int64) int64 {
 }
 
 // matmulBF16 is matmul in BF16 precision (see bf16.go for the contract). Panels
-// are split into one contiguous run per thread; every token block of a panel is
-// one kernel call, and each value comes out of its own chain, so neither the
+// are split into one contiguous run per thread, each panel computed for all n
+// tokens (bf16Panel); every value comes out of its own chain, so neither the
 // split nor n changes a bit.
 func (e *Engine) matmulBF16(out, x []float32, n int, p *bf16Panels, bias []float32, accumulate bool) {
 	s := e.bf16
@@ -141,49 +142,84 @@ func (e *Engine) matmulBF16(out, x []float32, n int, p *bf16Panels, bias []float
 	if n*p.rows*p.cols < 1<<15 {
 		threads = 1
 	}
-	parallelBlocks(threads, p.panels(), func(_, lo, hi int) {
+	for len(s.parts) < threads {
+		s.parts = append(s.parts, nil)
+	}
+	for w := range threads {
+		s.parts[w] = growTo(s.parts[w], n*panelRows)
+	}
+	parallelBlocks(threads, p.panels(), func(worker, lo, hi int) {
 		for panel := lo; panel < hi; panel++ {
-			for t0 := 0; t0 < n; {
-				nr := bf16Block(t0, n)
-				bf16Kernel(p, panel, s.x[t0*p.k2:(t0+nr)*p.k2], nr, out[t0*p.rows:(t0+nr)*p.rows], bias, accumulate)
-				t0 += nr
-			}
+			bf16Panel(p, panel, s.x, n, out, bias, accumulate, s.parts[worker])
 		}
 	})
 }
 
+// bf16KBlock is the pairs of one k-block: a panel's block (16 KiB) stays in L1
+// beside a token block's (6 KiB) while the token blocks stream past it.
+const bf16KBlock = 128
+
 // noBias stands in for a missing bias in the assembly kernels' masked adds.
 var noBias [panelRows]float32
 
-// bf16Kernel computes panel's rows for nr packed tokens (xb, k2 dwords each) into
-// out (nr rows of p.rows), with the assembly where the CPU has AVX512_BF16.
-func bf16Kernel(p *bf16Panels, panel int, xb []uint32, nr int, out, bias []float32, accumulate bool) {
+// bf16Panel computes one panel's rows for the n packed tokens of xs (k2 dwords
+// each) into out (n rows of p.rows). The assembly runs k-block by k-block, each
+// over all token blocks, carrying every chain's partial sum in part (n·32 floats):
+// the chain and so the bits are those of one pass, which the Go kernel makes.
+func bf16Panel(p *bf16Panels, panel int, xs []uint32, n int, out, bias []float32, accumulate bool, part []float32) {
+	r0 := panel * panelRows
+	valid := min(panelRows, p.rows-r0)
+	if !useBF16Asm {
+		for t0 := 0; t0 < n; {
+			nr := bf16Block(t0, n)
+			bf16KernelGo(p, panel, xs[t0*p.k2:(t0+nr)*p.k2], nr, out[t0*p.rows:(t0+nr)*p.rows], bias, accumulate)
+			t0 += nr
+		}
+		return
+	}
+	w := p.data[panel*p.k2*panelRows : (panel+1)*p.k2*panelRows]
+	_, _, _ = xs[n*p.k2-1], out[(n-1)*p.rows+r0+valid-1], part[n*panelRows-1]
+	mask := uint32(1<<valid - 1)
+	var biasMask, accMask uint32
+	b := &noBias[0] // masked off, but a nil address would cost a fault-suppression assist per access
+	if bias != nil {
+		b, biasMask = &bias[r0], mask
+	}
+	if accumulate {
+		accMask = mask
+	}
+	const f32 = int(unsafe.Sizeof(float32(0)))
+	for kb0 := 0; kb0 < p.k2; kb0 += bf16KBlock {
+		kb := min(bf16KBlock, p.k2-kb0)
+		flags := 0
+		if kb0 > 0 {
+			flags |= 1 // continue the chains from part
+		}
+		if kb0+kb == p.k2 {
+			flags |= 2 // final: bias, accumulate, store
+		}
+		for t0 := 0; t0 < n; {
+			nr := bf16Block(t0, n)
+			k := bf16Kernel1
+			switch nr {
+			case 12:
+				k = bf16Kernel12
+			case 4:
+				k = bf16Kernel4
+			}
+			k(&w[kb0*panelRows], &xs[t0*p.k2+kb0], p.k2*f32, kb, &out[t0*p.rows+r0], p.rows*f32, b,
+				&part[t0*panelRows], flags, mask, biasMask, accMask)
+			t0 += nr
+		}
+	}
+}
+
+// bf16KernelGo computes panel's rows for nr packed tokens (xb, k2 dwords each)
+// into out (nr rows of p.rows): bf16Dot, the contract itself, on unpacked pairs.
+func bf16KernelGo(p *bf16Panels, panel int, xb []uint32, nr int, out, bias []float32, accumulate bool) {
 	r0 := panel * panelRows
 	valid := min(panelRows, p.rows-r0)
 	w := p.data[panel*p.k2*panelRows : (panel+1)*p.k2*panelRows]
-	if useBF16Asm {
-		mask := uint32(1<<valid - 1)
-		var biasMask, accMask uint32
-		b := &noBias[0] // masked off, but a nil address would cost a fault-suppression assist per access
-		if bias != nil {
-			b, biasMask = &bias[r0], mask
-		}
-		if accumulate {
-			accMask = mask
-		}
-		k := bf16Kernel1
-		switch nr {
-		case 12:
-			k = bf16Kernel12
-		case 4:
-			k = bf16Kernel4
-		}
-		_ = out[(nr-1)*p.rows+r0+valid-1]
-		const f32 = int(unsafe.Sizeof(float32(0)))
-		k(&w[0], &xb[0], p.k2*f32, p.k2, &out[r0], p.rows*f32, b, mask, biasMask, accMask)
-		return
-	}
-	// The Go kernel: unpack the block's tokens and each row once, then bf16Dot.
 	k := 2 * p.k2
 	xs := make([]uint16, nr*k+k)
 	for j := range nr {
