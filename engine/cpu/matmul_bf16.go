@@ -91,14 +91,21 @@ type bf16State struct {
 	parts  [][]float32 // per thread: the partial sums of a k-blocked panel
 }
 
-// pack leaves x's n rows of cols packed in s.x, unless s.x already holds them.
-func (s *bf16State) pack(x []float32, n, cols int) {
+// pack leaves x's n rows of cols packed in s.x, unless s.x already holds them,
+// splitting the rows over threads.
+func (s *bf16State) pack(x []float32, n, cols, threads int) {
 	x = x[:n*cols]
-	if len(s.from) == len(x) && len(s.x) == n*((cols+1)/2) && slices.Equal(s.from, x) {
+	k2 := (cols + 1) / 2
+	if len(s.from) == len(x) && len(s.x) == n*k2 && slices.Equal(s.from, x) {
 		return
 	}
-	s.x = growTo(s.x, n*((cols+1)/2))
-	packBF16(s.x, x, n, cols)
+	s.x = growTo(s.x, n*k2)
+	if n*cols < 1<<15 {
+		threads = 1
+	}
+	parallelBlocks(threads, n, func(_, lo, hi int) {
+		packBF16(s.x[lo*k2:hi*k2], x[lo*cols:hi*cols], hi-lo, cols)
+	})
 	s.from = append(s.from[:0], x...)
 }
 
@@ -137,7 +144,7 @@ func bf16PlanBytes(c *engine.Config, rows int64) int64 {
 // split nor n changes a bit.
 func (e *Engine) matmulBF16(out, x []float32, n int, p *bf16Panels, bias []float32, accumulate bool) {
 	s := e.bf16
-	s.pack(x, n, p.cols)
+	s.pack(x, n, p.cols, e.threads)
 	threads := e.threads
 	if n*p.rows*p.cols < 1<<15 {
 		threads = 1
