@@ -107,6 +107,6 @@ func TestLoadErrors(t *testing.T) {
 	assert.ErrorContains(t, err, "no files match")
 	_, err = Load(filepath.Join(dir, "missing.jsonl"))
 	assert.ErrorContains(t, err, "missing.jsonl")
-	_, err = LoadFile(filepath.Join(dir, "data.csv"))
+	_, err = LoadFile(filepath.Join(dir, "data.txt"))
 	assert.ErrorIs(t, err, ErrFormat)
 }

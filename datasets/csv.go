@@ -11,16 +11,17 @@ import (
 // parseCSVDocs reads a CSV file with a header row the way the datasets
 // library does for `dataset_path: csv` (pandas.read_csv): a column whose
 // non-empty cells are all integers is int64, all numbers float64, all
-// True/False bool, else string; an empty cell is NULL (nil).
-func parseCSVDocs(name string, data []byte) ([]Doc, error) {
+// True/False bool, else string; an empty cell is NULL (nil). The column order
+// is the header's.
+func parseCSVDocs(name string, data []byte) (fileRows, error) {
 	r := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(data, utf8BOM)))
 	r.ReuseRecord = false
 	header, err := r.Read()
 	if err == io.EOF {
-		return nil, fmt.Errorf("%s: empty file (%w)", name, ErrNoRows)
+		return fileRows{}, fmt.Errorf("%s: empty file (%w)", name, ErrNoRows)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: header: %w", name, err)
+		return fileRows{}, fmt.Errorf("%s: header: %w", name, err)
 	}
 	var rows [][]string
 	for {
@@ -29,12 +30,12 @@ func parseCSVDocs(name string, data []byte) ([]Doc, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+			return fileRows{}, fmt.Errorf("%s: %w", name, err)
 		}
 		rows = append(rows, rec)
 	}
 	if len(rows) == 0 {
-		return nil, fmt.Errorf("%s: header only (%w)", name, ErrNoRows)
+		return fileRows{}, fmt.Errorf("%s: header only (%w)", name, ErrNoRows)
 	}
 	kinds := make([]func(string) (any, bool), len(header))
 	for c := range header {
@@ -52,7 +53,7 @@ func parseCSVDocs(name string, data []byte) ([]Doc, error) {
 		}
 		out[i] = d
 	}
-	return out, nil
+	return fileRows{docs: out, fields: FieldsOf(header...)}, nil
 }
 
 // csvKind picks the narrowest parser every non-empty cell of column c accepts.

@@ -2,12 +2,12 @@ package datasets
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
+
+	"github.com/entropix-eval/entropix-eval/internal/pyjson"
 )
 
 // FileInfo describes a data file's layout, for `entropix-eval datasets inspect`.
@@ -31,47 +31,33 @@ type ColumnInfo struct {
 	Compression string
 }
 
-// DescribeFile reads a file's schema and counts without decoding its rows.
+// DescribeFile reads a file's schema and counts without decoding its rows
+// (Parquet, JSONL), or from its rows (CSV, Arrow).
 func DescribeFile(path string) (FileInfo, error) {
-	info := FileInfo{Path: path, Format: formatOf(path)}
-	switch info.Format {
-	case "parquet":
+	info := FileInfo{Path: path, Format: string(formatOf(path))}
+	switch formatOf(path) {
+	case formatParquet:
 		return describeParquet(info)
-	case "jsonl":
+	case formatJSONL:
 		return describeJSONL(info)
+	case formatCSV, formatArrow:
+		return describeDocs(info)
 	}
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".csv":
-		info.Format = "csv"
-	case ".arrow":
-		info.Format = "arrow"
-	default:
-		return info, fmt.Errorf("%s: %w (want .parquet, .jsonl, .csv or .arrow)", path, ErrFormat)
-	}
-	return describeDocs(info)
+	return info, fmt.Errorf("%s: %w (want .parquet, .jsonl, .csv or .arrow)", path, ErrFormat)
 }
 
 // describeDocs describes a CSV or datasets-cache Arrow file from its rows:
-// the CSV header's order (Arrow columns sorted) and the kinds of the values.
+// its columns in the file's order (the CSV header's, the Arrow schema's) and
+// the kinds of their values.
 func describeDocs(info FileInfo) (FileInfo, error) {
-	docs, err := loadDocFile(info.Path)
+	rows, err := readFile(info.Path, nil)
 	if err != nil {
 		return info, err
 	}
-	var order []string
-	if info.Format == "csv" {
-		data, err := readBoundedFile(info.Path)
-		if err != nil {
-			return info, err
-		}
-		if order, err = csv.NewReader(bytes.NewReader(bytes.TrimPrefix(data, utf8BOM))).Read(); err != nil {
-			return info, fmt.Errorf("%s: header: %w", info.Path, err)
-		}
-	}
-	info.Rows = int64(len(docs))
-	for _, c := range DocColumns(docs, order) {
+	info.Rows = int64(len(rows.docs))
+	for _, c := range DocColumns(rows.docs, rows.fields.Names()) {
 		kind := "null"
-		for _, d := range docs {
+		for _, d := range rows.docs {
 			if d[c] != nil {
 				kind = valueKind(d[c])
 				break
@@ -137,7 +123,7 @@ func describeParquet(info FileInfo) (_ FileInfo, err error) {
 }
 
 func describeJSONL(info FileInfo) (FileInfo, error) {
-	data, err := os.ReadFile(info.Path)
+	data, err := readBoundedFile(info.Path)
 	if err != nil {
 		return info, err
 	}
@@ -161,8 +147,10 @@ func describeJSONL(info FileInfo) (FileInfo, error) {
 	return info, nil
 }
 
-// jsonObjectKeys lists an object's keys in file order with their JSON kinds.
+// jsonObjectKeys lists an object's keys in file order with their JSON kinds
+// (NaN, Infinity and -Infinity, which json.loads reads, are numbers).
 func jsonObjectKeys(line []byte) ([]ColumnInfo, error) {
+	line = pyjson.Standard(line)
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(line, &obj); err != nil {
 		return nil, err

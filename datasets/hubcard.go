@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -147,8 +146,7 @@ func dataFilesIn(repo string) []string {
 	for _, pat := range []string{"*", filepath.Join("*", "*")} {
 		m, _ := filepath.Glob(filepath.Join(repo, pat))
 		for _, f := range m {
-			switch strings.ToLower(filepath.Ext(f)) {
-			case ".parquet", ".jsonl", ".csv", ".arrow":
+			if formatOf(f) != "" {
 				out = append(out, f)
 			}
 		}

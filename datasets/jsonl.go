@@ -7,54 +7,57 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/entropix-eval/entropix-eval/internal/pyjson"
 )
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // ParseJSONL decodes GSM8K-style JSON Lines: one object per line with string
-// fields "question" and "answer" (other keys are ignored). name is used in
-// errors only ("file:line: ..."; lines are 1-based). A leading UTF-8 BOM is
-// dropped and CRLF line ends are accepted. A bad line fails the whole file:
-// nothing is skipped or repaired, and an empty file is an error.
+// fields "question" and "answer" (other keys are kept in the doc). name is
+// used in errors only ("file:line: ..."; lines are 1-based). A leading UTF-8
+// BOM is dropped and CRLF line ends are accepted. A bad line fails the whole
+// file: nothing is skipped or repaired, and an empty file is an error.
 func ParseJSONL(name string, data []byte) ([]Problem, error) {
-	rows, err := parseJSONLRecords(name, data, []string{"question", "answer"})
+	rows, err := parseJSONLDocs(name, data, gsm8kColumns)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Problem, len(rows))
-	for i, r := range rows {
-		out[i] = newProblem(name, i, r[0], r[1])
-	}
-	return out, nil
+	return gsm8kProblems(name, rows), nil
 }
 
 // ParseFewshotJSONL decodes few-shot exemplars, one {"question", "target"}
 // object a line (the format of ../shared/data/fewshot/*.jsonl and of lm-eval's
 // fewshot_config samples). The target is used verbatim.
 func ParseFewshotJSONL(name string, data []byte) ([]Problem, error) {
-	rows, err := parseJSONLRecords(name, data, []string{"question", "target"})
+	rows, err := parseJSONLDocs(name, data, fewshotColumns)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Problem, len(rows))
-	for i, r := range rows {
-		out[i] = Problem{ID: fmt.Sprint(i), Index: i, Row: i, Source: name,
-			Question: r[0], Target: r[1], TargetValid: true, Doc: Doc{"question": r[0], "target": r[1]}}
-	}
-	return out, nil
+	return fewshotProblems(name, rows), nil
 }
 
-// parseJSONLRecords returns, per line, the string values of fields in order.
-func parseJSONLRecords(name string, data []byte, fields []string) ([][]string, error) {
-	var rows [][]string
+// parseJSONLDocs decodes one JSON object a line, every key kept; integral
+// numbers become int64 and others float64. Each line must hold the keys of
+// strs as strings. The field order is the first line's, nested objects'
+// included.
+func parseJSONLDocs(name string, data []byte, strs []string) (fileRows, error) {
+	var rows fileRows
 	err := eachJSONLLine(name, data, func(line []byte) error {
-		row, err := decodeJSONLLine(line, fields)
-		if err == nil {
-			rows = append(rows, row)
+		d, err := decodeJSONLLine(line, strs)
+		if err != nil {
+			return err
 		}
-		return err
+		if rows.docs == nil {
+			rows.fields, _ = jsonFields(json.NewDecoder(bytes.NewReader(pyjson.Standard(line))))
+		}
+		rows.docs = append(rows.docs, d)
+		return nil
 	})
-	return rows, err
+	if err != nil {
+		return fileRows{}, err
+	}
+	return rows, nil
 }
 
 // eachJSONLLine calls fn with every line of a JSON Lines file (a leading
@@ -88,20 +91,23 @@ func eachJSONLLine(name string, data []byte, fn func(line []byte) error) error {
 	return nil
 }
 
-func decodeJSONLLine(line []byte, fields []string) ([]string, error) {
+// decodeJSONLLine decodes one line as a Doc after checking it is valid
+// UTF-8 (encoding/json would quietly turn bad bytes into U+FFFD), one JSON
+// object, and holds each key of strs as a string. NaN, Infinity and
+// -Infinity are floats, as Python's json.loads reads what its json.dumps (and
+// our convert) writes for them.
+func decodeJSONLLine(line []byte, strs []string) (Doc, error) {
 	if !utf8.Valid(line) {
-		// encoding/json would quietly turn bad bytes into U+FFFD.
 		return nil, ErrInvalidUTF8
 	}
 	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(line, &obj); err != nil {
+	if err := json.Unmarshal(pyjson.Standard(line), &obj); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSyntax, err)
 	}
 	if obj == nil { // the line was the literal null
 		return nil, fmt.Errorf("%w: line is null, want an object", ErrSyntax)
 	}
-	out := make([]string, len(fields))
-	for i, f := range fields {
+	for _, f := range strs {
 		raw, ok := obj[f]
 		if !ok {
 			return nil, fmt.Errorf("key %q: %w (keys found: %s)", f, ErrMissingColumn, keyList(obj))
@@ -109,11 +115,55 @@ func decodeJSONLLine(line []byte, fields []string) ([]string, error) {
 		if string(raw) == "null" {
 			return nil, fmt.Errorf("key %q: %w", f, ErrNull)
 		}
-		if err := json.Unmarshal(raw, &out[i]); err != nil {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
 			return nil, fmt.Errorf("key %q: %w: got %s", f, ErrColumnType, jsonKind(raw))
 		}
 	}
-	return out, nil
+	return DecodeDoc(line)
+}
+
+// jsonFields reads one JSON value and returns the key order of the object it
+// is, nested objects' included (for a list, that of its first object); nil
+// for other values.
+func jsonFields(dec *json.Decoder) (Fields, error) {
+	t, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	var out Fields
+	switch t {
+	case json.Delim('{'):
+		out = Fields{}
+		for dec.More() {
+			kt, err := dec.Token()
+			if err != nil {
+				return nil, err
+			}
+			k, _ := kt.(string)
+			sub, err := jsonFields(dec)
+			if err != nil {
+				return nil, err
+			}
+			if _, dup := out.find(k); !dup {
+				out = append(out, Field{Name: k, Sub: sub})
+			}
+		}
+	case json.Delim('['):
+		for dec.More() {
+			sub, err := jsonFields(dec)
+			if err != nil {
+				return nil, err
+			}
+			if out == nil {
+				out = sub
+			}
+		}
+	default:
+		return nil, nil
+	}
+	_, err = dec.Token() // the closing delimiter
+	return out, err
 }
 
 func keyList(obj map[string]json.RawMessage) string {

@@ -32,9 +32,9 @@ func BenchmarkLoadTestParquetZstdRowGroups(b *testing.B) {
 
 func BenchmarkLoadTestJSONL(b *testing.B) { benchmarkLoad(b, "data/gsm8k/test.jsonl") }
 
-// BenchmarkLoadDocsParquet loads the same split as task docs (every column,
-// through parquet-go's row reconstruction): the peer of
-// BenchmarkLoadTestParquetSnappy, which reads two string columns page by page.
+// BenchmarkLoadDocsParquet loads the same split as task docs: the peer of
+// BenchmarkLoadTestParquetSnappy, which reads the rows through the same
+// reader (parquet-go's row reconstruction) and adds the GSM8K checks.
 func BenchmarkLoadDocsParquet(b *testing.B) {
 	path := sharedtest.Path(b, "data/gsm8k/main/test-00000-of-00001.parquet")
 	b.ReportAllocs()

@@ -6,33 +6,164 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/deprecated"
 	"github.com/parquet-go/parquet-go/format"
 )
 
-// maxNullRowsListed bounds how many NULL row numbers one error lists.
-const maxNullRowsListed = 10
-
 // ReadParquet decodes a Parquet file holding string columns "question" and
 // "answer" (the Hugging Face openai/gsm8k layout); other columns and any column
 // order are fine. name is used in errors only.
-//
-// parquet-go's GenericReader would quietly turn NULL, INT64 or a missing column
-// into strings, so the schema is checked here and values are read column by
-// column through the page API, where NULLs stay visible.
 func ReadParquet(name string, r io.ReaderAt, size int64) ([]Problem, error) {
-	cols, err := readParquetColumns(name, r, size, []string{"question", "answer"})
+	rows, err := readParquetRows(name, r, size, gsm8kColumns)
+	if err == nil {
+		err = checkStrings(name, rows, gsm8kColumns)
+	}
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Problem, len(cols[0]))
-	for i := range out {
-		out[i] = newProblem(name, i, cols[0][i], cols[1][i])
+	return gsm8kProblems(name, rows), nil
+}
+
+func readParquetFile(path string, strs []string) (fileRows, error) {
+	fh, size, err := openSized(path)
+	if err != nil {
+		return fileRows{}, err
 	}
-	return out, nil
+	defer fh.Close()
+	return readParquetRows(path, fh, size, strs)
+}
+
+// readParquetRows reconstructs every row with parquet-go's schema-driven
+// reconstruction, which keeps NULLs as nil and nested lists and structs as
+// []any and map[string]any. The columns of strs are checked in the schema
+// first: present, top-level, not repeated, and text. (parquet-go's
+// GenericReader into a struct of strings would quietly turn NULL, INT64 or a
+// missing column into strings; NULLs and UTF-8 are checkStrings' part.)
+func readParquetRows(name string, r io.ReaderAt, size int64, strs []string) (_ fileRows, err error) {
+	defer recoverCorrupt(name, &err)
+	f, err := OpenParquet(name, r, size)
+	if err != nil {
+		return fileRows{}, err
+	}
+	for _, c := range strs {
+		if _, err := stringColumn(f, c); err != nil {
+			return fileRows{}, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	rows := fileRows{docs: make([]Doc, 0, min(f.NumRows(), 1<<16))}
+	schema := f.Schema()
+	rows.fields = parquetFields(schema.Fields())
+	buf := make([]parquet.Row, 256)
+	for _, rg := range f.RowGroups() {
+		if err := appendRowGroup(&rows, schema, rg, buf); err != nil {
+			return fileRows{}, fmt.Errorf("%s: row %d: %w", name, len(rows.docs), err)
+		}
+	}
+	if int64(len(rows.docs)) != f.NumRows() {
+		return fileRows{}, fmt.Errorf("%s: %w: %d rows but the footer says %d", name, ErrNotParquet, len(rows.docs), f.NumRows())
+	}
+	return rows, nil
+}
+
+func appendRowGroup(rows *fileRows, schema *parquet.Schema, rg parquet.RowGroup, buf []parquet.Row) error {
+	rr := rg.Rows()
+	defer rr.Close()
+	for {
+		n, err := rr.ReadRows(buf)
+		for _, r := range buf[:n] {
+			d := Doc{}
+			if err := schema.Reconstruct(&d, r); err != nil {
+				return err
+			}
+			rows.docs = append(rows.docs, normalizeValues(d).(Doc))
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return errors.New("read rows: no progress")
+		}
+	}
+}
+
+// parquetFields is the order of Parquet columns, a struct's (or a list of
+// structs') own fields included, as the file's schema lists them.
+func parquetFields(fs []parquet.Field) Fields {
+	out := make(Fields, len(fs))
+	for i, f := range fs {
+		out[i] = Field{Name: f.Name(), Sub: parquetSub(f)}
+	}
+	return out
+}
+
+// parquetSub is a group column's fields: a struct's own, those of a LIST's
+// element (group (LIST) > repeated group > element, or the older two-level
+// form), none for a MAP (its keys are data) or a leaf.
+func parquetSub(f parquet.Field) Fields {
+	if f.Leaf() {
+		return nil
+	}
+	var lt format.LogicalTypeValue
+	if l := f.Type().LogicalType(); l != nil {
+		lt = l.Value
+	}
+	switch lt.(type) {
+	case *format.MapType:
+		return nil
+	case *format.ListType:
+		inner := f.Fields()
+		if len(inner) != 1 {
+			return nil
+		}
+		if el := inner[0].Fields(); !inner[0].Leaf() && len(el) == 1 {
+			return parquetSub(el[0])
+		}
+		return parquetSub(inner[0])
+	}
+	return parquetFields(f.Fields())
+}
+
+// normalizeValues maps the integer and float widths readers produce onto
+// int64 and float64, so templates see one type per kind.
+func normalizeValues(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = normalizeValues(e)
+		}
+		return x
+	case []any:
+		for i, e := range x {
+			x[i] = normalizeValues(e)
+		}
+		return x
+	case int:
+		return int64(x)
+	case int8:
+		return int64(x)
+	case int16:
+		return int64(x)
+	case int32:
+		return int64(x)
+	case uint8:
+		return int64(x)
+	case uint16:
+		return int64(x)
+	case uint32:
+		return int64(x)
+	case uint64:
+		return int64(x)
+	case float32:
+		return float64(x)
+	case []byte:
+		return string(x)
+	}
+	return v
 }
 
 // OpenParquet opens a Parquet file after checking the magic bytes and the footer
@@ -83,32 +214,6 @@ func recoverCorrupt(name string, err *error) {
 	}
 }
 
-// readParquetColumns returns the values of the named top-level string columns.
-func readParquetColumns(name string, r io.ReaderAt, size int64, names []string) (_ [][]string, err error) {
-	defer recoverCorrupt(name, &err)
-	f, err := OpenParquet(name, r, size)
-	if err != nil {
-		return nil, err
-	}
-	cols := make([]*parquet.Column, len(names))
-	for i, n := range names {
-		c, err := stringColumn(f, n)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		cols[i] = c
-	}
-	out := make([][]string, len(names))
-	for i, c := range cols {
-		vals, err := readStringColumn(c, f.NumRows())
-		if err != nil {
-			return nil, fmt.Errorf("%s: column %q: %w", name, names[i], err)
-		}
-		out[i] = vals
-	}
-	return out, nil
-}
-
 // stringColumn finds a top-level, non-repeated column holding text.
 func stringColumn(f *parquet.File, name string) (*parquet.Column, error) {
 	root := f.Root()
@@ -157,75 +262,6 @@ func isStringType(t parquet.Type) (string, bool) {
 		return desc, *ct == deprecated.UTF8 || *ct == deprecated.Enum
 	}
 	return desc, true
-}
-
-// readStringColumn reads every value of a flat column across row groups. It
-// fails on NULLs (listing the first rows that have one), on invalid UTF-8, and
-// when the value count disagrees with the footer's row count.
-func readStringColumn(c *parquet.Column, numRows int64) (vals []string, err error) {
-	pages := c.Pages()
-	defer pages.Close()
-	vals = make([]string, 0, min(numRows, 1<<16))
-	var nullRows []string
-	nulls := 0
-	buf := make([]parquet.Value, 512)
-	for {
-		page, err := pages.ReadPage()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("row %d: read page: %w", len(vals), err)
-		}
-		if err := readPageValues(page, buf, &vals, &nulls, &nullRows); err != nil {
-			parquet.Release(page)
-			return nil, err
-		}
-		parquet.Release(page)
-	}
-	if nulls > 0 {
-		more := ""
-		if nulls > len(nullRows) {
-			more = fmt.Sprintf(" and %d more", nulls-len(nullRows))
-		}
-		return nil, fmt.Errorf("%w in rows %s%s (%d NULLs)", ErrNull, strings.Join(nullRows, ", "), more, nulls)
-	}
-	if int64(len(vals)) != numRows {
-		return nil, fmt.Errorf("%w: %d values but the footer says %d rows", ErrNotParquet, len(vals), numRows)
-	}
-	return vals, nil
-}
-
-func readPageValues(page parquet.Page, buf []parquet.Value, vals *[]string, nulls *int, nullRows *[]string) error {
-	rd := page.Values()
-	for {
-		n, err := rd.ReadValues(buf)
-		for _, v := range buf[:n] {
-			row := len(*vals)
-			if v.IsNull() {
-				*nulls++
-				if len(*nullRows) < maxNullRowsListed {
-					*nullRows = append(*nullRows, fmt.Sprint(row))
-				}
-				*vals = append(*vals, "")
-				continue
-			}
-			b := v.ByteArray()
-			if !utf8.Valid(b) {
-				return fmt.Errorf("row %d: %w", row, ErrInvalidUTF8)
-			}
-			*vals = append(*vals, string(b)) // copies out of the page buffer
-		}
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("row %d: read values: %w", len(*vals), err)
-		}
-		if n == 0 {
-			return fmt.Errorf("row %d: read values: no progress", len(*vals))
-		}
-	}
 }
 
 // convertedTypeNames are the Parquet ConvertedType enum's names, by value.

@@ -1,7 +1,6 @@
 package datasets
 
 import (
-	"strconv"
 	"strings"
 )
 
@@ -26,8 +25,9 @@ type Problem struct {
 	TargetValid bool
 	// Doc is the whole row, every column, as task templates see it.
 	Doc Doc
-	// Columns is Doc's key order: the file's column order (see fileColumns).
-	Columns []string
+	// Columns is Doc's key order, nested structs' included: the file's (see
+	// Fields), then any key the file does not name, sorted.
+	Columns Fields
 	// Source and Row say where the problem came from (file path, 0-based row
 	// within that file), for error messages and provenance.
 	Source string
@@ -45,10 +45,12 @@ func FinalAnswer(answer string) (string, bool) {
 	return t, t != ""
 }
 
-func newProblem(source string, row int, question, answer string) Problem {
-	t, ok := FinalAnswer(answer)
-	return Problem{Index: row, ID: strconv.Itoa(row), Question: question, Answer: answer,
-		Target: t, TargetValid: ok, Source: source, Row: row, Doc: Doc{"question": question, "answer": answer}}
+// setGSM8K sets Question, Answer and Target from the doc's "question" and
+// "answer", which the loader checked are strings.
+func (p *Problem) setGSM8K() {
+	p.Question, _ = p.Doc["question"].(string)
+	p.Answer, _ = p.Doc["answer"].(string)
+	p.Target, p.TargetValid = FinalAnswer(p.Answer)
 }
 
 // InvalidTargets returns the indexes (positions in ps) of problems without a

@@ -190,8 +190,9 @@ func TestCSVDocsInferTypes(t *testing.T) {
 	csvText := "q,n,x,ok,note\n\"a, quoted\",1,1.5,True,\n\"b\",2,,False,hi\n"
 	docs, err := parseCSVDocs("t.csv", []byte(csvText))
 	require.NoError(t, err)
-	assert.Equal(t, Doc{"q": "a, quoted", "n": int64(1), "x": 1.5, "ok": true, "note": nil}, docs[0])
-	assert.Equal(t, Doc{"q": "b", "n": int64(2), "x": nil, "ok": false, "note": "hi"}, docs[1])
+	assert.Equal(t, Doc{"q": "a, quoted", "n": int64(1), "x": 1.5, "ok": true, "note": nil}, docs.docs[0])
+	assert.Equal(t, Doc{"q": "b", "n": int64(2), "x": nil, "ok": false, "note": "hi"}, docs.docs[1])
+	assert.Equal(t, []string{"q", "n", "x", "ok", "note"}, docs.fields.Names())
 	_, err = parseCSVDocs("t.csv", []byte("a,b\n1\n"))
 	assert.ErrorContains(t, err, "wrong number of fields")
 }

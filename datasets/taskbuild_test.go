@@ -128,7 +128,7 @@ func FuzzDocFiles(f *testing.F) {
 	f.Add([]byte("ARROW1\x00\x00"))
 	f.Add([]byte("\xff\xff\xff\xff"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		_, _ = parseJSONLDocs("fuzz.jsonl", b)
+		_, _ = parseJSONLDocs("fuzz.jsonl", b, nil)
 		_, _ = parseCSVDocs("fuzz.csv", b)
 		p := filepath.Join(t.TempDir(), "f.arrow")
 		if err := os.WriteFile(p, b, 0o644); err != nil {

@@ -255,23 +255,41 @@ func (ix *Index) Task(name string) (*Task, error) {
 // in the order the group lists them. Members that are not indexed are all
 // named in the error, as are cycles.
 func (ix *Index) Expand(name string) ([]string, error) {
-	var out, missing []string
+	out, missing, err := ix.Leaves(name)
+	if err != nil {
+		return nil, err
+	}
+	if len(missing) > 0 {
+		if len(missing) == 1 && missing[0] == name {
+			_, err := ix.Task(name)
+			return nil, err
+		}
+		return nil, fmt.Errorf("%s: %d member tasks are not indexed: %s (add their files with --include-path)", name, len(missing), strings.Join(missing, ", "))
+	}
+	return out, nil
+}
+
+// Leaves lists the tasks under a task, group or tag name, depth first in the
+// order the groups list them and each once, as lm-eval expands a group. A
+// member the index does not hold is listed as a task (its file may be
+// elsewhere) and also returned in missing; a cycle, or a group whose YAML
+// failed to load, is an error.
+func (ix *Index) Leaves(name string) (leaves, missing []string, err error) {
 	var walk func(n string, stack []string) error
 	walk = func(n string, stack []string) error {
 		if slices.Contains(stack, n) {
 			return fmt.Errorf("group cycle: %s", strings.Join(append(stack, n), " → "))
 		}
 		e, ok := ix.entries[n]
-		if !ok {
-			missing = append(missing, n)
-			return nil
-		}
-		if e.Kind == KindGroup && e.Err != nil {
+		if ok && e.Kind == KindGroup && e.Err != nil {
 			return e.Err
 		}
-		if e.Kind == KindTask {
-			if !slices.Contains(out, n) {
-				out = append(out, n)
+		if !ok || e.Kind == KindTask {
+			if !slices.Contains(leaves, n) {
+				leaves = append(leaves, n)
+				if !ok {
+					missing = append(missing, n)
+				}
 			}
 			return nil
 		}
@@ -283,16 +301,9 @@ func (ix *Index) Expand(name string) ([]string, error) {
 		return nil
 	}
 	if err := walk(name, nil); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if len(missing) > 0 {
-		if len(missing) == 1 && missing[0] == name {
-			_, err := ix.Task(name)
-			return nil, err
-		}
-		return nil, fmt.Errorf("%s: %d member tasks are not indexed: %s (add their files with --include-path)", name, len(missing), strings.Join(missing, ", "))
-	}
-	return out, nil
+	return leaves, missing, nil
 }
 
 var builtinIndex = sync.OnceValues(func() (*Index, error) { return NewIndex() })

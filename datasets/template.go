@@ -3,7 +3,9 @@ package datasets
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -78,11 +80,57 @@ func (t *Template) Render(d Doc) (any, error) {
 	if t.err != nil {
 		return nil, t.err
 	}
+	ctx, _ := jinjaValue(d)
 	var out bytes.Buffer
-	if err := t.tpl.Execute(&out, exec.NewContext(d)); err != nil {
+	if err := t.tpl.Execute(&out, exec.NewContext(ctx.(Doc))); err != nil {
 		return nil, fmt.Errorf("%s: render: %s", t.Key, shortJinjaError(err, t.Source))
 	}
 	return out.String(), nil
+}
+
+// nonFiniteFloat is a NaN or ±Inf doc value, printed as Jinja prints a
+// Python float (nan, inf, -inf) where gonja would print Go's NaN and +Inf. Its
+// kind stays float64, so templates still compute and compare with it.
+type nonFiniteFloat float64
+
+func (f nonFiniteFloat) String() string { return pyFloat(float64(f)) }
+
+// jinjaValue is v with its non-finite floats, nested ones included, as
+// nonFiniteFloat, and whether it had any; v itself when it has none.
+func jinjaValue(v any) (any, bool) {
+	switch x := v.(type) {
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nonFiniteFloat(x), true
+		}
+	case []any:
+		var out []any
+		for i, e := range x {
+			if w, ok := jinjaValue(e); ok {
+				if out == nil {
+					out = slices.Clone(x)
+				}
+				out[i] = w
+			}
+		}
+		if out != nil {
+			return out, true
+		}
+	case map[string]any:
+		var out map[string]any
+		for k, e := range x {
+			if w, ok := jinjaValue(e); ok {
+				if out == nil {
+					out = maps.Clone(x)
+				}
+				out[k] = w
+			}
+		}
+		if out != nil {
+			return out, true
+		}
+	}
+	return v, false
 }
 
 // RenderString renders and converts the result as Python's str() would.

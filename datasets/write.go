@@ -4,10 +4,11 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"unicode/utf16"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
+
+	"github.com/entropix-eval/entropix-eval/internal/pyjson"
 )
 
 // hfFeatures is the key-value entry Hugging Face `datasets` writes into Parquet
@@ -55,50 +56,13 @@ func WriteJSONL(w io.Writer, ps []Problem) error {
 	var line []byte
 	for _, p := range ps {
 		line = append(line[:0], `{"question": `...)
-		line = appendPyJSONString(line, p.Question)
+		line = pyjson.AppendASCIIString(line, p.Question)
 		line = append(line, `, "answer": `...)
-		line = appendPyJSONString(line, p.Answer)
+		line = pyjson.AppendASCIIString(line, p.Answer)
 		line = append(line, "}\n"...)
 		if _, err := bw.Write(line); err != nil {
 			return err
 		}
 	}
 	return bw.Flush()
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendPyJSONString quotes s like json.dumps with ensure_ascii=True.
-func appendPyJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	for _, r := range s {
-		switch {
-		case r == '"':
-			b = append(b, `\"`...)
-		case r == '\\':
-			b = append(b, `\\`...)
-		case r == '\n':
-			b = append(b, `\n`...)
-		case r == '\r':
-			b = append(b, `\r`...)
-		case r == '\t':
-			b = append(b, `\t`...)
-		case r == '\b':
-			b = append(b, `\b`...)
-		case r == '\f':
-			b = append(b, `\f`...)
-		case r >= 0x20 && r <= 0x7e:
-			b = append(b, byte(r))
-		case r >= 0x10000:
-			r1, r2 := utf16.EncodeRune(r)
-			b = appendU4(appendU4(b, r1), r2)
-		default: // other controls, DEL and the rest of the BMP
-			b = appendU4(b, r)
-		}
-	}
-	return append(b, '"')
-}
-
-func appendU4(b []byte, r rune) []byte {
-	return append(b, '\\', 'u', hexDigits[r>>12&0xf], hexDigits[r>>8&0xf], hexDigits[r>>4&0xf], hexDigits[r&0xf])
 }

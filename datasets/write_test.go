@@ -26,21 +26,6 @@ func TestWriteJSONLReproducesOpenAIFiles(t *testing.T) {
 	}
 }
 
-func TestPyJSONString(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"plain", `"plain"`},
-		{"a\"b\\c/d", `"a\"b\\c/d"`},
-		{"\n\r\t\b\f", `"\n\r\t\b\f"`},
-		{"\x01\x1f\x7f", `"\u0001\u001f\u007f"`},
-		{"Janet\u2019s", `"Janet\u2019s"`},
-		{"\U0001F600", `"\ud83d\ude00"`},
-		{"<&>", `"<&>"`}, // Python does not HTML-escape
-	}
-	for _, tt := range tests {
-		assert.Equal(t, tt.want, string(appendPyJSONString(nil, tt.in)), "%q", tt.in)
-	}
-}
-
 func TestWriteParquetRoundTrip(t *testing.T) {
 	ds, err := Load(sharedtest.Path(t, "data/gsm8k/test.jsonl"))
 	require.NoError(t, err)

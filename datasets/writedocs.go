@@ -1,16 +1,15 @@
 package datasets
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strconv"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
+
+	"github.com/entropix-eval/entropix-eval/internal/pyjson"
 )
 
 // DocColumns lists the columns of docs: the names in `order` first (a file's
@@ -29,66 +28,39 @@ func DocColumns(docs []Doc, order []string) []string {
 	return append(out, extra...)
 }
 
-// WriteDocsJSONL writes one JSON object per doc with the keys in `columns`
-// order (absent keys are left out, NULLs written as null). A float keeps its
-// decimal point (1.0, as Python writes it), so it reads back as a float.
-func WriteDocsJSONL(w io.Writer, docs []Doc, columns []string) error {
-	var line []byte
+// WriteDocsJSONL writes one JSON object per doc (EncodeDoc): the keys, and
+// those of nested structs, in fields' order, then any others sorted; NULLs as
+// null. A float is written as Python's json.dumps writes it (1.0, 1e-05, NaN,
+// Infinity), so it reads back as a float, here and in Python.
+func WriteDocsJSONL(w io.Writer, docs []Doc, fields Fields) error {
 	for i, d := range docs {
-		line = append(line[:0], '{')
-		first := true
-		for _, c := range columns {
-			v, ok := d[c]
-			if !ok {
-				continue
-			}
-			if !first {
-				line = append(line, ',')
-			}
-			first = false
-			var err error
-			line = appendJSONString(line, c)
-			line = append(line, ':')
-			if line, err = appendJSONValue(line, v); err != nil {
-				return fmt.Errorf("row %d: column %q: %w", i, c, err)
-			}
+		b, err := EncodeDoc(d, fields)
+		if err != nil {
+			return fmt.Errorf("row %d: %w", i, err)
 		}
-		line = append(line, "}\n"...)
-		if _, err := w.Write(line); err != nil {
+		if _, err := w.Write(append(b, '\n')); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func appendJSONString(b []byte, s string) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
-	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
-}
-
-func appendJSONValue(b []byte, v any) ([]byte, error) {
+// appendJSONValue writes v as json.dumps does its values (strings, floats
+// with NaN, Infinity and -Infinity), without spaces; an object's keys, and
+// those of the objects inside it, in fields' order (Fields.forDoc; nil sorts
+// them), the elements of a list each with the same fields.
+func appendJSONValue(b []byte, v any, fields Fields) ([]byte, error) {
 	switch x := v.(type) {
 	case nil:
 		return append(b, "null"...), nil
 	case string:
-		return appendJSONString(b, x), nil
+		return pyjson.AppendString(b, x), nil
 	case bool:
 		return strconv.AppendBool(b, x), nil
 	case int64:
 		return strconv.AppendInt(b, x, 10), nil
 	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, fmt.Errorf("%v has no JSON form", x)
-		}
-		n := len(b)
-		b = strconv.AppendFloat(b, x, 'g', -1, 64)
-		if !bytes.ContainsAny(b[n:], ".eE") {
-			b = append(b, ".0"...)
-		}
-		return b, nil
+		return pyjson.AppendFloat(b, x), nil
 	case []any:
 		b = append(b, '[')
 		for i, e := range x {
@@ -96,22 +68,20 @@ func appendJSONValue(b []byte, v any) ([]byte, error) {
 				b = append(b, ',')
 			}
 			var err error
-			if b, err = appendJSONValue(b, e); err != nil {
+			if b, err = appendJSONValue(b, e, fields); err != nil {
 				return nil, err
 			}
 		}
 		return append(b, ']'), nil
 	case map[string]any:
-		return appendJSONValue(b, orderedDoc{x, DocColumns([]Doc{x}, nil)})
-	case orderedDoc:
 		b = append(b, '{')
-		for i, k := range x.keys {
+		for i, f := range fields.forDoc(x) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = append(appendJSONString(b, k), ':')
+			b = append(pyjson.AppendString(b, f.Name), ':')
 			var err error
-			if b, err = appendJSONValue(b, x.doc[k]); err != nil {
+			if b, err = appendJSONValue(b, x[f.Name], f.Sub); err != nil {
 				return nil, err
 			}
 		}

@@ -34,7 +34,7 @@ func TestWriteDocsRoundTrip(t *testing.T) {
 			dir := t.TempDir()
 			var pq, jl bytes.Buffer
 			require.NoError(t, WriteDocsParquet(&pq, docs, &parquet.Zstd))
-			require.NoError(t, WriteDocsJSONL(&jl, docs, DocColumns(docs, nil)))
+			require.NoError(t, WriteDocsJSONL(&jl, docs, nil))
 			for name, b := range map[string][]byte{"x.parquet": pq.Bytes(), "x.jsonl": jl.Bytes()} {
 				p := filepath.Join(dir, name)
 				require.NoError(t, os.WriteFile(p, b, 0o644))
@@ -52,8 +52,12 @@ func TestWriteDocsRoundTrip(t *testing.T) {
 func TestWriteDocsJSONLKeyOrder(t *testing.T) {
 	var b bytes.Buffer
 	docs := []Doc{{"b": "x<y", "a": int64(1), "c": nil}, {"a": int64(2), "z": []any{"p", true}}}
-	require.NoError(t, WriteDocsJSONL(&b, docs, DocColumns(docs, []string{"b"})))
+	require.NoError(t, WriteDocsJSONL(&b, docs, FieldsOf("b")))
 	assert.Equal(t, "{\"b\":\"x<y\",\"a\":1,\"c\":null}\n{\"a\":2,\"z\":[\"p\",true]}\n", b.String())
+	b.Reset()
+	docs = []Doc{{"s": map[string]any{"text": "t", "answer_start": int64(3)}}}
+	require.NoError(t, WriteDocsJSONL(&b, docs, Fields{{Name: "s", Sub: FieldsOf("text", "answer_start")}}))
+	assert.Equal(t, "{\"s\":{\"text\":\"t\",\"answer_start\":3}}\n", b.String(), "a struct's fields in the file's order")
 }
 
 func TestWriteDocsParquetRefusesMixedTypes(t *testing.T) {

@@ -119,7 +119,7 @@ func FuzzParseConfig(f *testing.F) {
 		if c.DType == "" || len(c.BOS) == 0 || len(c.EOS) == 0 {
 			return
 		}
-		js, err := marshalPyJSON(configJSON(c, true))
+		js, err := pyJSONFile(configJSON(c, true))
 		if err != nil {
 			t.Fatal(err)
 		}

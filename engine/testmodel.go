@@ -106,7 +106,7 @@ func (spec TestModelSpec) resolve() (Config, bool, error) {
 	if spec.Shards < 0 {
 		return Config{}, false, fmt.Errorf("Shards %d is negative", spec.Shards)
 	}
-	js, err := marshalPyJSON(configJSON(c, writeHeadDim))
+	js, err := pyJSONFile(configJSON(c, writeHeadDim))
 	if err != nil {
 		return Config{}, false, err
 	}
@@ -154,7 +154,7 @@ func nameHash(name string) uint64 {
 }
 
 func writeJSONFile(path string, v any) error {
-	data, err := marshalPyJSON(v)
+	data, err := pyJSONFile(v)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}

@@ -53,7 +53,13 @@ func AggregateGroup(ix *datasets.Index, name, out string) (*GroupResults, error)
 		if len(e.Aggregates) == 0 {
 			return
 		}
-		leaves := leafTasks(ix, name, nil)
+		// A member not indexed here counts as a task: it may have run from
+		// another --include-path, and without results it is left out below.
+		leaves, _, err := ix.Leaves(name)
+		if err != nil {
+			walkErr = fmt.Errorf("group %s: %w", name, err)
+			return
+		}
 		res.Subtasks[name] = leaves
 		for _, t := range leaves {
 			if _, read := taskResults[t]; read {
@@ -81,28 +87,6 @@ func AggregateGroup(ix *datasets.Index, name, out string) (*GroupResults, error)
 		return nil, nil
 	}
 	return res, nil
-}
-
-// leafTasks lists the tasks under a group, depth first, as lm-eval's
-// get_all_tasks; a member the index does not know is listed as a task (its
-// missing results leave it out of the aggregate, with a warning).
-func leafTasks(ix *datasets.Index, name string, stack []string) []string {
-	e, ok := ix.Lookup(name)
-	if !ok || e.Kind == datasets.KindTask {
-		return []string{name}
-	}
-	if slices.Contains(stack, name) { // a cycle; Expand refuses it before a run
-		return nil
-	}
-	var out []string
-	for _, m := range e.Members {
-		for _, t := range leafTasks(ix, m, append(stack, name)) {
-			if !slices.Contains(out, t) {
-				out = append(out, t)
-			}
-		}
-	}
-	return out
 }
 
 // taskRun is one task's results.json entry for one run.
@@ -155,7 +139,7 @@ func aggregateOne(res *GroupResults, group string, aggs []datasets.AggregateMetr
 					slog.Warn("group aggregate: no task reports the score", "group", group, "score", k, "run", runID)
 					continue
 				}
-				rs[string(k)], rs[stderrKey(k)] = jsonNum(mean), jsonNum(se)
+				rs[string(k)], rs[StderrKey(k)] = jsonNum(mean), jsonNum(se)
 				counts[string(k)] = n
 				keys = append(keys, string(k))
 			}
@@ -208,7 +192,7 @@ func aggregateKey(k reports.ScoreKey, weightBySize bool, leaves []string, byTask
 		weights += w
 		n += r.n
 		tasks++
-		if s, has := r.summary[stderrKey(k)].(float64); has {
+		if s, has := r.summary[StderrKey(k)].(float64); has {
 			pooledVar += float64(r.n-1) * s * s * float64(r.n)
 		} else {
 			seOK = false

@@ -104,3 +104,31 @@ func TestAggregateUnweightedDiscoveredFilters(t *testing.T) {
 	require.NoError(t, err)
 	assert.Nil(t, none, "a task is no group")
 }
+
+// TestAggregateNestedGroupLeaves: a group whose members are a subgroup and a
+// task already in it aggregates over the leaf tasks depth first, each once
+// (datasets.Index.Expand), and lists the subgroup's own aggregate too.
+func TestAggregateNestedGroupLeaves(t *testing.T) {
+	dir := t.TempDir()
+	yaml := "group: inner\ntask: [" + bbhDate + ", " + bbhBool + "]\naggregate_metric_list:\n  - metric: exact_match\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "inner.yaml"), []byte(yaml), 0o644))
+	yaml = "group: outer\ntask: [inner, " + bbhBool + "]\naggregate_metric_list:\n  - metric: exact_match\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "outer.yaml"), []byte(yaml), 0o644))
+	ix, err := datasets.NewIndex(sharedtest.Path(t, "tasks/lm-eval/bbh"), dir)
+	require.NoError(t, err)
+	res, err := AggregateGroup(ix, "outer", bbhResults(t))
+	require.NoError(t, err)
+	require.NotNil(t, res)
+	assert.Equal(t, []string{bbhDate, bbhBool}, res.Subtasks["outer"])
+	assert.Equal(t, []string{bbhDate, bbhBool}, res.Subtasks["inner"])
+	// weight_by_size (lm-eval's default): (.75·4 + .5·2)/6, the boolean task counted once.
+	assert.InDelta(t, 2.0/3, res.Groups["outer|greedy/seed=0"]["exact_match,get-answer"], 1e-12)
+	assert.Contains(t, res.Groups, "inner|greedy/seed=0")
+
+	yaml = "group: cyclic\ntask: [" + bbhBool + ", cyclic]\naggregate_metric_list:\n  - metric: exact_match\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "cyclic.yaml"), []byte(yaml), 0o644))
+	ix, err = datasets.NewIndex(sharedtest.Path(t, "tasks/lm-eval/bbh"), dir)
+	require.NoError(t, err)
+	_, err = AggregateGroup(ix, "cyclic", t.TempDir())
+	assert.ErrorContains(t, err, "group cycle", "as the run's own expansion refuses it")
+}

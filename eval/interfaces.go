@@ -119,9 +119,9 @@ type Problem struct {
 	// Doc is the dataset row (every column), for filters that read it
 	// (multi_choice_regex reads "choices").
 	Doc datasets.Doc
-	// DocColumns is Doc's key order, the dataset's column order, which
-	// lm-eval's doc and doc_hash keep.
-	DocColumns []string
+	// DocColumns is Doc's key order, the dataset's column order (nested
+	// structs' included), which lm-eval's doc and doc_hash keep.
+	DocColumns datasets.Fields
 }
 
 // TaskSpec is what the runner and the grader need of a task besides its

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"path/filepath"
@@ -21,8 +22,10 @@ const (
 // keyTruncatedGen is results.json's share of responses cut at the token limit.
 const keyTruncatedGen = "finish_length_share"
 
-// stderrKey is lm-eval's standard-error key of a score key: "metric_stderr,filter".
-func stderrKey(k reports.ScoreKey) string { return k.Metric() + "_stderr," + k.Filter() }
+// StderrKey is lm-eval's standard-error key of a score key,
+// "metric_stderr,filter": the key results.json, group_results.json and
+// lm-eval's own results file hold a score's standard error under.
+func StderrKey(k reports.ScoreKey) string { return k.Metric() + "_stderr," + k.Filter() }
 
 // RunSummary is one sampler × seed run's entry in results.json.
 type RunSummary map[string]any
@@ -52,9 +55,12 @@ type ResultsConfig struct {
 	FirstArgmax  bool              `json:"first_token_argmax"`
 }
 
-// meanSE returns the mean and lm-eval's standard error of the mean (the
-// sample standard deviation over sqrt(n); sqrt(p(1-p)/(n-1)) for 0/1 scores).
-func meanSE(sum, sumSq float64, n int) (float64, float64) {
+// MeanSE returns the mean of n scores from their sum and sum of squares, and
+// lm-eval's standard error of the mean (mean_stderr: the sample standard
+// deviation over sqrt(n); sqrt(p(1-p)/(n-1)) for 0/1 scores). The SE is NaN
+// for one score (lm-eval's "N/A"), both are NaN for none. Every mean and SE
+// we write, ours and lm-eval's files alike, comes from here.
+func MeanSE(sum, sumSq float64, n int) (float64, float64) {
 	if n == 0 {
 		return math.NaN(), math.NaN()
 	}
@@ -107,8 +113,8 @@ func summarize(m *Manifest, grs []gradedRecord) ResultsJSON {
 		rs := RunSummary{"alias": m.Task.Name, keyTruncatedGen: float64(t.length) / float64(t.n)}
 		var keys []string
 		for _, k := range t.keys {
-			mean, se := meanSE(t.sum[k], t.sumSq[k], t.n)
-			rs[string(k)], rs[stderrKey(k)] = jsonNum(mean), jsonNum(se)
+			mean, se := MeanSE(t.sum[k], t.sumSq[k], t.n)
+			rs[string(k)], rs[StderrKey(k)] = jsonNum(mean), jsonNum(se)
 			keys = append(keys, string(k))
 		}
 		rs["score_keys"] = keys
@@ -141,9 +147,11 @@ func b2i(b bool) int {
 }
 
 // sampleLine is one line of samples.jsonl: everything needed to audit one answer.
-// It is a map because lm-eval's metric keys contain commas, which struct tags cannot
-// spell; encoding/json writes map keys sorted, so lines are still deterministic.
-func sampleLine(g gradedRecord) map[string]any {
+// The fields are a map because lm-eval's metric keys contain commas, which struct
+// tags cannot spell; encoding/json writes map keys sorted, so lines are still
+// deterministic. The doc follows them last (withDoc): it may hold NaN or
+// ±Infinity, written as json.dumps writes them, which encoding/json refuses.
+func sampleLine(g gradedRecord) ([]byte, error) {
 	filtered := map[string]string{}
 	for _, a := range g.Grade.Answers {
 		filtered[a.Filter] = a.Answer
@@ -151,7 +159,6 @@ func sampleLine(g gradedRecord) map[string]any {
 	line := map[string]any{
 		"doc_id": g.ProblemIndex, "problem_id": g.ProblemID, "run_id": g.Job.RunID(),
 		"sampler": g.Job.Sampler, "seed": g.Job.Seed, "repeat": g.Repeat,
-		"doc":    sampleDoc(g.Problem),
 		"prompt": g.Problem.Prompt, "prompt_hash": g.PromptHash, "target": g.Problem.Target,
 		"resps":          [][]string{{g.Response}},
 		"filtered_resps": filtered,
@@ -160,26 +167,34 @@ func sampleLine(g gradedRecord) map[string]any {
 	for _, s := range g.Grade.Scores {
 		line[string(s.Key())] = s.Value
 	}
-	return line
+	b, err := json.Marshal(line)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := sampleDoc(g.Problem)
+	if err != nil {
+		return nil, fmt.Errorf("problem %s: doc: %w", g.ProblemID, err)
+	}
+	return withDoc(b, doc), nil
 }
 
 // sampleDoc is the doc as lm-eval's samples show it: the dataset row, or for
 // runs made before problems.jsonl kept it, the question and worked answer.
-func sampleDoc(p ProblemEntry) any {
+func sampleDoc(p ProblemEntry) ([]byte, error) {
 	if p.Doc != nil {
-		if b, err := datasets.EncodeDoc(p.Doc, p.DocColumns); err == nil {
-			return json.RawMessage(b)
-		}
-		return p.Doc
+		return datasets.EncodeDoc(p.Doc, p.DocColumns)
 	}
-	return map[string]string{"question": p.Question, "answer": docAnswer(p)}
+	return json.Marshal(map[string]string{"question": p.Question, "answer": docAnswer(p)})
 }
 
 func writeSamples(dir string, grs []gradedRecord) error {
 	return WriteFileAtomic(filepath.Join(dir, SamplesFile), func(w io.Writer) error {
-		enc := json.NewEncoder(w)
 		for _, g := range grs {
-			if err := enc.Encode(sampleLine(g)); err != nil {
+			b, err := sampleLine(g)
+			if err != nil {
+				return err
+			}
+			if _, err := w.Write(append(b, '\n')); err != nil {
 				return err
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 
 	"github.com/entropix-eval/entropix-eval/datasets"
+	"github.com/entropix-eval/entropix-eval/internal/pyjson"
 )
 
 // ProblemsFile keeps the exact prompts and targets of a run, so samples.jsonl,
@@ -31,46 +32,59 @@ type ProblemEntry struct {
 	Target       string `json:"target"`
 	// Doc is the dataset row, for filters that read it (multi_choice_regex).
 	Doc map[string]any `json:"doc,omitempty"`
-	// DocColumns is Doc's key order (the dataset's column order).
-	DocColumns []string `json:"doc_columns,omitempty"`
+	// DocColumns is Doc's key order (the dataset's column order, nested
+	// structs' as {"name": [fields]}).
+	DocColumns datasets.Fields `json:"doc_columns,omitempty"`
 }
 
-// MarshalJSON writes the doc in its column order with its numbers' kinds
-// (datasets.EncodeDoc), so samples and lm-eval's doc_hash see the row as the
-// dataset has it.
+// MarshalJSON writes the doc last, in its column order with its numbers'
+// kinds (datasets.EncodeDoc), so samples and lm-eval's doc_hash see the row
+// as the dataset has it. A doc's NaN and ±Infinity are written as Python's
+// json.dumps writes them, which encoding/json refuses from a Marshaler, so
+// problems.jsonl is written and read through these two methods directly.
 func (e ProblemEntry) MarshalJSON() ([]byte, error) {
 	type plain ProblemEntry
-	out := struct {
-		plain
-		Doc json.RawMessage `json:"doc,omitempty"`
-	}{plain: plain(e)}
-	if e.Doc != nil {
-		b, err := datasets.EncodeDoc(e.Doc, e.DocColumns)
-		if err != nil {
-			return nil, fmt.Errorf("problem %s: doc: %w", e.ID, err)
-		}
-		out.Doc = b
+	doc := e.Doc
+	e.Doc = nil
+	b, err := json.Marshal(plain(e))
+	if err != nil || doc == nil {
+		return b, err
 	}
-	return json.Marshal(out)
+	docText, err := datasets.EncodeDoc(doc, e.DocColumns)
+	if err != nil {
+		return nil, fmt.Errorf("problem %s: doc: %w", e.ID, err)
+	}
+	return withDoc(b, docText), nil
 }
 
-// UnmarshalJSON reads MarshalJSON's doc back with int64 and float64 numbers.
+// withDoc is the JSON object obj, which has members, with "doc": doc as its
+// last member.
+func withDoc(obj, doc []byte) []byte {
+	out := append(bytes.TrimSuffix(obj, []byte("}")), `,"doc":`...)
+	return append(append(out, doc...), '}')
+}
+
+// UnmarshalJSON reads MarshalJSON's line back, the doc with int64 and
+// float64 numbers (NaN and ±Infinity included).
 func (e *ProblemEntry) UnmarshalJSON(b []byte) error {
 	type plain ProblemEntry
 	in := struct {
 		*plain
 		Doc json.RawMessage `json:"doc,omitempty"`
 	}{plain: (*plain)(e)}
-	if err := json.Unmarshal(b, &in); err != nil {
+	if err := json.Unmarshal(pyjson.Standard(b), &in); err != nil {
 		return err
 	}
 	e.Doc = nil
 	if len(in.Doc) > 0 && string(in.Doc) != "null" {
-		d, err := datasets.DecodeDoc(in.Doc)
+		// The whole line again: Standard lost the doc's non-finite values.
+		line, err := datasets.DecodeDoc(b)
 		if err != nil {
 			return fmt.Errorf("doc: %w", err)
 		}
-		e.Doc = d
+		if e.Doc, _ = line["doc"].(datasets.Doc); e.Doc == nil {
+			return fmt.Errorf("doc: want a JSON object")
+		}
 	}
 	return nil
 }
@@ -120,9 +134,12 @@ func entriesOf(pps []*preparedProblem) []ProblemEntry {
 
 func writeProblems(dir string, entries []ProblemEntry) error {
 	return WriteFileAtomic(filepath.Join(dir, ProblemsFile), func(w io.Writer) error {
-		enc := json.NewEncoder(w)
 		for _, e := range entries {
-			if err := enc.Encode(e); err != nil {
+			b, err := e.MarshalJSON()
+			if err != nil {
+				return err
+			}
+			if _, err := w.Write(append(b, '\n')); err != nil {
 				return err
 			}
 		}
@@ -143,7 +160,7 @@ func ReadProblems(dir string) ([]ProblemEntry, error) {
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for line := 1; sc.Scan(); line++ {
 		var e ProblemEntry
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+		if err := e.UnmarshalJSON(sc.Bytes()); err != nil {
 			return nil, fmt.Errorf("%s line %d: %w", path, line, err)
 		}
 		out = append(out, e)
@@ -171,7 +188,7 @@ func sameProblems(have, want []ProblemEntry) error {
 // numbers read back from JSON are float64, freshly loaded ones int64).
 func sameEntry(a, b ProblemEntry) bool {
 	a.DocColumns, b.DocColumns = nil, nil // run directories from before doc_columns
-	ja, errA := json.Marshal(a)
-	jb, errB := json.Marshal(b)
+	ja, errA := a.MarshalJSON()
+	jb, errB := b.MarshalJSON()
 	return errA == nil && errB == nil && bytes.Equal(ja, jb)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -12,9 +11,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/entropix-eval/entropix-eval/datasets"
-	"github.com/entropix-eval/entropix-eval/eval"
-	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress"
 )
 
 func init() {
@@ -195,7 +191,8 @@ func schemaOrder(infos []datasets.FileInfo) []string {
 	return out
 }
 
-// printFirstDocs shows the first docs, every column, non-strings as JSON.
+// printFirstDocs shows the first docs, every column, non-strings as JSON
+// (as convert writes them: 2.0, NaN, Infinity; a struct's keys sorted).
 func printFirstDocs(out io.Writer, ps []datasets.Problem, columns []string, n, width int) {
 	eachFirstRow(out, ps, n, func(p datasets.Problem) {
 		tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
@@ -206,9 +203,9 @@ func printFirstDocs(out io.Writer, ps []datasets.Problem, columns []string, n, w
 			}
 			s, isString := v.(string)
 			if !isString {
-				b, err := json.Marshal(v)
+				b, err := datasets.EncodeValue(v, nil)
 				if err != nil {
-					return
+					b = fmt.Appendf(nil, "(%v)", err)
 				}
 				s = string(b)
 			}
@@ -298,123 +295,4 @@ func oneLine(s string, width int) string {
 		return string(r[:width]) + "…"
 	}
 	return s
-}
-
-func datasetsConvert(args []string, out io.Writer) error {
-	fs := newDatasetsFlags("convert")
-	codecName := fs.String("compression", "snappy", "Parquet compression: snappy, zstd, gzip or none")
-	force := fs.Bool("force", false, "overwrite OUT if it exists")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() != 2 {
-		return fmt.Errorf("%w: convert takes IN and OUT", errUsage)
-	}
-	in, outPath := fs.Arg(0), fs.Arg(1)
-	codec, err := parquetCodec(*codecName)
-	if err != nil {
-		return err
-	}
-	format := strings.ToLower(filepath.Ext(outPath))
-	if format != ".parquet" && format != ".jsonl" {
-		return fmt.Errorf("%w: OUT %s must end in .parquet or .jsonl", errUsage, outPath)
-	}
-	if _, err := os.Stat(outPath); err == nil && !*force {
-		return fmt.Errorf("%s exists (use -force to overwrite)", outPath)
-	}
-	var infos []datasets.FileInfo
-	if paths, _ := filepath.Glob(in); len(paths) > 0 {
-		for _, p := range paths {
-			if info, err := datasets.DescribeFile(p); err == nil {
-				infos = append(infos, info)
-			}
-		}
-	}
-	if isGSM8KOnly(infos) {
-		return convertGSM8K(in, outPath, format, codec, out)
-	}
-	ds, err := datasets.LoadDocs(in)
-	if err != nil {
-		return err
-	}
-	if err := refuseOverwriteInput(ds, outPath); err != nil {
-		return err
-	}
-	docs := docsOf(ds)
-	columns := datasets.DocColumns(docs, schemaOrder(infos))
-	err = eval.WriteFileAtomic(outPath, func(w io.Writer) error {
-		if format == ".parquet" {
-			return datasets.WriteDocsParquet(w, docs, codec)
-		}
-		return datasets.WriteDocsJSONL(w, docs, columns)
-	})
-	if err != nil {
-		return fmt.Errorf("convert %s -> %s: %w", in, outPath, err)
-	}
-	fmt.Fprintf(out, "wrote %d rows (columns %s) from %d file(s) to %s\n", len(docs), strings.Join(columns, ", "), len(ds.Files), outPath)
-	return nil
-}
-
-// isGSM8KOnly: exactly the question and answer columns, as strings.
-func isGSM8KOnly(infos []datasets.FileInfo) bool {
-	for _, in := range infos {
-		if len(in.Columns) != 2 {
-			return false
-		}
-	}
-	return isGSM8KLayout(infos)
-}
-
-func refuseOverwriteInput(ds *datasets.Dataset, outPath string) error {
-	for _, f := range ds.Files {
-		if isSameFile(f.Path, outPath) {
-			return fmt.Errorf("%w: OUT %s is also an input", errUsage, outPath)
-		}
-	}
-	return nil
-}
-
-// convertGSM8K writes the openai/gsm8k layout byte for byte.
-func convertGSM8K(in, outPath, format string, codec compress.Codec, out io.Writer) error {
-	ds, err := datasets.Load(in)
-	if err != nil {
-		return err
-	}
-	if err := refuseOverwriteInput(ds, outPath); err != nil {
-		return err
-	}
-	err = eval.WriteFileAtomic(outPath, func(w io.Writer) error {
-		if format == ".parquet" {
-			return datasets.WriteParquet(w, ds.Problems, codec)
-		}
-		return datasets.WriteJSONL(w, ds.Problems)
-	})
-	if err != nil { // WriteFileAtomic leaves no partial OUT behind
-		return fmt.Errorf("convert %s -> %s: %w", in, outPath, err)
-	}
-	fmt.Fprintf(out, "wrote %d rows (columns question, answer) from %d file(s) to %s\n", len(ds.Problems), len(ds.Files), outPath)
-	if bad := datasets.InvalidTargets(ds.Problems); len(bad) > 0 {
-		fmt.Fprintf(out, "note: %d row(s) have no \"#### N\" final answer; they were copied as they are\n", len(bad))
-	}
-	return nil
-}
-
-func parquetCodec(name string) (compress.Codec, error) {
-	switch strings.ToLower(name) {
-	case "snappy":
-		return &parquet.Snappy, nil
-	case "zstd":
-		return &parquet.Zstd, nil
-	case "gzip":
-		return &parquet.Gzip, nil
-	case "none", "uncompressed":
-		return &parquet.Uncompressed, nil
-	}
-	return nil, fmt.Errorf("%w: unknown compression %q (want snappy, zstd, gzip or none)", errUsage, name)
-}
-
-func isSameFile(a, b string) bool {
-	sa, err1 := os.Stat(a)
-	sb, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
 }

@@ -124,6 +124,7 @@ func TestCommandErrors(t *testing.T) {
 		{"forward bad mode", forwardCmd, []string{"--model", model, "--ids", "1", "--attn-mode", "odd"}, true, "attention mode"},
 		{"forward id beyond vocab", forwardCmd, []string{"--model", model, "--ids", "1,256"}, false, "outside the vocabulary"},
 		{"forward missing model", forwardCmd, []string{"--model", filepath.Join(model, "nope"), "--ids", "1"}, false, "nope"},
+		{"generate no model", generateCmd, []string{"--ids", "1"}, true, "--model is required"},
 		{"generate negative max", generateCmd, []string{"--model", model, "--ids", "1", "--max-new-tokens", "-1"}, true, "negative"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -54,14 +54,9 @@ func runGenerate(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *model == "" {
-		return fmt.Errorf("%w: --model is required", errUsage)
-	}
-	resolved, err := resolveModel("model", *model, "", engine.HFCacheDirs())
-	if err != nil {
+	if err := resolveModelFlag(model); err != nil {
 		return err
 	}
-	*model = resolved
 	ids, err := parseTokenIDsFlag("ids", *idList)
 	if err != nil {
 		return err

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 
 	"github.com/entropix-eval/entropix-eval/eval"
 	"github.com/entropix-eval/entropix-eval/reports"
+	"github.com/entropix-eval/entropix-eval/reports/runreport"
 )
 
 // writeGroupSummary computes the group's aggregate_metric_list after its
@@ -17,16 +19,40 @@ func writeGroupSummary(w io.Writer, cfg eval.Config, out string) error {
 	if err != nil || res == nil {
 		return err
 	}
-	fmt.Fprintf(w, "group aggregates (%s)\n", filepath.Join(out, eval.GroupResultsFile))
+	fmt.Fprintf(w, "group aggregates (%s)\n%s", filepath.Join(out, eval.GroupResultsFile), groupTable(res))
+	return nil
+}
+
+// groupTable has a row per group and run and a column per score key any
+// group reports (in first-seen order), "mean ± SE" in each, then the number
+// of samples.
+func groupTable(res *eval.GroupResults) string {
+	var keys []string
+	for _, key := range res.Order {
+		ks, _ := res.Groups[key]["score_keys"].([]string)
+		for _, k := range ks {
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
+		}
+	}
+	rows := [][]string{append(append([]string{"group|run"}, keys...), "n")}
+	right := []bool{false}
+	for range keys {
+		right = append(right, true)
+	}
+	right = append(right, true)
 	for _, key := range res.Order {
 		g := res.Groups[key]
-		fmt.Fprintf(w, "%-48s", key)
-		keys, _ := g["score_keys"].([]string)
+		row := []string{key}
 		for _, k := range keys {
-			sk := reports.ScoreKey(k)
-			fmt.Fprintf(w, " %s %s ±%s", k, pct(g[k]), pct(g[sk.Metric()+"_stderr,"+sk.Filter()]))
+			cell := ""
+			if _, ok := g[k]; ok {
+				cell = pct(g[k]) + " ± " + pct(g[eval.StderrKey(reports.ScoreKey(k))])
+			}
+			row = append(row, cell)
 		}
-		fmt.Fprintf(w, " (n=%v)\n", g["sample_len"])
+		rows = append(rows, append(row, fmt.Sprint(g["sample_len"])))
 	}
-	return nil
+	return runreport.AlignedTable(rows, right, false)
 }

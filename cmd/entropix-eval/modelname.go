@@ -9,6 +9,21 @@ import (
 	"github.com/entropix-eval/entropix-eval/engine"
 )
 
+// resolveModelFlag resolves the --model flag of the one-model tools
+// (forward, generate, tokenize) in place: required, then resolveModel with
+// the hub caches and no revision.
+func resolveModelFlag(model *string) error {
+	if *model == "" {
+		return fmt.Errorf("%w: --model is required", errUsage)
+	}
+	resolved, err := resolveModel("model", *model, "", engine.HFCacheDirs())
+	if err != nil {
+		return err
+	}
+	*model = resolved
+	return nil
+}
+
 // resolveModel turns a --model value as users write it into a checkpoint path:
 // an existing file or directory is used as is; a hub repo id ("org/name", as in
 // lm-eval's pretrained= and vLLM's --model) is the newest complete snapshot in

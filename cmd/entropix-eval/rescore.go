@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/entropix-eval/entropix-eval/eval"
+	"github.com/entropix-eval/entropix-eval/reports/runreport"
 )
 
 func init() {
@@ -48,18 +49,25 @@ func runRescore(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	fmt.Fprintf(stdout, "rescored %s\n%s", dir, rescoreTable(before, after))
+	return nil
+}
+
+// rescoreTable lists each run's score before and after rescoring, runs
+// sorted, "n/a" where the run had no score before.
+func rescoreTable(before, after map[string]float64) string {
 	keys := make([]string, 0, len(after))
 	for k := range after {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	fmt.Fprintf(stdout, "rescored %s\n%-48s %8s %8s\n", dir, "run", "before", "after")
+	rows := [][]string{{"run", "before", "after"}}
 	for _, k := range keys {
 		old := "n/a"
 		if v, ok := before[k]; ok {
 			old = pct(v)
 		}
-		fmt.Fprintf(stdout, "%-48s %8s %8s\n", k, old, pct(after[k]))
+		rows = append(rows, []string{k, old, pct(after[k])})
 	}
-	return nil
+	return runreport.AlignedTable(rows, []bool{false, true, true}, false)
 }

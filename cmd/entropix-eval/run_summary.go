@@ -57,7 +57,7 @@ func perSeedTable(results map[string]map[string]any, order []string) string {
 		row := []string{label}
 		for _, k := range keys {
 			sk := reports.ScoreKey(k)
-			row = append(row, pct(r[k])+" ± "+pct(r[sk.Metric()+"_stderr,"+sk.Filter()]))
+			row = append(row, pct(r[k])+" ± "+pct(r[eval.StderrKey(sk)]))
 		}
 		rows = append(rows, row)
 	}

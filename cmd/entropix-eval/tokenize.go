@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/entropix-eval/entropix-eval/engine"
 	"io"
 	"os"
 	"strings"
@@ -43,14 +42,9 @@ func runTokenize(ctx context.Context, args []string, stdin io.Reader, stdout io.
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *model == "" {
-		return fmt.Errorf("%w: --model is required", errUsage)
-	}
-	resolved, err := resolveModel("model", *model, "", engine.HFCacheDirs())
-	if err != nil {
+	if err := resolveModelFlag(model); err != nil {
 		return err
 	}
-	*model = resolved
 	modes := 0
 	for _, set := range []bool{*decodeIDs != "", *jsonlPath != "", fs.NArg() > 0} {
 		if set {

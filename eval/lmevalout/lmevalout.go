@@ -2,7 +2,9 @@
 // lm-evaluation-harness's own output files, as `lm_eval --output_path DIR
 // --log_samples` writes them (lm_eval/loggers/evaluation_tracker.py,
 // lm_eval/evaluator.py, v0.4.10+), so tooling that reads lm-eval's files reads
-// ours. Each sampler × seed is one lm-eval evaluation, so each gets its own
+// ours, and diffing ours against lm-eval's shows content, not formatting: the
+// files are the bytes lm-eval's json.dumps writes (internal/pyjson), in its key
+// and line order. Each sampler × seed is one lm-eval evaluation, so each gets its own
 // output path: RUN/lm-eval/<sampler>__seed=<seed>/<model_name_sanitized>/
 // results_<date>.json and samples_<task>_<date>.jsonl. The files are built from
 // the run directory's manifest.json, results.json and samples.jsonl, whatever
@@ -23,6 +25,7 @@ import (
 	"strings"
 
 	"github.com/entropix-eval/entropix-eval/eval"
+	"github.com/entropix-eval/entropix-eval/internal/pyjson"
 )
 
 // ErrNotWritten says a run has no lm-eval equivalent, so no files were written.
@@ -133,10 +136,11 @@ func readResults(dir string) (eval.ResultsJSON, error) {
 }
 
 // readTask reads the manifest's task as JSON, so every field it records (its
-// config, where the manifest has one) reaches configs.
-func readTask(dir string) (map[string]any, error) {
+// config, where the manifest has one) reaches configs, its keys in the
+// manifest's order and its numbers as ints or floats as they were written.
+func readTask(dir string) (*pyjson.Dict, error) {
 	var raw struct {
-		Task map[string]any `json:"task"`
+		Task json.RawMessage `json:"task"`
 	}
 	b, err := os.ReadFile(filepath.Join(dir, eval.ManifestFile))
 	if err != nil {
@@ -145,7 +149,15 @@ func readTask(dir string) (map[string]any, error) {
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return nil, fmt.Errorf("read %s: %w", eval.ManifestFile, err)
 	}
-	return raw.Task, nil
+	if len(raw.Task) == 0 {
+		return nil, nil
+	}
+	v, err := pyjson.Decode(raw.Task)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: task: %w", eval.ManifestFile, err)
+	}
+	task, _ := v.(*pyjson.Dict)
+	return task, nil
 }
 
 // readSamples groups samples.jsonl's lines by run id, in file order.
@@ -160,21 +172,19 @@ func readSamples(dir string) (map[string][]map[string]any, error) {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 1<<20), maxSampleLine)
 	for n := 1; sc.Scan(); n++ {
+		// The doc may hold NaN or ±Infinity (json.dumps's spelling), which
+		// encoding/json does not read: Decode reads it, keeping its column
+		// order and number text for doc_hash.
 		var line map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+		if err := json.Unmarshal(pyjson.Standard(sc.Bytes()), &line); err != nil {
 			return nil, fmt.Errorf("%s line %d: %w", path, n, err)
 		}
-		var raw struct {
-			Doc json.RawMessage `json:"doc"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &raw); err != nil {
-			return nil, fmt.Errorf("%s line %d: %w", path, n, err)
-		}
-		if len(raw.Doc) > 0 {
-			// The doc keeps its column order and number text for doc_hash.
-			if line["doc"], err = decodeOrdered(raw.Doc); err != nil {
-				return nil, fmt.Errorf("%s line %d: doc: %w", path, n, err)
+		if _, ok := line["doc"]; ok {
+			whole, err := pyjson.Decode(sc.Bytes())
+			if err != nil {
+				return nil, fmt.Errorf("%s line %d: %w", path, n, err)
 			}
+			line["doc"], _ = whole.(*pyjson.Dict).Get("doc")
 		}
 		id, _ := line["run_id"].(string)
 		out[id] = append(out[id], line)

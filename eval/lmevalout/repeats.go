@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
+
+	"github.com/entropix-eval/entropix-eval/eval"
+	"github.com/entropix-eval/entropix-eval/internal/pyjson"
+	"github.com/entropix-eval/entropix-eval/reports"
 )
 
 // docLines groups samples.jsonl's lines (one per repeat) by doc, docs in
@@ -76,38 +79,41 @@ func docAnswer(lines []map[string]any, f string, metrics []string) (string, map[
 }
 
 // docResults are the (metric, filter) means and standard errors over docs,
-// as lm-eval aggregates a repeated task's per-doc scores (mean and
-// mean_stderr: the sample standard deviation over √n; "N/A" for one doc).
-func docResults(lines []map[string]any) map[string]any {
-	values := map[string][]float64{}
+// as lm-eval aggregates a repeated task's per-doc scores: eval.MeanSE's, the
+// same as our results.json's, under eval.StderrKey ("N/A" for one doc).
+func docResults(lines []*pyjson.Dict) map[string]any {
+	type tally struct {
+		sum, sumSq float64
+		n          int
+	}
+	tallies := map[reports.ScoreKey]*tally{}
 	for _, l := range lines {
-		f, _ := l["filter"].(string)
-		ms, _ := l["metrics"].([]string)
+		fv, _ := l.Get("filter")
+		mv, _ := l.Get("metrics")
+		f, _ := fv.(string)
+		ms, _ := mv.([]string)
 		for _, m := range ms {
-			if v, ok := l[m].(float64); ok {
-				values[m+","+f] = append(values[m+","+f], v)
+			vv, _ := l.Get(m)
+			v, ok := vv.(float64)
+			if !ok {
+				continue
 			}
+			k := reports.KeyOf(m, f)
+			t := tallies[k]
+			if t == nil {
+				t = &tally{}
+				tallies[k] = t
+			}
+			t.sum, t.sumSq, t.n = t.sum+v, t.sumSq+v*v, t.n+1
 		}
 	}
 	out := map[string]any{}
-	for k, vs := range values {
-		metric, filter, _ := strings.Cut(k, ",")
-		n := float64(len(vs))
-		var sum float64
-		for _, v := range vs {
-			sum += v
+	for k, t := range tallies {
+		mean, se := eval.MeanSE(t.sum, t.sumSq, t.n)
+		out[string(k)], out[eval.StderrKey(k)] = mean, se
+		if math.IsNaN(se) {
+			out[eval.StderrKey(k)] = "N/A"
 		}
-		mean := sum / n
-		out[k] = mean
-		if len(vs) < 2 {
-			out[metric+"_stderr,"+filter] = "N/A"
-			continue
-		}
-		var ss float64
-		for _, v := range vs {
-			ss += (v - mean) * (v - mean)
-		}
-		out[metric+"_stderr,"+filter] = math.Sqrt(ss/(n-1)) / math.Sqrt(n)
 	}
 	return out
 }

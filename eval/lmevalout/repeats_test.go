@@ -5,17 +5,31 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/entropix-eval/entropix-eval/internal/pyjson"
 )
 
 func TestDocResultsMeanAndStderrOverDocs(t *testing.T) {
-	line := func(v float64) map[string]any {
-		return map[string]any{"filter": "strict", "metrics": []string{"exact_match"}, "exact_match": v}
+	line := func(v float64) *pyjson.Dict {
+		return pyjson.NewDict("filter", "strict", "metrics", []string{"exact_match"}, "exact_match", v)
 	}
 	// 1, 0, 1: mean 2/3; sample sd √(1/3), over √3 gives 1/3.
-	got := docResults([]map[string]any{line(1), line(0), line(1)})
+	got := docResults([]*pyjson.Dict{line(1), line(0), line(1)})
 	assert.InDelta(t, 2.0/3, got["exact_match,strict"], 1e-15)
 	assert.InDelta(t, 1.0/3, got["exact_match_stderr,strict"], 1e-15)
-	assert.Equal(t, "N/A", docResults([]map[string]any{line(1)})["exact_match_stderr,strict"])
+	assert.Equal(t, "N/A", docResults([]*pyjson.Dict{line(1)})["exact_match_stderr,strict"])
+
+	// Each (metric, filter) on its own, under lm-eval's key names: 0, 0, 0, 1
+	// under "flex": mean 1/4, sd √(1/4), over √4 gives 1/4.
+	flex := func(v float64) *pyjson.Dict {
+		return pyjson.NewDict("filter", "flex", "metrics", []string{"exact_match"}, "exact_match", v)
+	}
+	got = docResults([]*pyjson.Dict{line(1), flex(0), line(0), flex(0), flex(0), flex(1)})
+	assert.Len(t, got, 4)
+	assert.InDelta(t, 0.5, got["exact_match,strict"], 1e-15)
+	assert.InDelta(t, 0.5, got["exact_match_stderr,strict"], 1e-15)
+	assert.InDelta(t, 0.25, got["exact_match,flex"], 1e-15)
+	assert.InDelta(t, 0.25, got["exact_match_stderr,flex"], 1e-15)
 }
 
 func TestDocLinesAndAnswers(t *testing.T) {

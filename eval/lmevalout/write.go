@@ -5,18 +5,22 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/entropix-eval/entropix-eval/eval"
+	"github.com/entropix-eval/entropix-eval/internal/pyjson"
+	"github.com/entropix-eval/entropix-eval/reports"
 )
 
 // run is one sampler × seed of a run directory: one lm-eval evaluation.
 type run struct {
 	m         *eval.Manifest
-	task      map[string]any
+	task      *pyjson.Dict // the manifest's task as written (its config's numbers keep their kind)
 	info      eval.SamplerInfo
 	seed      uint64
 	modelName string
@@ -26,7 +30,10 @@ type run struct {
 	original  int
 }
 
-// write writes the run's results and samples files into out.
+// write writes the run's results and samples files into out, as
+// save_results_samples (json.dumps(sample, ensure_ascii=False) + "\n" a
+// line) and save_results_aggregated (json.dumps(results, indent=2,
+// ensure_ascii=False), no final newline) write them.
 func (r run) write(out string) ([]string, error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, err
@@ -41,13 +48,16 @@ func (r run) write(out string) ([]string, error) {
 	var buf bytes.Buffer
 	var hashes strings.Builder
 	for _, s := range samples {
-		b, err := marshal(s, "")
+		b, err := pyjson.Dumps(s)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("samples line: %w", err)
 		}
 		buf.Write(b)
 		buf.WriteByte('\n')
-		hashes.WriteString(s["doc_hash"].(string) + s["prompt_hash"].(string) + s["target_hash"].(string))
+		for _, k := range []string{"doc_hash", "prompt_hash", "target_hash"} {
+			h, _ := s.Get(k)
+			hashes.WriteString(h.(string))
+		}
 	}
 	if err := eval.WriteFileAtomic(samplesPath, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
 		return nil, err
@@ -57,9 +67,9 @@ func (r run) write(out string) ([]string, error) {
 		r.results = docResults(samples)
 	}
 	res := r.resultsJSON(len(docs), HashString(hashes.String()))
-	b, err := marshal(res, "  ")
+	b, err := pyjson.DumpsIndent(res, 2)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("results: %w", err)
 	}
 	resultsPath := filepath.Join(out, "results_"+r.dateID+".json")
 	if err := eval.WriteFileAtomic(resultsPath, func(w io.Writer) error { _, err := w.Write(b); return err }); err != nil {
@@ -68,113 +78,150 @@ func (r run) write(out string) ([]string, error) {
 	return []string{resultsPath, samplesPath}, nil
 }
 
-// marshal encodes v as Python's json.dumps(ensure_ascii=False) keeps text: no
-// HTML escaping.
-func marshal(v any, indent string) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", indent)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
-
-// resultsJSON is results_<date>.json: evaluator.py's results dict plus what
-// EvaluationTracker.save_results_aggregated adds (task_hashes, the tracker's
-// fields).
-func (r run) resultsJSON(n int, taskHash string) map[string]any {
+// resultsJSON is results_<date>.json in lm-eval's key order: evaluator.py's
+// results dict (results, group_subtasks, configs, versions, n-shot,
+// higher_is_better, n-samples), simple_evaluate's config, git_hash and date,
+// then what EvaluationTracker.save_results_aggregated adds: task_hashes and
+// asdict(GeneralConfigTracker). Since v0.4.10 that dataclass declares no
+// start_time or end_time field, so neither is written; the environment and
+// tokenizer entries (pretty_env_info, tokenizer_*) describe a Python install
+// and a tokenizer object we do not have, and are left out too.
+func (r run) resultsJSON(n int, taskHash string) *pyjson.Dict {
 	name := r.m.Task.Name
-	entry := map[string]any{"name": name, "alias": name, "sample_len": n}
-	hib := map[string]any{}
-	for _, k := range scoreKeys(r.results) {
-		metric, filter, _ := strings.Cut(k, ",")
-		entry[k] = numOrNA(r.results[k])
-		entry[metric+"_stderr,"+filter] = numOrNA(r.results[metric+"_stderr,"+filter])
-		hib[metric] = true // every metric here counts correct answers
+	filters, metrics := scoreOrder(r.m.Task, r.samples)
+	entry := pyjson.NewDict("name", name, "alias", name, "sample_len", n)
+	hib := pyjson.NewDict()
+	for _, f := range filters {
+		for _, m := range metrics[f] {
+			k := reports.KeyOf(m, f)
+			entry.Set(string(k), numOrNA(r.results[string(k)]))
+			entry.Set(eval.StderrKey(k), numOrNA(r.results[eval.StderrKey(k)]))
+			hib.Set(m, higherIsBetter(r.m.Task, m))
+		}
 	}
-	config, _ := r.task["config"].(map[string]any)
-	if config == nil {
-		config = map[string]any{"task": name, "output_type": "generate_until", "generation_kwargs": r.genKwargs(), "repeats": max(r.m.Config.Repeats, 1)}
+	var config any = pyjson.NewDict("task", name, "output_type", "generate_until",
+		"generation_kwargs", r.genKwargs(), "repeats", max(r.m.Config.Repeats, 1))
+	var version, nShot any = nil, 0
+	if c, ok := field(r.task, "config").(*pyjson.Dict); ok {
+		config = c
+		version = taskVersion(c)
+		if v, ok := c.Get("num_fewshot"); ok {
+			nShot = v
+		}
 	}
-	out := map[string]any{
-		"results":          map[string]any{name: entry},
-		"group_subtasks":   map[string]any{},
-		"configs":          map[string]any{name: config},
-		"versions":         map[string]any{},
-		"n-shot":           map[string]any{},
-		"higher_is_better": map[string]any{name: hib},
-		"n-samples":        map[string]any{name: map[string]int{"original": r.original, "effective": n}},
-	}
-	if v, ok := metadata(config)["version"]; ok {
-		out["versions"].(map[string]any)[name] = v
-	}
-	if v, ok := config["num_fewshot"]; ok {
-		out["n-shot"].(map[string]any)[name] = v
-	}
+	out := pyjson.NewDict(
+		"results", pyjson.NewDict(name, entry),
+		"group_subtasks", pyjson.NewDict(),
+		"configs", pyjson.NewDict(name, config),
+		"versions", pyjson.NewDict(name, version),
+		"n-shot", pyjson.NewDict(name, nShot),
+		"higher_is_better", pyjson.NewDict(name, hib),
+		"n-samples", pyjson.NewDict(name, pyjson.NewDict("original", r.original, "effective", n)))
 	c := r.m.Config
 	var limit any
 	if c.Limit > 0 {
-		limit = float64(c.Limit)
+		limit = float64(c.Limit) // lm-eval's --limit is a float
 	}
 	var gitHash any
 	if rev := r.m.Code.Revision; len(rev) >= 7 {
 		gitHash = rev[:7]
 	}
-	out["config"] = map[string]any{
-		"model":              "entropix-eval",
-		"model_args":         "pretrained=" + r.modelName + ",dtype=" + r.m.Provenance.DType,
-		"batch_size":         r.m.BatchSize,
-		"batch_sizes":        []int{},
-		"device":             strings.Join(r.m.Devices, ","),
-		"use_cache":          nil,
-		"limit":              limit,
-		"bootstrap_iters":    0, // exact_match's stderr is the closed form, as lm-eval's mean_stderr
-		"gen_kwargs":         r.description(),
-		"random_seed":        r.seed,
-		"numpy_seed":         r.seed,
-		"torch_seed":         r.seed,
-		"fewshot_seed":       1234,
-		"sampler":            r.info.Label,
-		"sampler_order":      r.m.Provenance.SamplerOrder,
-		"first_token_argmax": r.m.FirstTokenArgmax,
-	}
-	out["git_hash"] = gitHash
+	out.Set("config", pyjson.NewDict(
+		"model", "entropix-eval",
+		"model_args", "pretrained="+r.modelName+",dtype="+r.m.Provenance.DType,
+		"batch_size", r.m.BatchSize,
+		"batch_sizes", []int{},
+		"device", strings.Join(r.m.Devices, ","),
+		"use_cache", nil,
+		"limit", limit,
+		"bootstrap_iters", 0, // exact_match's stderr is the closed form, as lm-eval's mean_stderr
+		"gen_kwargs", r.description(),
+		"random_seed", r.seed,
+		"numpy_seed", r.seed,
+		"torch_seed", r.seed,
+		"fewshot_seed", 1234,
+		// Ours, after lm-eval's keys: what a sampler sweep adds to a run.
+		"sampler", r.info.Label,
+		"sampler_order", r.m.Provenance.SamplerOrder,
+		"first_token_argmax", r.m.FirstTokenArgmax))
 	start := r.m.Started
 	end := start
 	if r.m.Finished != nil {
 		end = *r.m.Finished
 	}
-	out["date"] = unixSeconds(start)
-	out["task_hashes"] = map[string]string{name: taskHash}
-	out["model_source"] = "entropix-eval"
-	out["model_name"] = r.modelName
-	out["model_name_sanitized"] = SanitizeModelName(r.modelName)
-	out["system_instruction"], out["system_instruction_sha"] = nil, nil
+	out.Set("git_hash", gitHash)
+	out.Set("date", unixSeconds(start))
+	out.Set("task_hashes", pyjson.NewDict(name, taskHash))
+	out.Set("model_source", "entropix-eval")
+	out.Set("model_name", r.modelName)
+	out.Set("model_name_sanitized", SanitizeModelName(r.modelName))
+	out.Set("system_instruction", nil)
+	out.Set("system_instruction_sha", nil)
 	if si := c.SystemInstruction; si != "" {
-		out["system_instruction"], out["system_instruction_sha"] = si, HashString(si)
+		out.Set("system_instruction", si).Set("system_instruction_sha", HashString(si))
 	}
 	var multiturn any
 	if c.FewshotAsMultiturn != nil {
 		multiturn = *c.FewshotAsMultiturn
 	}
-	out["fewshot_as_multiturn"] = multiturn
-	out["chat_template"], out["chat_template_sha"] = nil, nil
+	out.Set("fewshot_as_multiturn", multiturn)
+	out.Set("chat_template", nil)
+	out.Set("chat_template_sha", nil)
 	if ct := r.m.Provenance.ChatTemplate; ct != "" {
-		out["chat_template"], out["chat_template_sha"] = ct, HashString(ct)
+		out.Set("chat_template", ct).Set("chat_template_sha", HashString(ct))
 	}
-	out["start_time"] = unixSeconds(start)
-	out["end_time"] = unixSeconds(end)
-	out["total_evaluation_time_seconds"] = fmt.Sprint(end.Sub(start).Seconds())
+	// str(end_time - start_time): Python's str of a float is its repr.
+	out.Set("total_evaluation_time_seconds", string(pyjson.AppendFloat(nil, end.Sub(start).Seconds())))
 	return out
+}
+
+// higherIsBetter is the metric's metric_list higher_is_better (true unless
+// the task says otherwise); true for a metric the task spec does not list,
+// as every metric we score counts correct answers.
+func higherIsBetter(spec eval.TaskSpec, metric string) bool {
+	for _, m := range spec.Metrics {
+		if m.Metric == metric {
+			return m.HigherIsBetter
+		}
+	}
+	return true
 }
 
 func unixSeconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
 
-func metadata(config map[string]any) map[string]any {
-	m, _ := config["metadata"].(map[string]any)
-	return m
+// field is d's value under k, nil when d is nil or lacks it.
+func field(d *pyjson.Dict, k string) any {
+	if d == nil {
+		return nil
+	}
+	v, _ := d.Get(k)
+	return v
+}
+
+// taskVersion is the task's VERSION as lm-eval logs it: metadata.version,
+// a number where the YAML scalar was one (1, 3.0), else the text; null when
+// the task sets none.
+func taskVersion(config *pyjson.Dict) any {
+	v := field(config, "version")
+	if m, ok := field(config, "metadata").(*pyjson.Dict); ok {
+		if mv, ok := m.Get("version"); ok {
+			v = mv
+		}
+	}
+	s, ok := v.(string)
+	if !ok {
+		return v
+	}
+	if s == "" {
+		return nil
+	}
+	if _, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return json.Number(s)
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
+		return f
+	}
+	return s
 }
 
 // numOrNA writes a missing standard error as lm-eval does: "N/A".
@@ -185,75 +232,24 @@ func numOrNA(v any) any {
 	return "N/A"
 }
 
-// description is the sampler's canonical spec: every parameter in effect.
-func (r run) description() map[string]any {
-	var d map[string]any
-	if json.Unmarshal(r.info.Description, &d) != nil || d == nil {
-		d = map[string]any{"sampler": r.info.Label}
+// description is the sampler's canonical spec in its own key order: every
+// parameter in effect.
+func (r run) description() *pyjson.Dict {
+	if v, err := pyjson.Decode(r.info.Description); err == nil {
+		if d, ok := v.(*pyjson.Dict); ok {
+			return d
+		}
 	}
-	return d
+	return pyjson.NewDict("sampler", r.info.Label)
 }
 
 // genKwargs is a request's generation kwargs (arguments' arg_1): the task's
 // stop strings and budget with the sampler's parameters.
-func (r run) genKwargs() map[string]any {
+func (r run) genKwargs() *pyjson.Dict {
 	g := r.description()
-	g["until"] = r.m.Task.Stops
 	budget := r.m.Task.MaxNewTokens
 	if r.m.Config.MaxNewTokens > 0 {
 		budget = r.m.Config.MaxNewTokens
 	}
-	g["max_gen_toks"] = budget
-	return g
-}
-
-// sampleLines are samples_<task>_<date>.jsonl's lines: one per doc per filter,
-// as evaluator.py logs them; docs are the run's samples grouped by docLines.
-func (r run) sampleLines(docs [][]map[string]any) ([]map[string]any, error) {
-	gen := r.genKwargs()
-	var out []map[string]any
-	for i, lines := range docs {
-		s := lines[0]
-		prompt, _ := s["prompt"].(string)
-		target := fmt.Sprint(s["target"])
-		docText, err := pyDumps(s["doc"])
-		if err != nil {
-			return nil, fmt.Errorf("sample %d: doc: %w", i, err)
-		}
-		docHash, promptHash, targetHash := HashString(docText), HashString(prompt), HashString(target)
-		resps := [][]string{responses(lines)}
-		byFilter := map[string][]string{}
-		var filters []string
-		for _, k := range scoreKeys(s) {
-			metric, filter, _ := strings.Cut(k, ",")
-			if _, seen := byFilter[filter]; !seen {
-				filters = append(filters, filter)
-			}
-			byFilter[filter] = append(byFilter[filter], metric)
-		}
-		for _, f := range filters {
-			answer, values, err := docAnswer(lines, f, byFilter[f])
-			if err != nil {
-				return nil, err
-			}
-			line := map[string]any{
-				"doc_id":         s["doc_id"],
-				"doc":            s["doc"],
-				"target":         target,
-				"arguments":      map[string]any{"gen_args_0": map[string]any{"arg_0": prompt, "arg_1": gen}},
-				"resps":          resps,
-				"filtered_resps": []string{answer},
-				"filter":         f,
-				"metrics":        byFilter[f],
-				"doc_hash":       docHash,
-				"prompt_hash":    promptHash,
-				"target_hash":    targetHash,
-			}
-			for m, v := range values {
-				line[m] = v
-			}
-			out = append(out, line)
-		}
-	}
-	return out, nil
+	return g.Set("until", r.m.Task.Stops).Set("max_gen_toks", budget)
 }

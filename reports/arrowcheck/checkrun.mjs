@@ -131,11 +131,25 @@ function readJSONLines(name) {
   check(text === '' || text.endsWith('\n'), `${name}: last line is not terminated`);
   return text.split('\n').slice(0, -1).map((line, i) => {
     try {
-      return { raw: line, v: JSON.parse(line) };
+      return { raw: line, v: parsePyJSON(line) };
     } catch (e) {
       fail(`${name}: line ${i + 1}: ${e.message}`);
     }
   });
+}
+
+// parsePyJSON is JSON.parse of a line Python's json.loads reads: a doc's
+// non-finite floats are written as json.dumps writes them (NaN, Infinity,
+// -Infinity), which JSON.parse refuses. They read as null here, where no check
+// looks inside a doc; the literals inside strings are left alone.
+function parsePyJSON(line) {
+  try {
+    return JSON.parse(line);
+  } catch (e) {
+    const finite = line.replace(/"(?:[^"\\]|\\.)*"|-?Infinity|NaN/g, (m) => (m[0] === '"' ? m : 'null'));
+    if (finite === line) throw e;
+    return JSON.parse(finite);
+  }
 }
 
 // rawUint reads an unsigned integer field of a JSON line from its text, so seeds

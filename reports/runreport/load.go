@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/entropix-eval/entropix-eval/internal/pyjson"
 	"github.com/entropix-eval/entropix-eval/reports"
 	"github.com/entropix-eval/entropix-eval/reports/model"
 )
@@ -161,7 +162,8 @@ func readQuestions(path string) (map[int32]problemText, error) {
 		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
 			continue
 		}
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+		// A doc's NaN or ±Infinity (json.dumps's spelling) is not read here.
+		if err := json.Unmarshal(pyjson.Standard(sc.Bytes()), &e); err != nil {
 			return nil, fmt.Errorf("%s line %d: %w", path, line, err)
 		}
 		out[e.Index] = e.problemText

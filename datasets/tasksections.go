@@ -1,0 +1,228 @@
+package datasets
+
+// The structured sections of a task config, each read into the Task's own
+// types with lm-eval's defaults and inheritance: fewshot_config,
+// generation_kwargs, filter_list and metric_list.
+
+import (
+	"slices"
+	"strings"
+)
+
+// fewshot builds fewshot_config with lm-eval's inheritance from the task.
+func (g *getter) fewshot(t *Task) FewshotConfig {
+	fc := FewshotConfig{Sampler: SamplerRandom, Split: t.FewshotSplit, DocToText: t.DocToText, DocToTarget: t.DocToTarget,
+		GenPrefix: t.GenPrefix, TargetDelimiter: t.TargetDelimiter, FewshotDelimiter: t.FewshotDelimiter}
+	v, ok := g.rc.Keys["fewshot_config"]
+	if !ok || v == nil {
+		return fc
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		g.fail("fewshot_config", "want a mapping")
+		return fc
+	}
+	for _, key := range sortedKeys(m) {
+		if !slices.Contains(fewshotKeys, key) {
+			g.fail("fewshot_config", "%s is not supported (supported: %s)", key, strings.Join(fewshotKeys, ", "))
+			return fc
+		}
+	}
+	if s, ok := m["sampler"].(string); ok {
+		switch Sampler(s) {
+		case SamplerRandom, SamplerFirstN:
+			fc.Sampler = Sampler(s)
+		default:
+			g.fail("fewshot_config", "sampler %q: want default or first_n", s)
+		}
+	}
+	if s, ok := m["split"].(string); ok {
+		fc.Split = s
+	}
+	str := func(key string, dst *string) {
+		if s, ok := m[key].(string); ok {
+			*dst = s
+		}
+	}
+	str("target_delimiter", &fc.TargetDelimiter)
+	str("fewshot_delimiter", &fc.FewshotDelimiter)
+	if s, ok := m["doc_to_text"].(string); ok {
+		fc.DocToText = NewTemplate("fewshot_config.doc_to_text", s)
+	}
+	if s, ok := m["doc_to_target"].(string); ok {
+		fc.DocToTarget = NewTemplate("doc_to_target", s)
+	}
+	if s, ok := m["gen_prefix"].(string); ok {
+		fc.GenPrefix = NewTemplate("fewshot_config.gen_prefix", s)
+	}
+	if _, ok := m["doc_to_choice"]; ok {
+		g.fail("fewshot_config", "doc_to_choice is not supported")
+	}
+	if s, ok := m["samples"]; ok && s != nil {
+		list, ok := s.([]any)
+		if !ok {
+			g.fail("fewshot_config", "samples: want a list of mappings")
+			return fc
+		}
+		for i, e := range list {
+			d, ok := e.(map[string]any)
+			if !ok {
+				g.fail("fewshot_config", "samples[%d]: want a mapping, got %s", i, kindOf(e))
+				return fc
+			}
+			fc.Samples = append(fc.Samples, d)
+		}
+	}
+	return fc
+}
+
+// generation reads generation_kwargs: until (default: the few-shot
+// delimiter, as lm-eval), max_gen_toks (default 256), the rest recorded.
+func (g *getter) generation(t *Task) ([]string, int, map[string]any) {
+	until, maxNew := []string{t.FewshotDelimiter}, DefaultMaxNewTokens
+	v, ok := g.rc.Keys["generation_kwargs"]
+	if !ok || v == nil {
+		return until, maxNew, nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		g.fail("generation_kwargs", "want a mapping")
+		return until, maxNew, nil
+	}
+	switch u := m["until"].(type) {
+	case nil:
+	case string:
+		until = []string{u}
+	case []any:
+		until = nil
+		for _, e := range u {
+			s, ok := e.(string)
+			if !ok {
+				g.fail("generation_kwargs", "until: want strings, got %s", kindOf(e))
+				return nil, 0, nil
+			}
+			until = append(until, s)
+		}
+	default:
+		g.fail("generation_kwargs", "until: want a string or a list")
+	}
+	if x, ok := m["max_gen_toks"]; ok {
+		i, ok := x.(int64)
+		if !ok || i < 1 {
+			g.fail("generation_kwargs", "max_gen_toks: want a positive integer")
+		}
+		maxNew = int(i)
+	}
+	return until, maxNew, m
+}
+
+func (g *getter) filters() []FilterPipeline {
+	v, ok := g.rc.Keys["filter_list"]
+	if !ok || v == nil {
+		// lm-eval's default for generate_until: one "none" pipeline, take_first.
+		return []FilterPipeline{{Name: "none", Steps: []FilterStep{{Function: "take_first"}}}}
+	}
+	list, ok := v.([]any)
+	if !ok {
+		g.fail("filter_list", "want a list of {name, filter}")
+		return nil
+	}
+	var out []FilterPipeline
+	for i, e := range list {
+		m, ok := e.(map[string]any)
+		name, _ := m["name"].(string)
+		steps, _ := m["filter"].([]any)
+		if !ok || name == "" || steps == nil {
+			g.fail("filter_list", "entry %d: want {name, filter: [...]}", i)
+			return nil
+		}
+		p := FilterPipeline{Name: name}
+		for j, s := range steps {
+			sm, ok := s.(map[string]any)
+			fn, _ := sm["function"].(string)
+			params, known := FilterFunctions[fn]
+			if !ok || !known {
+				g.fail("filter_list", "%s step %d: function %q is not supported (supported: %s)", name, j, fn, strings.Join(sortedKeys(FilterFunctions), ", "))
+				return nil
+			}
+			step := FilterStep{Function: fn, Params: map[string]any{}}
+			for _, key := range sortedKeys(sm) {
+				if key == "function" {
+					continue
+				}
+				if !slices.Contains(params, key) {
+					g.fail("filter_list", "%s step %d (%s): argument %s is not supported", name, j, fn, key)
+					return nil
+				}
+				step.Params[key] = sm[key]
+			}
+			p.Steps = append(p.Steps, step)
+		}
+		if slices.ContainsFunc(out, func(f FilterPipeline) bool { return f.Name == name }) {
+			g.fail("filter_list", "two pipelines named %q", name)
+			return nil
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func (g *getter) metrics() []MetricSpec {
+	v, ok := g.rc.Keys["metric_list"]
+	if !ok || v == nil {
+		// lm-eval's default metric for generate_until.
+		return []MetricSpec{{Metric: "exact_match", Aggregation: "mean", HigherIsBetter: true}}
+	}
+	list, ok := v.([]any)
+	if !ok {
+		g.fail("metric_list", "want a list of {metric, ...}")
+		return nil
+	}
+	var out []MetricSpec
+	for i, e := range list {
+		m, ok := e.(map[string]any)
+		name, _ := m["metric"].(string)
+		if !ok || !slices.Contains(MetricNames, name) {
+			g.fail("metric_list", "entry %d: metric %v is not supported (supported: %s)", i, m["metric"], strings.Join(MetricNames, ", "))
+			return nil
+		}
+		ms := MetricSpec{Metric: name, Aggregation: "mean", HigherIsBetter: true}
+		for _, key := range sortedKeys(m) {
+			if !slices.Contains(metricKeys, key) {
+				g.fail("metric_list", "%s: option %s is not supported", name, key)
+				return nil
+			}
+		}
+		if a, ok := m["aggregation"]; ok {
+			if s, _ := a.(string); s != "mean" {
+				g.fail("metric_list", "%s: aggregation %v: only mean is supported", name, a)
+				return nil
+			}
+		}
+		flag := func(key string, dst *bool) {
+			if x, ok := m[key]; ok {
+				b, ok := x.(bool)
+				if !ok {
+					g.fail("metric_list", "%s: %s: want true or false", name, key)
+				}
+				*dst = b
+			}
+		}
+		flag("higher_is_better", &ms.HigherIsBetter)
+		flag("ignore_case", &ms.IgnoreCase)
+		flag("ignore_punctuation", &ms.IgnorePunctuation)
+		flag("ignore_numbers", &ms.IgnoreNumbers)
+		if r, ok := m["regexes_to_ignore"]; ok {
+			list, ok := r.([]any)
+			if !ok {
+				g.fail("metric_list", "%s: regexes_to_ignore: want a list of patterns", name)
+				return nil
+			}
+			for _, p := range list {
+				ms.RegexesToIgnore = append(ms.RegexesToIgnore, PyStr(p))
+			}
+		}
+		out = append(out, ms)
+	}
+	return out
+}
