@@ -85,22 +85,28 @@ func copySlot(e *Engine, from, to int) {
 	c.lens[to] = n
 }
 
-// BenchmarkPrefill measures prompt throughput: one 128-token prompt per step.
+// BenchmarkPrefill measures one prompt prefilled in one step, at 128 tokens and at
+// bench-sweep's 512, in both matmul precisions.
 func BenchmarkPrefill(b *testing.B) {
 	m := benchModel(b)
-	const n = 128
-	e := newEngine(b, m, engine.Options{MaxSeqLen: n, TopK: 64, MetricLayer: -1})
-	prompt := randomIDs(rand.New(rand.NewPCG(3, 4)), n, m.Config.VocabSize)
-	var out []engine.Output
-	b.ResetTimer()
-	cpu0 := processCPUTime()
-	for range b.N {
-		e.Free(0)
-		if err := e.Step(ctx, []engine.Input{{Slot: 0, Tokens: prompt}}, &out); err != nil {
-			b.Fatal(err)
+	for _, prec := range precisions {
+		for _, n := range []int{128, 512} {
+			b.Run(fmt.Sprintf("%s/n=%d", prec, n), func(b *testing.B) {
+				e := newEngine(b, m, engine.Options{MaxSeqLen: n, TopK: 64, MetricLayer: -1, MatmulPrecision: prec})
+				prompt := randomIDs(rand.New(rand.NewPCG(3, 4)), n, m.Config.VocabSize)
+				var out []engine.Output
+				b.ResetTimer()
+				cpu0 := processCPUTime()
+				for range b.N {
+					e.Free(0)
+					if err := e.Step(ctx, []engine.Input{{Slot: 0, Tokens: prompt}}, &out); err != nil {
+						b.Fatal(err)
+					}
+				}
+				reportTokens(b, b.N*n, cpu0)
+			})
 		}
 	}
-	reportTokens(b, b.N*n, cpu0)
 }
 
 // reportTokens reports tokens per wall second and per CPU-second (see reportRate).

@@ -75,20 +75,26 @@
 	SHRL $16, AX \
 	KMOVW AX, K6
 
+// ARGS loads the arguments: SI weights, DI/R11/R12 tokens 0/4/8, BX = S,
+// DX = 3S, CX pairs, R10 out, R8 its token stride, R9 bias, R13 partial sums,
+// AX flags.
+#define ARGS \
+	MOVQ w+0(FP), SI \
+	MOVQ x+8(FP), DI \
+	MOVQ xstride+16(FP), BX \
+	LEAQ (BX)(BX*2), DX \
+	LEAQ (DI)(BX*4), R11 \
+	LEAQ (R11)(BX*4), R12 \
+	MOVQ k2+24(FP), CX \
+	MOVQ out+32(FP), R10 \
+	MOVQ ostride+40(FP), R8 \
+	MOVQ bias+48(FP), R9 \
+	MOVQ part+56(FP), R13 \
+	MOVQ flags+64(FP), AX
+
 // func bf16Kernel12(w *uint32, x *uint32, xstride int, k2 int, out *float32, ostride int, bias *float32, part *float32, flags int, mask, biasMask, accMask uint32)
 TEXT ·bf16Kernel12(SB), NOSPLIT, $0-84
-	MOVQ w+0(FP), SI
-	MOVQ x+8(FP), DI
-	MOVQ xstride+16(FP), BX
-	LEAQ (BX)(BX*2), DX
-	LEAQ (DI)(BX*4), R11
-	LEAQ (R11)(BX*4), R12
-	MOVQ k2+24(FP), CX
-	MOVQ out+32(FP), R10
-	MOVQ ostride+40(FP), R8
-	MOVQ bias+48(FP), R9
-	MOVQ part+56(FP), R13
-	MOVQ flags+64(FP), AX
+	ARGS
 	TESTQ $1, AX
 	JZ zero12
 	VMOVUPS 0(R13), Z8
@@ -201,18 +207,7 @@ final12:
 
 // func bf16Kernel4(w *uint32, x *uint32, xstride int, k2 int, out *float32, ostride int, bias *float32, part *float32, flags int, mask, biasMask, accMask uint32)
 TEXT ·bf16Kernel4(SB), NOSPLIT, $0-84
-	MOVQ w+0(FP), SI
-	MOVQ x+8(FP), DI
-	MOVQ xstride+16(FP), BX
-	LEAQ (BX)(BX*2), DX
-	LEAQ (DI)(BX*4), R11
-	LEAQ (R11)(BX*4), R12
-	MOVQ k2+24(FP), CX
-	MOVQ out+32(FP), R10
-	MOVQ ostride+40(FP), R8
-	MOVQ bias+48(FP), R9
-	MOVQ part+56(FP), R13
-	MOVQ flags+64(FP), AX
+	ARGS
 	TESTQ $1, AX
 	JZ zero4
 	VMOVUPS 0(R13), Z8
@@ -265,18 +260,7 @@ final4:
 
 // func bf16Kernel1(w *uint32, x *uint32, xstride int, k2 int, out *float32, ostride int, bias *float32, part *float32, flags int, mask, biasMask, accMask uint32)
 TEXT ·bf16Kernel1(SB), NOSPLIT, $0-84
-	MOVQ w+0(FP), SI
-	MOVQ x+8(FP), DI
-	MOVQ xstride+16(FP), BX
-	LEAQ (BX)(BX*2), DX
-	LEAQ (DI)(BX*4), R11
-	LEAQ (R11)(BX*4), R12
-	MOVQ k2+24(FP), CX
-	MOVQ out+32(FP), R10
-	MOVQ ostride+40(FP), R8
-	MOVQ bias+48(FP), R9
-	MOVQ part+56(FP), R13
-	MOVQ flags+64(FP), AX
+	ARGS
 	TESTQ $1, AX
 	JZ zero1
 	VMOVUPS 0(R13), Z8

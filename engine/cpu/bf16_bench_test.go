@@ -40,26 +40,3 @@ func BenchmarkMatmulBF16(b *testing.B) {
 		}
 	}
 }
-
-// BenchmarkPrefillBF16 is BenchmarkPrefill at 512 tokens (bench-sweep's prefill
-// case) in both matmul precisions.
-func BenchmarkPrefillBF16(b *testing.B) {
-	m := benchModel(b)
-	const n = 512
-	prompt := randomIDs(rand.New(rand.NewPCG(3, 4)), n, m.Config.VocabSize)
-	for _, prec := range precisions {
-		b.Run(string(prec), func(b *testing.B) {
-			e := newEngine(b, m, engine.Options{MaxSeqLen: n, TopK: 64, MetricLayer: -1, MatmulPrecision: prec})
-			var out []engine.Output
-			b.ResetTimer()
-			cpu0 := processCPUTime()
-			for range b.N {
-				e.Free(0)
-				if err := e.Step(ctx, []engine.Input{{Slot: 0, Tokens: prompt}}, &out); err != nil {
-					b.Fatal(err)
-				}
-			}
-			reportTokens(b, b.N*n, cpu0)
-		})
-	}
-}

@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"testing"
@@ -90,7 +91,7 @@ func TestBF16Golden(t *testing.T) {
 					for i, w := range c.LastLogits {
 						maxAbsErr = math.Max(maxAbsErr, math.Abs(float64(logits[i])-float64(w)))
 					}
-					gotTop, wantTop, margin := argmax32(logits), argmaxGF(c.LastLogits), top2Margin(c.LastLogits)
+					gotTop, wantTop, margin := argmax(logits), argmax(c.LastLogits), top2Margin(c.LastLogits)
 					l2s[prec] = l2
 					errs[prec] = fmt.Sprintf("relL2 %.2e max|Δ| %.2e (max|logit| %.3g) top1 %v", l2, maxAbsErr, maxAbs(c.LastLogits), gotTop == wantTop)
 					if prec != engine.MatmulBF16 {
@@ -108,17 +109,8 @@ func TestBF16Golden(t *testing.T) {
 	}
 }
 
-func argmax32(v []float32) int {
-	best := 0
-	for i, x := range v {
-		if x > v[best] {
-			best = i
-		}
-	}
-	return best
-}
-
-func argmaxGF(v []gf) int {
+// argmax is the index of the first largest value.
+func argmax[T cmp.Ordered](v []T) int {
 	best := 0
 	for i, x := range v {
 		if x > v[best] {
