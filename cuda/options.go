@@ -16,7 +16,13 @@ const (
 // resolveOptions fills defaults and rejects settings the engine cannot run, with the
 // same rules (and messages) as the CPU backend.
 func resolveOptions(c *engine.Config, o engine.Options) (engine.Options, error) {
-	return o.Resolve(c)
+	o, err := o.Resolve(c)
+	if err == nil && o.MatmulPrecision != engine.MatmulFP32 {
+		// The GEMMs here always take BF16 inputs with FP32 accumulation (cuBLAS), which
+		// is not the CPU contract of engine.MatmulBF16: refuse rather than pretend.
+		err = fmt.Errorf("--matmul-precision %s is implemented by the CPU backend only (the CUDA backend's GEMMs always take BF16 inputs with FP32 accumulation, in cuBLAS's order); leave the flag out with --backend cuda", o.MatmulPrecision)
+	}
+	return o, err
 }
 
 // checkConfig rejects models the kernels cannot run, before any device work.

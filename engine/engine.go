@@ -46,6 +46,10 @@ type Options struct {
 	// reuse (see PrefixSharer); 0 means DefaultPrefixCacheBytes, negative turns
 	// prefix sharing off.
 	PrefixCacheBytes int64
+	// MatmulPrecision is how weight matmuls compute: MatmulFP32 (the default, "")
+	// in float32 throughout, or MatmulBF16 with activations rounded to bfloat16
+	// (see MatmulPrecision).
+	MatmulPrecision MatmulPrecision
 }
 
 // Input appends Tokens to the sequence in Slot: a prefill chunk, or one decode token.

@@ -22,6 +22,7 @@ const (
 // can run, so the CPU and CUDA engines accept exactly the same options with the same
 // messages. Threads is left to the backend.
 func (o Options) Resolve(c *Config) (Options, error) {
+	var err error
 	if o.Slots <= 0 {
 		o.Slots = 1
 	}
@@ -58,8 +59,37 @@ func (o Options) Resolve(c *Config) (Options, error) {
 	if o.PrefixCacheBytes == 0 {
 		o.PrefixCacheBytes = DefaultPrefixCacheBytes
 	}
+	if o.MatmulPrecision, err = ParseMatmulPrecision(string(o.MatmulPrecision)); err != nil {
+		return o, fmt.Errorf("options: %w", err)
+	}
 	if o.PrefillChunk < 0 {
 		return o, fmt.Errorf("options: prefill chunk %d is negative", o.PrefillChunk)
 	}
 	return o, nil
+}
+
+// MatmulPrecision is how a backend computes the weight matmuls (q/k/v/o,
+// gate/up/down, lm head), after PyTorch's torch.set_float32_matmul_precision.
+// Attention, norms and softmax are float32 in every mode.
+type MatmulPrecision string
+
+const (
+	// MatmulFP32 keeps weights and activations in float32 (BF16/F16 weights are
+	// widened exactly): the engine's reference numbers. The zero value means it.
+	MatmulFP32 MatmulPrecision = "fp32"
+	// MatmulBF16 rounds each matmul's input activations to bfloat16 and
+	// accumulates bfloat16 products in float32 (VDPBF16PS), as llama.cpp and
+	// PyTorch do for a BF16 model: faster, and not the same numbers as fp32.
+	MatmulBF16 MatmulPrecision = "bf16"
+)
+
+// ParseMatmulPrecision reads a --matmul-precision value ("" is fp32).
+func ParseMatmulPrecision(s string) (MatmulPrecision, error) {
+	switch p := MatmulPrecision(s); p {
+	case "", MatmulFP32:
+		return MatmulFP32, nil
+	case MatmulBF16:
+		return p, nil
+	}
+	return "", fmt.Errorf("matmul precision %q: want fp32 or bf16", s)
 }

@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/entropix-eval/entropix-eval/engine"
 )
 
 // Config is a sweep: what to evaluate, how, and where the run directory goes. It is
@@ -33,6 +35,10 @@ type Config struct {
 	// changes a result, so neither is part of the run's fingerprint.
 	PrefixCacheMB int  `yaml:"prefix_cache_mb" json:"prefix_cache_mb,omitempty"`
 	NoPrefixCache bool `yaml:"no_prefix_cache" json:"no_prefix_cache,omitempty"`
+	// MatmulPrecision is the engine's weight-matmul precision, fp32 (the default)
+	// or bf16 (engine.MatmulPrecision): bf16 changes results, so it is part of the
+	// fingerprint.
+	MatmulPrecision string `yaml:"matmul_precision" json:"matmul_precision"`
 	// Candidates is the engine's top-K candidate count per step (0: whole vocabulary).
 	Candidates int `yaml:"candidates" json:"candidates"`
 	// AttnMode and PadLen are the attention view of samplers without one of their
@@ -139,6 +145,9 @@ func (c Config) WithDefaults() Config {
 	if c.AttnMode == "" {
 		c.AttnMode = "masked"
 	}
+	if c.MatmulPrecision == "" {
+		c.MatmulPrecision = string(engine.MatmulFP32)
+	}
 	if c.FewshotAsMultiturn == nil && c.ChatTemplate {
 		on := true
 		c.FewshotAsMultiturn = &on
@@ -197,6 +206,9 @@ func (c Config) Validate() error {
 	}
 	if c.PrefillChunk < 1 {
 		bad("prefill_chunk", "%d: want at least 1", c.PrefillChunk)
+	}
+	if _, err := engine.ParseMatmulPrecision(c.MatmulPrecision); err != nil {
+		bad("matmul_precision", "%q: want fp32 or bf16", c.MatmulPrecision)
 	}
 	if c.Candidates < 0 {
 		bad("candidates", "%d is negative (0 means the whole vocabulary)", c.Candidates)

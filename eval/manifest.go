@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/entropix-eval/entropix-eval/engine"
 	"github.com/entropix-eval/entropix-eval/reports"
 )
 
@@ -180,6 +181,20 @@ type fingerprintField struct {
 	Value any
 }
 
+// unlessDefault is a field value hashed only when it is not def: a field added
+// after runs were written leaves their fingerprints (and so resume) as they were.
+type unlessDefault struct{ value, def any }
+
+func (u unlessDefault) MarshalJSON() ([]byte, error) { return json.Marshal(u.value) }
+
+// matmulPrecision is c's precision, fp32 for runs written before the option.
+func matmulPrecision(c Config) string {
+	if c.MatmulPrecision == "" {
+		return string(engine.MatmulFP32)
+	}
+	return c.MatmulPrecision
+}
+
 // fingerprintFields are the parts of a manifest that change results: inputs by
 // content (file names and hashes, never their directories, so a moved model or
 // few-shot directory is the same run), task, samplers, seeds and limits. How the
@@ -208,6 +223,7 @@ func (m *Manifest) fingerprintFields() []fingerprintField {
 		{"backend", m.Backend},
 		{"fewshot_as_multiturn", c.FewshotAsMultiturn},
 		{"system_instruction", c.SystemInstruction},
+		{"matmul_precision", unlessDefault{matmulPrecision(c), string(engine.MatmulFP32)}},
 	}
 }
 
@@ -215,6 +231,9 @@ func (m *Manifest) fingerprintFields() []fingerprintField {
 func (m *Manifest) fingerprint() (string, error) {
 	h := sha256.New()
 	for _, f := range m.fingerprintFields() {
+		if u, ok := f.Value.(unlessDefault); ok && u.value == u.def {
+			continue
+		}
 		b, err := json.Marshal(f.Value)
 		if err != nil {
 			return "", fmt.Errorf("fingerprint %s: %w", f.Name, err)

@@ -41,7 +41,7 @@ func compareLlama2c(ctx context.Context, o options) error {
 	c := engineCase{"decode batch 1", 1}
 	var ours, peer []float64
 	for rep := range o.reps {
-		a, err := oursTokPerSec(ctx, m, o, c)
+		a, err := oursTokPerSec(ctx, m, o, c, engine.MatmulFP32)
 		if err != nil {
 			return fmt.Errorf("ours on %s: %w", bin, err)
 		}

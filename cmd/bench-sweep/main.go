@@ -40,6 +40,7 @@ type options struct {
 	reps, decodeN       int
 	prefillN            int
 	llama2c             string
+	bf16                bool // also time our engine with --matmul-precision bf16
 }
 
 func main() {
@@ -69,6 +70,7 @@ func main() {
 	flag.IntVar(&o.decodeN, "decode-n", 128, "tokens per sequence in the decode cases")
 	flag.IntVar(&o.prefillN, "prefill-n", 512, "prompt tokens in the prefill case")
 	flag.StringVar(&o.llama2c, "llama2c", "", "a llama2.c runomp you built (tokenizer.bin beside it): also time batch-1 decode on a stories110M-shaped fp32 .bin, ours and it")
+	flag.BoolVar(&o.bf16, "bf16", false, "the engine comparison also times ours in BF16 matmul precision (--matmul-precision bf16), beside fp32")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		log.Fatalf("bench-sweep: unexpected arguments %q", flag.Args())

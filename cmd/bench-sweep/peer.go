@@ -44,28 +44,44 @@ func comparePeer(ctx context.Context, o options, model string) error {
 	}
 	defer m.Close()
 	cases := []engineCase{{"decode batch 1", 1}, {"decode batch 8", 8}, {"decode batch 32", 32}, {fmt.Sprintf("prefill %d tokens", o.prefillN), 0}}
-	ours, peer := map[engineCase][]float64{}, map[engineCase][]float64{}
+	ours, oursBF16, peer := map[engineCase][]float64{}, map[engineCase][]float64{}, map[engineCase][]float64{}
 	for rep := range o.reps {
 		for _, c := range cases {
-			a, err := oursTokPerSec(ctx, m, o, c)
+			a, err := oursTokPerSec(ctx, m, o, c, engine.MatmulFP32)
 			if err != nil {
 				return fmt.Errorf("ours, %s: %w", c, err)
+			}
+			bf := 0.0
+			if o.bf16 {
+				if bf, err = oursTokPerSec(ctx, m, o, c, engine.MatmulBF16); err != nil {
+					return fmt.Errorf("ours bf16, %s: %w", c, err)
+				}
+				oursBF16[c] = append(oursBF16[c], bf)
 			}
 			b, err := peerTokPerSec(ctx, o, node, gguf, c)
 			if err != nil {
 				return fmt.Errorf("llama.cpp, %s: %w", c, err)
 			}
 			ours[c], peer[c] = append(ours[c], a), append(peer[c], b)
-			fmt.Fprintf(os.Stderr, "rep %d %-18s ours %7.1f  llama.cpp %7.1f tok/s\n", rep+1, c, a, b)
+			fmt.Fprintf(os.Stderr, "rep %d %-18s ours %7.1f  ours bf16 %7.1f  llama.cpp %7.1f tok/s\n", rep+1, c, a, bf, b)
 		}
 	}
-	fmt.Printf("\nengines on the same weights (random SmolLM2-135M BF16, %d threads; ours fp32 KV and compute, llama.cpp as node-llama-cpp configures it), medians of %d alternating runs; load average %s\n",
+	fmt.Printf("\nengines on the same weights (random SmolLM2-135M BF16, %d threads; ours fp32 KV and compute, ours bf16 with --matmul-precision bf16, llama.cpp as node-llama-cpp configures it), medians of %d alternating runs; load average %s\n",
 		o.threads, o.reps, loadAvg())
-	fmt.Printf("| %-18s | %10s | %10s | %6s |\n", "case (tok/s)", "ours", "llama.cpp", "ratio")
-	fmt.Printf("|%s|%s|%s|%s|\n", dashes(20), dashes(12), dashes(12), dashes(8))
+	if !o.bf16 {
+		fmt.Printf("| %-18s | %10s | %10s | %6s |\n", "case (tok/s)", "ours", "llama.cpp", "ratio")
+		fmt.Printf("|%s|%s|%s|%s|\n", dashes(20), dashes(12), dashes(12), dashes(8))
+		for _, c := range cases {
+			a, b := median(ours[c]), median(peer[c])
+			fmt.Printf("| %-18s | %10.1f | %10.1f | %5.2f× |\n", c, a, b, a/b)
+		}
+		return nil
+	}
+	fmt.Printf("| %-18s | %10s | %10s | %10s | %10s | %10s |\n", "case (tok/s)", "ours fp32", "ours bf16", "llama.cpp", "fp32 ratio", "bf16 ratio")
+	fmt.Printf("|%s|%s|%s|%s|%s|%s|\n", dashes(20), dashes(12), dashes(12), dashes(12), dashes(12), dashes(12))
 	for _, c := range cases {
-		a, b := median(ours[c]), median(peer[c])
-		fmt.Printf("| %-18s | %10.1f | %10.1f | %5.2f× |\n", c, a, b, a/b)
+		a, bf, b := median(ours[c]), median(oursBF16[c]), median(peer[c])
+		fmt.Printf("| %-18s | %10.1f | %10.1f | %10.1f | %9.2f× | %9.2f× |\n", c, a, bf, b, a/b, bf/b)
 	}
 	return nil
 }
@@ -87,9 +103,9 @@ func median(v []float64) float64 {
 // oursTokPerSec runs one case on the CPU engine the way bench.mjs runs it on
 // llama.cpp: B sequences from prompt [1+s] decoding greedily, timed over steps
 // 2..n; or one prompt of the same pseudo-random ids, prefilled in one step.
-func oursTokPerSec(ctx context.Context, m *engine.Model, o options, c engineCase) (float64, error) {
+func oursTokPerSec(ctx context.Context, m *engine.Model, o options, c engineCase, prec engine.MatmulPrecision) (float64, error) {
 	opts := engine.Options{Slots: max(1, c.batch), MaxSeqLen: o.decodeN + 8, TopK: 64, MetricLayer: -1,
-		Threads: o.threads, PrefixCacheBytes: -1}
+		Threads: o.threads, PrefixCacheBytes: -1, MatmulPrecision: prec}
 	if c.batch == 0 {
 		opts.MaxSeqLen = o.prefillN + 64
 	}

@@ -55,6 +55,8 @@ func runForward(ctx context.Context, args []string, stdout io.Writer) error {
 	padLen := fs.Int("pad-len", 4096, "cache size assumed by --attn-mode padded")
 	top := fs.Int("candidates", 10, "top-K candidates to print (the engine's top-K, as run's --candidates)")
 	threads := fs.Int("threads", 0, "CPU threads per worker (0: the machine's cores split evenly over the workers)")
+	var precision engine.MatmulPrecision
+	addMatmulPrecisionFlag(fs, &precision)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: entropix-eval forward --model DIR|FILE.bin|ORG/NAME --ids 1,2,3 [flags]\n\n"+
 			"Runs the token ids (no BOS added) through the model on the CPU backend and prints\n"+
@@ -86,7 +88,7 @@ func runForward(ctx context.Context, args []string, stdout io.Writer) error {
 	defer m.Close()
 	eng, err := cpu.New(m, engine.Options{
 		Slots: 1, MaxSeqLen: len(ids), TopK: *top, AttnMode: attnMode, PadLen: *padLen,
-		MetricLayer: -1, Threads: *threads,
+		MetricLayer: -1, Threads: *threads, MatmulPrecision: precision,
 	})
 	if err != nil {
 		return err

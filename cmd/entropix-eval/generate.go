@@ -43,6 +43,8 @@ func runGenerate(ctx context.Context, args []string, stdout io.Writer) error {
 	maxTokens := fs.Int("max-new-tokens", 32, "generation budget: the most tokens to generate")
 	ignoreEOS := fs.Bool("ignore-eos", false, "keep generating past the model's EOS ids")
 	threads := fs.Int("threads", 0, "CPU threads per worker (0: the machine's cores split evenly over the workers)")
+	var precision engine.MatmulPrecision
+	addMatmulPrecisionFlag(fs, &precision)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: entropix-eval generate --model DIR|FILE.bin|ORG/NAME --ids 1,2,3 [flags]\n\n"+
 			"Greedy-decodes from the token ids (no BOS added) on the CPU backend and prints\n"+
@@ -69,7 +71,7 @@ func runGenerate(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	defer m.Close()
 	eng, err := cpu.New(m, engine.Options{
-		Slots: 1, MaxSeqLen: len(ids) + *maxTokens, TopK: 1, MetricLayer: -1, Threads: *threads,
+		Slots: 1, MaxSeqLen: len(ids) + *maxTokens, TopK: 1, MetricLayer: -1, Threads: *threads, MatmulPrecision: precision,
 	})
 	if err != nil {
 		return err

@@ -60,6 +60,7 @@ func newRunFlags(cfg *eval.Config, stderr io.Writer) *runFlags {
 	fs.IntVar(&cfg.PrefillChunk, "prefill-chunk", cfg.PrefillChunk, "prompt tokens per sequence per step (default 256)")
 	fs.IntVar(&cfg.PrefixCacheMB, "prefix-cache-mb", cfg.PrefixCacheMB, "memory per worker for reused prompt prefixes, MiB (default 1024)")
 	fs.BoolVar(&cfg.NoPrefixCache, "no-prefix-cache", cfg.NoPrefixCache, "compute every prompt in full (the results are the same)")
+	fs.StringVar(&cfg.MatmulPrecision, "matmul-precision", cfg.MatmulPrecision, matmulPrecisionUsage)
 	fs.IntVar(&cfg.Candidates, "candidates", cfg.Candidates, "top-K candidates the engine returns per step (0: whole vocabulary)")
 	fs.StringVar(&cfg.AttnMode, "attn-mode", cfg.AttnMode, "attention statistics of samplers without their own view (baselines' trace columns): masked or padded; each Entropix variant uses its own (attn_mode/pad_len in its spec)")
 	fs.IntVar(&cfg.PadLen, "pad-len", cfg.PadLen, "padded cache length for --attn-mode padded")

@@ -282,7 +282,11 @@ func (lm *lmEvalFlags) checkDType(backend string) error {
 	}
 	torchName := map[string]string{"F32": "float32", "BF16": "bfloat16"}[computeDType(backend)]
 	if lm.dtype != torchName {
-		return fmt.Errorf("%w: --model_args dtype=%s: the %s backend computes in %s (give dtype=auto or %s)", errUsage, lm.dtype, backend, torchName, torchName)
+		hint := ""
+		if backend == "cpu" && lm.dtype == "bfloat16" {
+			hint = "; --matmul-precision bf16 rounds the matmul inputs to bfloat16 as a bfloat16 model in PyTorch does"
+		}
+		return fmt.Errorf("%w: --model_args dtype=%s: the %s backend computes in %s (give dtype=auto or %s%s)", errUsage, lm.dtype, backend, torchName, torchName, hint)
 	}
 	return nil
 }

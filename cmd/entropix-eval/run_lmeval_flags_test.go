@@ -44,6 +44,7 @@ func TestRunLMEvalSpellingErrors(t *testing.T) {
 		{"two checkpoints", []string{"--model", "/a", "--model_args", "pretrained=/b"}, "name different checkpoints"},
 		{"unknown model_args key", []string{"--model_args", "pretrained=/a,load_in_8bit=True"}, "load_in_8bit is not supported"},
 		{"dtype the backend does not compute in", []string{"--model_args", "pretrained=/a,dtype=bfloat16"}, "computes in float32"},
+		{"bfloat16 on the CPU points at the matmul precision", []string{"--model_args", "pretrained=/a,dtype=bfloat16"}, "--matmul-precision bf16 rounds"},
 		{"no task", []string{"--model", "/a", "--tasks", ","}, "no task named"},
 		{"lm-eval's four seeds", []string{"--model", "/a", "--seed", "0,1234,1234,1234"}, "--seeds 0,1,2"},
 		{"unknown gen_kwargs key", []string{"--model", "/a", "--gen_kwargs", "until=Q:"}, "until is not supported"},

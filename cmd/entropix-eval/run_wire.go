@@ -93,7 +93,7 @@ func wireRunner(ctx context.Context, cfg eval.Config, sz runSizing) (*eval.Runne
 	opts := engine.Options{
 		Slots: cfg.BatchSize, MaxSeqLen: cfg.MaxSeqLen, TopK: cfg.Candidates, AttnMode: attnMode,
 		PadLen: cfg.PadLen, MetricLayer: -1, PrefillChunk: cfg.PrefillChunk, Threads: threads,
-		PrefixCacheBytes: int64(cfg.PrefixCacheMB) << 20,
+		PrefixCacheBytes: int64(cfg.PrefixCacheMB) << 20, MatmulPrecision: engine.MatmulPrecision(cfg.MatmulPrecision),
 	}
 	if cfg.NoPrefixCache {
 		opts.PrefixCacheBytes = -1

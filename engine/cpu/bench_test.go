@@ -85,22 +85,28 @@ func copySlot(e *Engine, from, to int) {
 	c.lens[to] = n
 }
 
-// BenchmarkPrefill measures prompt throughput: one 128-token prompt per step.
+// BenchmarkPrefill measures one prompt prefilled in one step, at 128 tokens and at
+// bench-sweep's 512, in both matmul precisions.
 func BenchmarkPrefill(b *testing.B) {
 	m := benchModel(b)
-	const n = 128
-	e := newEngine(b, m, engine.Options{MaxSeqLen: n, TopK: 64, MetricLayer: -1})
-	prompt := randomIDs(rand.New(rand.NewPCG(3, 4)), n, m.Config.VocabSize)
-	var out []engine.Output
-	b.ResetTimer()
-	cpu0 := processCPUTime()
-	for range b.N {
-		e.Free(0)
-		if err := e.Step(ctx, []engine.Input{{Slot: 0, Tokens: prompt}}, &out); err != nil {
-			b.Fatal(err)
+	for _, prec := range precisions {
+		for _, n := range []int{128, 512} {
+			b.Run(fmt.Sprintf("%s/n=%d", prec, n), func(b *testing.B) {
+				e := newEngine(b, m, engine.Options{MaxSeqLen: n, TopK: 64, MetricLayer: -1, MatmulPrecision: prec})
+				prompt := randomIDs(rand.New(rand.NewPCG(3, 4)), n, m.Config.VocabSize)
+				var out []engine.Output
+				b.ResetTimer()
+				cpu0 := processCPUTime()
+				for range b.N {
+					e.Free(0)
+					if err := e.Step(ctx, []engine.Input{{Slot: 0, Tokens: prompt}}, &out); err != nil {
+						b.Fatal(err)
+					}
+				}
+				reportTokens(b, b.N*n, cpu0)
+			})
 		}
 	}
-	reportTokens(b, b.N*n, cpu0)
 }
 
 // reportTokens reports tokens per wall second and per CPU-second (see reportRate).
@@ -119,27 +125,36 @@ func reportRate(b *testing.B, amount float64, unit string, cpu0 time.Duration) {
 }
 
 // BenchmarkMatmul measures the kernel alone on a SmolLM2 gate_proj (1536×576 BF16)
-// for n tokens, single-threaded and on all threads.
+// for n tokens, single-threaded and on all threads, in both matmul precisions
+// (bf16 with BF16 weights: the panels are the same for F32 ones).
 func BenchmarkMatmul(b *testing.B) {
 	const rows, cols = 1536, 576
 	r := rand.New(rand.NewPCG(5, 6))
-	for _, dt := range []engine.DType{engine.BF16, engine.F32} {
-		data := make([]byte, rows*cols*dt.Size())
+	for _, dt := range []engine.DType{engine.BF16, engine.F32, bf16Precision} {
+		stored := dt
+		if dt == bf16Precision {
+			stored = engine.BF16
+		}
+		data := make([]byte, rows*cols*stored.Size())
 		for i := 0; i < rows*cols; i++ {
 			v := float32(r.NormFloat64() * 0.02)
-			if dt == engine.BF16 {
+			if stored == engine.BF16 {
 				h := engine.F32ToBF16(v)
 				data[2*i], data[2*i+1] = byte(h), byte(h>>8)
 			} else {
 				putF32(data[4*i:], v)
 			}
 		}
-		w, err := newMatrix(&engine.Tensor{Name: "w", DType: dt, Shape: []int{rows, cols}, Data: data}, rows, cols)
+		w, err := newMatrix(&engine.Tensor{Name: "w", DType: stored, Shape: []int{rows, cols}, Data: data}, rows, cols)
 		require.NoError(b, err)
+		var bf16 *bf16State
+		if dt == bf16Precision {
+			bf16 = &bf16State{panels: map[*matrix]*bf16Panels{w: newBF16Panels(w)}}
+		}
 		for _, threads := range []int{1, 2} {
 			for _, n := range []int{1, 8, 32, 256} {
 				b.Run(fmt.Sprintf("%s/threads=%d/n=%d", dt, threads, n), func(b *testing.B) {
-					e := &Engine{threads: threads, pool: newPool(threads)}
+					e := &Engine{threads: threads, bf16: bf16, pool: newPool(threads)}
 					defer e.pool.close()
 					for range threads {
 						e.scratch = append(e.scratch, workerScratch{tile: make([]float32, tileFloats)})
@@ -160,6 +175,9 @@ func BenchmarkMatmul(b *testing.B) {
 		}
 	}
 }
+
+// bf16Precision names BenchmarkMatmul's BF16-precision case (BF16 weights).
+const bf16Precision engine.DType = "BF16-precision"
 
 func putF32(b []byte, v float32) {
 	u := math.Float32bits(v)

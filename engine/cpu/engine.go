@@ -11,6 +11,7 @@ package cpu
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"runtime"
 	"sync"
 
@@ -29,6 +30,7 @@ type Engine struct {
 	rope    *ropeTable
 	cache   *kvCache
 	prefix  *prefixStore // nil when prefix sharing is off
+	bf16    *bf16State   // repacked weights in BF16 precision, else nil
 	buf     buffers
 	scratch []workerScratch // one per thread
 	// attnScores[i] holds input i's metric-layer scores, heads × kvLen, row-major.
@@ -94,6 +96,13 @@ func New(m *engine.Model, opts engine.Options) (*Engine, error) {
 		seen:  make([]bool, opts.Slots),
 	}
 	e.prefix = newPrefixStore(e.cache, opts.Slots, prefixBudget)
+	if opts.MatmulPrecision == engine.MatmulBF16 {
+		if !useBF16Asm {
+			slog.Warn("cpu engine: BF16 matmul precision without AVX512_BF16 runs the Go emulation, several times slower than fp32 precision",
+				"model", m.Dir)
+		}
+		e.bf16 = newBF16State(w)
+	}
 	e.pool = newPool(opts.Threads)
 	// An engine dropped without Close still stops its workers (they hold the
 	// pool, not the engine).
@@ -152,6 +161,6 @@ func (e *Engine) Close() error {
 	defer e.mu.Unlock()
 	e.closed = true
 	e.pool.close()
-	e.w, e.cache, e.buf, e.scratch, e.attnScores, e.prefix = nil, &kvCache{}, buffers{}, nil, nil, nil
+	e.w, e.cache, e.buf, e.scratch, e.attnScores, e.prefix, e.bf16 = nil, &kvCache{}, buffers{}, nil, nil, nil, nil
 	return nil
 }

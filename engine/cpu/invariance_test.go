@@ -97,53 +97,57 @@ func runAlone(t *testing.T, e *Engine, slot int, pieces [][]int32) []snapshot {
 
 func TestBatchInvariance(t *testing.T) {
 	for name, spec := range invarianceSpecs {
-		t.Run(name, func(t *testing.T) {
-			m := buildModel(t, spec)
-			r := rand.New(rand.NewPCG(7, 11))
-			vocab := m.Config.VocabSize
-			prompt := randomIDs(r, 13, vocab)
-			opts := engine.Options{Slots: 4, MaxSeqLen: 96, MetricLayer: -1, Threads: 2}
-			want := reference(t, m, prompt, engine.Options{MaxSeqLen: 96, MetricLayer: -1, Threads: 1})
-
-			t.Run("chunked", func(t *testing.T) {
-				for i, sizes := range [][]int{{4, 4}, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, {12}} {
-					o := opts
-					o.Threads = 2 + i // more threads than cores changes nothing either
-					e := newEngine(t, m, o)
-					require.Equal(t, want, runAlone(t, e, 3, chunks(prompt, sizes...)), "chunks %v", sizes)
-				}
-			})
-
-			t.Run("batched", func(t *testing.T) {
-				e := newEngine(t, m, opts)
-				// Others of different lengths share every step: a long prompt in the same
-				// prefill step, a short one, and one that joins mid-way.
-				long, short := randomIDs(r, 40, vocab), randomIDs(r, 3, vocab)
-				var out []engine.Output
-				require.NoError(t, e.Step(ctx, []engine.Input{
-					{Slot: 0, Tokens: long}, {Slot: 2, Tokens: prompt}, {Slot: 1, Tokens: short}}, &out))
-				got := []snapshot{snap(t, &out[1])}
-				next := out[1].Dist.Candidates[0].ID
-				for s := range decodeSteps {
-					in := []engine.Input{{Slot: 2, Tokens: []int32{next}}, {Slot: 0, Tokens: []int32{int32(s)}}}
-					if s == 1 {
-						in = append(in, engine.Input{Slot: 3, Tokens: randomIDs(r, 9, vocab)})
-					}
-					require.NoError(t, e.Step(ctx, in, &out))
-					got = append(got, snap(t, &out[0]))
-					next = out[0].Dist.Candidates[0].ID
-				}
-				require.Equal(t, want, got)
-
-				// Freed and refilled slots (one held a longer sequence) start afresh.
-				e.Free(2)
-				e.Free(0)
-				require.Zero(t, e.Len(0))
-				require.Equal(t, want, runAlone(t, e, 0, [][]int32{prompt}), "refilled slot 0")
-				require.Equal(t, want, runAlone(t, e, 2, [][]int32{prompt[:5], prompt[5:]}), "refilled slot 2")
-			})
-		})
+		for _, prec := range precisions {
+			t.Run(name+"/"+string(prec), func(t *testing.T) { batchInvariance(t, spec, prec) })
+		}
 	}
+}
+
+func batchInvariance(t *testing.T, spec engine.TestModelSpec, prec engine.MatmulPrecision) {
+	m := buildModel(t, spec)
+	r := rand.New(rand.NewPCG(7, 11))
+	vocab := m.Config.VocabSize
+	prompt := randomIDs(r, 13, vocab)
+	opts := engine.Options{Slots: 4, MaxSeqLen: 96, MetricLayer: -1, Threads: 2, MatmulPrecision: prec}
+	want := reference(t, m, prompt, engine.Options{MaxSeqLen: 96, MetricLayer: -1, Threads: 1, MatmulPrecision: prec})
+
+	t.Run("chunked", func(t *testing.T) {
+		for i, sizes := range [][]int{{4, 4}, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, {12}} {
+			o := opts
+			o.Threads = 2 + i // more threads than cores changes nothing either
+			e := newEngine(t, m, o)
+			require.Equal(t, want, runAlone(t, e, 3, chunks(prompt, sizes...)), "chunks %v", sizes)
+		}
+	})
+
+	t.Run("batched", func(t *testing.T) {
+		e := newEngine(t, m, opts)
+		// Others of different lengths share every step: a long prompt in the same
+		// prefill step, a short one, and one that joins mid-way.
+		long, short := randomIDs(r, 40, vocab), randomIDs(r, 3, vocab)
+		var out []engine.Output
+		require.NoError(t, e.Step(ctx, []engine.Input{
+			{Slot: 0, Tokens: long}, {Slot: 2, Tokens: prompt}, {Slot: 1, Tokens: short}}, &out))
+		got := []snapshot{snap(t, &out[1])}
+		next := out[1].Dist.Candidates[0].ID
+		for s := range decodeSteps {
+			in := []engine.Input{{Slot: 2, Tokens: []int32{next}}, {Slot: 0, Tokens: []int32{int32(s)}}}
+			if s == 1 {
+				in = append(in, engine.Input{Slot: 3, Tokens: randomIDs(r, 9, vocab)})
+			}
+			require.NoError(t, e.Step(ctx, in, &out))
+			got = append(got, snap(t, &out[0]))
+			next = out[0].Dist.Candidates[0].ID
+		}
+		require.Equal(t, want, got)
+
+		// Freed and refilled slots (one held a longer sequence) start afresh.
+		e.Free(2)
+		e.Free(0)
+		require.Zero(t, e.Len(0))
+		require.Equal(t, want, runAlone(t, e, 0, [][]int32{prompt}), "refilled slot 0")
+		require.Equal(t, want, runAlone(t, e, 2, [][]int32{prompt[:5], prompt[5:]}), "refilled slot 2")
+	})
 }
 
 // TestMetricLayer checks that the statistics follow Options.MetricLayer: -1 is the

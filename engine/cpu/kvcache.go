@@ -43,9 +43,10 @@ func (c *kvCache) store(layer, slot, pos int, k, v []float32) {
 // a long run writes them all.
 type memoryPlan struct {
 	KVCache, Buffers int64
+	BF16             int64 // BF16 precision's repacked weights and packed activations (bf16PlanBytes)
 }
 
-func (p memoryPlan) total() int64 { return p.KVCache + p.Buffers }
+func (p memoryPlan) total() int64 { return p.KVCache + p.Buffers + p.BF16 }
 
 // planMemory sizes the KV cache and the largest step's buffers (see grow): token
 // rows up to slots × prefill chunk, per-input logits and attention scores, one
@@ -61,10 +62,14 @@ func planMemory(c *engine.Config, o engine.Options, tile int) memoryPlan {
 	perRow := f32 * (2*hid + 2*qDim + 2*kvDim + 2*int64(c.Intermediate))
 	perInput := f32 * (hid + int64(c.VocabSize) + int64(c.Heads)*maxSeq)
 	perThread := f32 * (int64(tile) + maxSeq)
-	return memoryPlan{
+	p := memoryPlan{
 		KVCache: 2 * f32 * int64(c.Layers) * slots * maxSeq * kvDim,
 		Buffers: slots*chunk*perRow + slots*perInput + int64(o.Threads)*perThread + f32*maxSeq*int64(c.HeadDim),
 	}
+	if o.MatmulPrecision == engine.MatmulBF16 {
+		p.BF16 = bf16PlanBytes(c, slots*chunk)
+	}
+	return p
 }
 
 // checkBudget returns nil when the plan fits in available bytes, else an error
@@ -83,6 +88,10 @@ func checkBudget(c *engine.Config, o engine.Options, tile int, available int64) 
 	if advice == "" {
 		advice = "nothing: even one slot of one token does not"
 	}
-	return fmt.Errorf("out of memory: %s KV cache (%d slots × %d tokens) + %s buffers needed, %s available; fits: %s",
-		engine.GiB(p.KVCache), o.Slots, o.MaxSeqLen, engine.GiB(p.Buffers), engine.GiB(available), advice)
+	bf16 := ""
+	if p.BF16 > 0 {
+		bf16 = fmt.Sprintf(" + %s of bf16 weight panels (--matmul-precision bf16)", engine.GiB(p.BF16))
+	}
+	return fmt.Errorf("out of memory: %s KV cache (%d slots × %d tokens) + %s buffers%s needed, %s available; fits: %s",
+		engine.GiB(p.KVCache), o.Slots, o.MaxSeqLen, engine.GiB(p.Buffers), bf16, engine.GiB(available), advice)
 }

@@ -17,6 +17,10 @@ func tileRows(m *matrix) int {
 // across tokens and rows but give the same bits), so it is bit-identical whatever
 // n, the tiling or the thread count.
 func (e *Engine) matmul(out, x []float32, n int, w *matrix, bias []float32, accumulate bool) {
+	if e.bf16 != nil { // BF16 precision: matmul_bf16.go
+		e.matmulBF16(out, x, n, e.bf16.panels[w], bias, accumulate)
+		return
+	}
 	if n == 1 {
 		e.matvec(out, x, w, bias, accumulate)
 		return

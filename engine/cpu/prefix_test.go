@@ -31,44 +31,48 @@ func attachAndRun(t *testing.T, e *Engine, slot int, prompt []int32, chunk int) 
 // number of a sequence prefilled from scratch, and that the reuse is as long as
 // the blocks allow.
 func TestPrefixSharingIsBitIdentical(t *testing.T) {
-	const B = prefixcache.BlockTokens
 	for name, spec := range invarianceSpecs {
-		t.Run(name, func(t *testing.T) {
-			m := buildModel(t, spec)
-			r := rand.New(rand.NewPCG(3, 5))
-			vocab := m.Config.VocabSize
-			shared := randomIDs(r, 2*B+8, vocab)
-			a := append(append([]int32(nil), shared...), randomIDs(r, 17, vocab)...) // 57 tokens
-			b := append(append([]int32(nil), shared...), randomIDs(r, 5, vocab)...)  // 45 tokens
-			off := engine.Options{MaxSeqLen: 96, MetricLayer: -1, Threads: 1, PrefixCacheBytes: -1}
-			wantA, wantB := reference(t, m, a, off), reference(t, m, b, off)
-
-			e := newEngine(t, m, engine.Options{Slots: 3, MaxSeqLen: 96, MetricLayer: -1, Threads: 2})
-			require.NotNil(t, e.prefix)
-			got, n := attachAndRun(t, e, 0, a, 7)
-			require.Equal(t, wantA, got, "first run of a")
-			require.Zero(t, n)
-			require.Equal(t, len(a)-1, e.CachedPrefix(a), "a's blocks stored, its partial last one too")
-
-			// The same prompt in another slot while slot 0 still holds it: all but
-			// its last token come from the store.
-			got, n = attachAndRun(t, e, 1, a, 64)
-			require.Equal(t, wantA, got, "a from the store")
-			require.Equal(t, len(a)-1, n)
-
-			// A prompt sharing 2 blocks and 8 tokens reuses those 40 tokens, the
-			// last 8 from the start of a's third block.
-			got, n = attachAndRun(t, e, 2, b, 3)
-			require.Equal(t, wantB, got, "b over a's prefix")
-			require.Equal(t, 2*B+8, n)
-
-			// A prompt that is exactly whole blocks keeps its last token to compute.
-			e.Free(0)
-			got, n = attachAndRun(t, e, 0, a[:3*B], 64)
-			require.Equal(t, reference(t, m, a[:3*B], off), got, "block-aligned prompt")
-			require.Equal(t, 3*B-1, n)
-		})
+		for _, prec := range precisions {
+			t.Run(name+"/"+string(prec), func(t *testing.T) { prefixSharingIsBitIdentical(t, spec, prec) })
+		}
 	}
+}
+
+func prefixSharingIsBitIdentical(t *testing.T, spec engine.TestModelSpec, prec engine.MatmulPrecision) {
+	const B = prefixcache.BlockTokens
+	m := buildModel(t, spec)
+	r := rand.New(rand.NewPCG(3, 5))
+	vocab := m.Config.VocabSize
+	shared := randomIDs(r, 2*B+8, vocab)
+	a := append(append([]int32(nil), shared...), randomIDs(r, 17, vocab)...) // 57 tokens
+	b := append(append([]int32(nil), shared...), randomIDs(r, 5, vocab)...)  // 45 tokens
+	off := engine.Options{MaxSeqLen: 96, MetricLayer: -1, Threads: 1, PrefixCacheBytes: -1, MatmulPrecision: prec}
+	wantA, wantB := reference(t, m, a, off), reference(t, m, b, off)
+
+	e := newEngine(t, m, engine.Options{Slots: 3, MaxSeqLen: 96, MetricLayer: -1, Threads: 2, MatmulPrecision: prec})
+	require.NotNil(t, e.prefix)
+	got, n := attachAndRun(t, e, 0, a, 7)
+	require.Equal(t, wantA, got, "first run of a")
+	require.Zero(t, n)
+	require.Equal(t, len(a)-1, e.CachedPrefix(a), "a's blocks stored, its partial last one too")
+
+	// The same prompt in another slot while slot 0 still holds it: all but
+	// its last token come from the store.
+	got, n = attachAndRun(t, e, 1, a, 64)
+	require.Equal(t, wantA, got, "a from the store")
+	require.Equal(t, len(a)-1, n)
+
+	// A prompt sharing 2 blocks and 8 tokens reuses those 40 tokens, the
+	// last 8 from the start of a's third block.
+	got, n = attachAndRun(t, e, 2, b, 3)
+	require.Equal(t, wantB, got, "b over a's prefix")
+	require.Equal(t, 2*B+8, n)
+
+	// A prompt that is exactly whole blocks keeps its last token to compute.
+	e.Free(0)
+	got, n = attachAndRun(t, e, 0, a[:3*B], 64)
+	require.Equal(t, reference(t, m, a[:3*B], off), got, "block-aligned prompt")
+	require.Equal(t, 3*B-1, n)
 }
 
 // TestPrefixStoreRejectsOtherTokens checks that a slot fed tokens other than the

@@ -1,0 +1,144 @@
+//go:build amd64 && !purego
+
+package cpu
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/entropix-eval/entropix-eval/engine"
+)
+
+// setBF16Asm switches the AVX512_BF16 kernels on or off for the rest of the test.
+func setBF16Asm(t testing.TB, on bool) {
+	old := useBF16Asm
+	useBF16Asm = on && hasAVX512BF16()
+	t.Cleanup(func() { useBF16Asm = old })
+}
+
+// edgeBF16 draws bfloat16 bits that exercise the corners of VDPBF16PS: signed
+// zeros, subnormals (DAZ), the smallest normals (products below float32's range,
+// results that round into the subnormals: FTZ), huge values (products above
+// float32's range), infinities and NaNs with payloads, and ordinary values.
+func edgeBF16(r *rand.Rand) uint16 {
+	sign := uint16(r.IntN(2)) << 15
+	switch r.IntN(12) {
+	case 0:
+		return sign
+	case 1:
+		return sign | uint16(1+r.IntN(0x7f)) // subnormal
+	case 2:
+		return sign | uint16(0x0080+r.IntN(0x400)) // tiny normal
+	case 3:
+		return sign | uint16(0x7f00+r.IntN(0x80)) // huge
+	case 4:
+		return sign | 0x7f80 // infinity
+	case 5:
+		return sign | uint16(0x7f81+r.IntN(0x7f)) // NaN, quiet or signalling
+	case 6:
+		return sign | uint16(0x3f00+r.IntN(0x200)) // near 1: cancellations
+	}
+	return roundBF16(float32(r.NormFloat64() * math.Pow(2, float64(r.IntN(40)-20))))
+}
+
+// bf16Case is a matmul's operands: a rows × cols matrix, n tokens, bias, output.
+type bf16Case struct {
+	rows, cols, n int
+	w             []uint16
+	x             []float32
+	bias          []float32
+}
+
+func newBF16Case(r *rand.Rand, rows, cols, n int, draw func(*rand.Rand) uint16) bf16Case {
+	c := bf16Case{rows: rows, cols: cols, n: n, w: make([]uint16, rows*cols), x: make([]float32, n*cols), bias: make([]float32, rows)}
+	for i := range c.w {
+		c.w[i] = draw(r)
+	}
+	for i := range c.x { // activations as float32 with low bits, rounded in packBF16
+		c.x[i] = math.Float32frombits(uint32(draw(r))<<16 | uint32(r.IntN(1<<16)))
+	}
+	for i := range c.bias {
+		c.bias[i] = float32(r.NormFloat64())
+	}
+	return c
+}
+
+// TestBF16KernelMatchesHardware checks the contract of bf16.go on this CPU: the
+// VDPBF16PS kernels and the Go kernel give the same bits for every output, over
+// random values and edge cases, odd shapes (partial panels, odd columns, every
+// token block), with and without bias and accumulation.
+func TestBF16KernelMatchesHardware(t *testing.T) {
+	if !hasAVX512BF16() {
+		t.Skip("no AVX512_BF16 on this CPU: only the Go kernel runs here")
+	}
+	r := rand.New(rand.NewPCG(3, 5))
+	draws := map[string]func(*rand.Rand) uint16{
+		"normal": func(r *rand.Rand) uint16 { return roundBF16(float32(r.NormFloat64())) },
+		"edge":   edgeBF16,
+	}
+	shapes := []struct{ rows, cols, n int }{
+		{32, 2, 1}, {1, 1, 1}, {33, 7, 17}, {64, 576, 12}, {70, 63, 29}, {16, 300, 5}, {96, 1536, 13},
+	}
+	for name, draw := range draws {
+		for _, s := range shapes {
+			for _, mode := range []struct{ bias, acc bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
+				c := newBF16Case(r, s.rows, s.cols, s.n, draw)
+				p := newBF16Panels(&matrix{rows: c.rows, cols: c.cols, dtype: engine.BF16, u16: c.w})
+				var bias []float32
+				if mode.bias {
+					bias = c.bias
+				}
+				outs := make([][]float32, 2)
+				for i, asm := range []bool{true, false} {
+					setBF16Asm(t, asm)
+					out := make([]float32, c.n*c.rows)
+					for j := range out {
+						out[j] = float32(j%7) - 3
+					}
+					xp := make([]uint32, c.n*p.k2)
+					packBF16(xp, c.x, c.n, c.cols)
+					part := make([]float32, c.n*panelRows)
+					for panel := range p.panels() {
+						bf16Panel(p, panel, xp, c.n, out, bias, mode.acc, part)
+					}
+					outs[i] = out
+				}
+				for j := range outs[0] {
+					a, g := math.Float32bits(outs[0][j]), math.Float32bits(outs[1][j])
+					if a != g {
+						tok, row := j/c.rows, j%c.rows
+						xb := make([]uint16, c.cols)
+						for i := range xb {
+							xb[i] = roundBF16(c.x[tok*c.cols+i])
+						}
+						require.Failf(t, "kernels differ", "%s %dx%d n=%d bias=%v acc=%v: token %d row %d: asm %#08x, Go %#08x\nw=%04x\nx=%04x",
+							name, c.rows, c.cols, c.n, mode.bias, mode.acc, tok, row, a, g, c.w[row*c.cols:(row+1)*c.cols], xb)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestBF16ForwardMatchesGo runs the invariance models in BF16 precision through a
+// prefill and greedy decode with the VDPBF16PS kernels and with the Go kernel
+// (what -tags purego and CPUs without AVX512_BF16 run): bit-identical outputs.
+func TestBF16ForwardMatchesGo(t *testing.T) {
+	if !hasAVX512BF16() {
+		t.Skip("no AVX512_BF16 on this CPU: only the Go kernel runs here")
+	}
+	for name, spec := range invarianceSpecs {
+		t.Run(name, func(t *testing.T) {
+			m := buildModel(t, spec)
+			prompt := randomIDs(rand.New(rand.NewPCG(7, 11)), 29, m.Config.VocabSize)
+			opts := engine.Options{MaxSeqLen: 40, MetricLayer: -1, Threads: 2, MatmulPrecision: engine.MatmulBF16}
+			setBF16Asm(t, true)
+			asm := reference(t, m, prompt, opts)
+			setBF16Asm(t, false)
+			require.Equal(t, reference(t, m, prompt, opts), asm)
+		})
+	}
+}

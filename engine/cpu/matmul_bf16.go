@@ -1,0 +1,257 @@
+package cpu
+
+import (
+	"slices"
+	"unsafe"
+
+	"github.com/entropix-eval/entropix-eval/engine"
+)
+
+// panelRows is the height of a repacked weight panel: two ZMM registers of 16
+// float32 accumulators, one per row.
+const panelRows = 32
+
+// bf16Panels is a weight matrix rounded to bfloat16 and repacked once at load for
+// the BF16 kernels: panel p holds rows [32p, 32p+32), pair by pair, each uint32 one
+// row's elements 2kp (low half) and 2kp+1 (high half), so that one 64-byte load
+// gives 16 rows of a pair in VDPBF16PS's layout. Rows past the matrix and the pad
+// of an odd column count are zero.
+type bf16Panels struct {
+	rows, cols, k2 int
+	data           []uint32 // data[(p·k2 + kp)·32 + r]
+}
+
+func (p *bf16Panels) panels() int { return (p.rows + panelRows - 1) / panelRows }
+
+// bf16PanelBytes is the memory newBF16Panels takes for a rows × cols matrix.
+func bf16PanelBytes(rows, cols int) int64 {
+	return int64((rows+panelRows-1)/panelRows) * int64((cols+1)/2) * panelRows * 4
+}
+
+// newBF16Panels rounds m to bfloat16 (a BF16 matrix is copied as it is) and
+// repacks it into panels.
+func newBF16Panels(m *matrix) *bf16Panels {
+	p := &bf16Panels{rows: m.rows, cols: m.cols, k2: (m.cols + 1) / 2}
+	p.data = make([]uint32, bf16PanelBytes(m.rows, m.cols)/4)
+	row := make([]uint16, 2*p.k2)
+	wide := make([]float32, m.cols)
+	for r := range m.rows {
+		switch m.dtype {
+		case engine.BF16:
+			copy(row, m.u16[r*m.cols:(r+1)*m.cols])
+		default:
+			for i, v := range m.row(r, wide) {
+				row[i] = roundBF16(v)
+			}
+		}
+		base := (r/panelRows)*p.k2*panelRows + r%panelRows
+		for kp := range p.k2 {
+			p.data[base+kp*panelRows] = uint32(row[2*kp]) | uint32(row[2*kp+1])<<16
+		}
+	}
+	return p
+}
+
+// bf16Block is how many tokens from t0 of n one kernel call takes: 12 (the main
+// kernel's register block) while it can, then 4, then single tokens.
+func bf16Block(t0, n int) int {
+	switch rest := n - t0; {
+	case rest >= 12:
+		return 12
+	case rest >= 4:
+		return 4
+	}
+	return 1
+}
+
+// packBF16 rounds the n tokens of x (stride cols) to bfloat16 pairs, token t's
+// pair kp at dst[t·k2 + kp] (element 2kp in the low half), a zero padding an odd
+// cols: the row VDPBF16PS broadcasts one dword of per pair.
+func packBF16(dst []uint32, x []float32, n, cols int) {
+	k2 := (cols + 1) / 2
+	for t := range n {
+		xt := x[t*cols : (t+1)*cols]
+		d := dst[t*k2 : (t+1)*k2]
+		for kp := range cols / 2 {
+			d[kp] = uint32(roundBF16(xt[2*kp])) | uint32(roundBF16(xt[2*kp+1]))<<16
+		}
+		if cols%2 == 1 {
+			d[k2-1] = uint32(roundBF16(xt[cols-1]))
+		}
+	}
+}
+
+// bf16State is what the BF16 precision adds to an engine: the repacked weights
+// and the packed activations of the last matmul, with the float32 input they were
+// packed from (q/k/v and gate/up take the same input: it is packed once).
+type bf16State struct {
+	panels map[*matrix]*bf16Panels
+	x      []uint32
+	from   []float32
+	parts  [][]float32 // per thread: the partial sums of a k-blocked panel
+}
+
+// pack leaves x's n rows of cols packed in s.x, unless s.x already holds them,
+// splitting the rows over threads.
+func (s *bf16State) pack(p *pool, x []float32, n, cols, threads int) {
+	x = x[:n*cols]
+	k2 := (cols + 1) / 2
+	if len(s.from) == len(x) && len(s.x) == n*k2 && slices.Equal(s.from, x) {
+		return
+	}
+	s.x = growTo(s.x, n*k2)
+	if n*cols < 1<<15 {
+		threads = 1
+	}
+	p.blocksOf(threads, n, func(_, lo, hi int) {
+		packBF16(s.x[lo*k2:hi*k2], x[lo*cols:hi*cols], hi-lo, cols)
+	})
+	s.from = append(s.from[:0], x...)
+}
+
+// newBF16State repacks every weight matrix of w (the embedding only as the tied
+// lm head; its rows are still looked up from the checkpoint).
+func newBF16State(w *weights) *bf16State {
+	s := &bf16State{panels: map[*matrix]*bf16Panels{}}
+	add := func(m *matrix) {
+		if s.panels[m] == nil {
+			s.panels[m] = newBF16Panels(m)
+		}
+	}
+	add(w.head)
+	for i := range w.layers {
+		L := &w.layers[i]
+		for _, m := range []*matrix{L.wq, L.wk, L.wv, L.wo, L.wg, L.wu, L.wd} {
+			add(m)
+		}
+	}
+	return s
+}
+
+// bf16PlanBytes is the memory BF16 precision adds for a model: the panels and the
+// packed activations of the largest step (rows tokens).
+func bf16PlanBytes(c *engine.Config, rows int64) int64 {
+	hid, qDim, kvDim, inter := c.HiddenSize, c.Heads*c.HeadDim, c.KVHeads*c.HeadDim, c.Intermediate
+	perLayer := bf16PanelBytes(qDim, hid) + 2*bf16PanelBytes(kvDim, hid) + bf16PanelBytes(hid, qDim) +
+		2*bf16PanelBytes(inter, hid) + bf16PanelBytes(hid, inter)
+	widest := int64(max(hid, qDim, inter) + 1)
+	return int64(c.Layers)*perLayer + bf16PanelBytes(c.VocabSize, hid) + rows*widest/2*4
+}
+
+// matmulBF16 is matmul in BF16 precision (see bf16.go for the contract). Panels
+// are split into one contiguous run per thread, each panel computed for all n
+// tokens (bf16Panel); every value comes out of its own chain, so neither the
+// split nor n changes a bit.
+func (e *Engine) matmulBF16(out, x []float32, n int, p *bf16Panels, bias []float32, accumulate bool) {
+	s := e.bf16
+	s.pack(e.pool, x, n, p.cols, e.threads)
+	threads := e.threads
+	if n*p.rows*p.cols < 1<<15 {
+		threads = 1
+	}
+	for len(s.parts) < threads {
+		s.parts = append(s.parts, nil)
+	}
+	for w := range threads {
+		s.parts[w] = growTo(s.parts[w], n*panelRows)
+	}
+	e.pool.blocksOf(threads, p.panels(), func(worker, lo, hi int) {
+		for panel := lo; panel < hi; panel++ {
+			bf16Panel(p, panel, s.x, n, out, bias, accumulate, s.parts[worker])
+		}
+	})
+}
+
+// bf16KBlock is the pairs of one k-block: a panel's block (16 KiB) stays in L1
+// beside a token block's (6 KiB) while the token blocks stream past it.
+const bf16KBlock = 128
+
+// noBias stands in for a missing bias in the assembly kernels' masked adds.
+var noBias [panelRows]float32
+
+// bf16Panel computes one panel's rows for the n packed tokens of xs (k2 dwords
+// each) into out (n rows of p.rows). The assembly runs k-block by k-block, each
+// over all token blocks, carrying every chain's partial sum in part (n·32 floats):
+// the chain and so the bits are those of one pass, which the Go kernel makes.
+func bf16Panel(p *bf16Panels, panel int, xs []uint32, n int, out, bias []float32, accumulate bool, part []float32) {
+	r0 := panel * panelRows
+	valid := min(panelRows, p.rows-r0)
+	if !useBF16Asm {
+		for t0 := 0; t0 < n; {
+			nr := bf16Block(t0, n)
+			bf16KernelGo(p, panel, xs[t0*p.k2:(t0+nr)*p.k2], nr, out[t0*p.rows:(t0+nr)*p.rows], bias, accumulate)
+			t0 += nr
+		}
+		return
+	}
+	w := p.data[panel*p.k2*panelRows : (panel+1)*p.k2*panelRows]
+	_, _, _ = xs[n*p.k2-1], out[(n-1)*p.rows+r0+valid-1], part[n*panelRows-1]
+	mask := uint32(1<<valid - 1)
+	var biasMask, accMask uint32
+	b := &noBias[0] // masked off, but a nil address would cost a fault-suppression assist per access
+	if bias != nil {
+		b, biasMask = &bias[r0], mask
+	}
+	if accumulate {
+		accMask = mask
+	}
+	const f32 = int(unsafe.Sizeof(float32(0)))
+	for kb0 := 0; kb0 < p.k2; kb0 += bf16KBlock {
+		kb := min(bf16KBlock, p.k2-kb0)
+		flags := 0
+		if kb0 > 0 {
+			flags |= 1 // continue the chains from part
+		}
+		if kb0+kb == p.k2 {
+			flags |= 2 // final: bias, accumulate, store
+		}
+		for t0 := 0; t0 < n; {
+			nr := bf16Block(t0, n)
+			k := bf16Kernel1
+			switch nr {
+			case 12:
+				k = bf16Kernel12
+			case 4:
+				k = bf16Kernel4
+			}
+			k(&w[kb0*panelRows], &xs[t0*p.k2+kb0], p.k2*f32, kb, &out[t0*p.rows+r0], p.rows*f32, b,
+				&part[t0*panelRows], flags, mask, biasMask, accMask)
+			t0 += nr
+		}
+	}
+}
+
+// bf16KernelGo computes panel's rows for nr packed tokens (xb, k2 dwords each)
+// into out (nr rows of p.rows): bf16Dot, the contract itself, on unpacked pairs.
+func bf16KernelGo(p *bf16Panels, panel int, xb []uint32, nr int, out, bias []float32, accumulate bool) {
+	r0 := panel * panelRows
+	valid := min(panelRows, p.rows-r0)
+	w := p.data[panel*p.k2*panelRows : (panel+1)*p.k2*panelRows]
+	k := 2 * p.k2
+	xs := make([]uint16, nr*k+k)
+	for j := range nr {
+		for kp := range p.k2 {
+			v := xb[j*p.k2+kp]
+			xs[j*k+2*kp], xs[j*k+2*kp+1] = uint16(v), uint16(v>>16)
+		}
+	}
+	wr := xs[nr*k:]
+	for r := range valid {
+		for kp := range p.k2 {
+			v := w[kp*panelRows+r]
+			wr[2*kp], wr[2*kp+1] = uint16(v), uint16(v>>16)
+		}
+		for j := range nr {
+			v := bf16Dot(wr, xs[j*k:(j+1)*k])
+			if bias != nil {
+				v += bias[r0+r]
+			}
+			o := &out[j*p.rows+r0+r]
+			if accumulate {
+				*o += v
+			} else {
+				*o = v
+			}
+		}
+	}
+}
