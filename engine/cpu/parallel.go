@@ -43,6 +43,7 @@ type pool struct {
 	finished chan struct{}   // buffered: the last worker left a closed section
 	quit     chan struct{}   // closed by close
 	exited   sync.WaitGroup  // the workers' goroutines
+	running  atomic.Int32    // workers started and not yet ended
 	closing  sync.Once
 }
 
@@ -66,6 +67,7 @@ func newPool(threads int) *pool {
 	for w := 1; w < threads; w++ {
 		p.wake[w] = make(chan struct{}, 1)
 		p.exited.Add(1)
+		p.running.Add(1)
 		go p.worker(w)
 	}
 	return p
@@ -188,6 +190,7 @@ func (p *pool) shut() {
 // between sections for spinFor and then parking until the caller wakes it.
 func (p *pool) worker(w int) {
 	defer p.exited.Done()
+	defer p.running.Add(-1)
 	seen := uint64(0)
 	for {
 		s, ok := p.next(w, seen)
