@@ -70,7 +70,7 @@ func main() {
 	flag.IntVar(&o.decodeN, "decode-n", 128, "tokens per sequence in the decode cases")
 	flag.IntVar(&o.prefillN, "prefill-n", 512, "prompt tokens in the prefill case")
 	flag.StringVar(&o.llama2c, "llama2c", "", "a llama2.c runomp you built (tokenizer.bin beside it): also time batch-1 decode on a stories110M-shaped fp32 .bin, ours and it")
-	flag.BoolVar(&o.bf16, "bf16", false, "the engine comparison also times ours in BF16 matmul precision (--matmul-precision bf16), beside fp32")
+	flag.BoolVar(&o.bf16, "bf16", false, "also time ours in BF16 matmul precision (--matmul-precision bf16): a third sweep and a row per engine case, beside fp32")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		log.Fatalf("bench-sweep: unexpected arguments %q", flag.Args())
@@ -92,19 +92,28 @@ func run(ctx context.Context, o options) error {
 	}
 	fmt.Printf("machine: %d CPUs, load average %s\n", numCPU(), loadAvg())
 	if !o.peerOnly {
-		sw, err := runSweep(ctx, o, model, false)
+		sw, err := runSweep(ctx, o, model, withPrefixCache)
 		if err != nil {
 			return err
 		}
 		sw.print(o)
 		if o.noCacheToo {
-			before, err := runSweep(ctx, o, model, true)
+			before, err := runSweep(ctx, o, model, noPrefixCache)
 			if err != nil {
 				return err
 			}
 			before.print(o)
 			fmt.Printf("prefix sharing: full sweep %.2f h → %.2f h (%.2f× faster)\n",
 				before.projected()/3600, sw.projected()/3600, before.projected()/sw.projected())
+		}
+		if o.bf16 {
+			fast, err := runSweep(ctx, o, model, bf16Precision)
+			if err != nil {
+				return err
+			}
+			fast.print(o)
+			fmt.Printf("BF16 matmul precision: full sweep %.2f h → %.2f h (%.2f× faster)\n",
+				sw.projected()/3600, fast.projected()/3600, sw.projected()/fast.projected())
 		}
 	}
 	if !o.noPeer {

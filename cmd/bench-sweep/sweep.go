@@ -31,13 +31,26 @@ func buildTestModel(dir string, tokenizer []byte) error {
 
 // sweepResult is one timed run of the sweep.
 type sweepResult struct {
-	noCache bool
+	variant sweepVariant
 	wall    time.Duration // the whole command: loading, tokenizing, writing results
 	jobs    int           // sampler × seed runs
 	stats   eval.RunStats
 }
 
-func runSweep(ctx context.Context, o options, model string, noCache bool) (*sweepResult, error) {
+// sweepVariant is one way of running the sweep: its label in the printout and the
+// flags it adds to entropix-eval run.
+type sweepVariant struct {
+	label string
+	args  []string
+}
+
+var (
+	withPrefixCache = sweepVariant{label: "prefix cache on"}
+	noPrefixCache   = sweepVariant{label: "--no-prefix-cache", args: []string{"--no-prefix-cache"}}
+	bf16Precision   = sweepVariant{label: "prefix cache on, --matmul-precision bf16", args: []string{"--matmul-precision", "bf16"}}
+)
+
+func runSweep(ctx context.Context, o options, model string, v sweepVariant) (*sweepResult, error) {
 	out := filepath.Join(o.work, "runs", time.Now().UTC().Format("20060102-150405.000"))
 	args := []string{"run", "--model", model, "--task", "gsm8k_cot",
 		"--dataset", filepath.Join(o.shared, "data", "gsm8k", "main", "test-00000-of-00001.parquet"),
@@ -47,9 +60,7 @@ func runSweep(ctx context.Context, o options, model string, noCache bool) (*swee
 	if o.maxNew > 0 {
 		args = append(args, "--max-new-tokens", strconv.Itoa(o.maxNew))
 	}
-	if noCache {
-		args = append(args, "--no-prefix-cache")
-	}
+	args = append(args, v.args...)
 	cmd := exec.CommandContext(ctx, o.bin, args...)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	fmt.Fprintf(os.Stderr, "$ %s %s\n", o.bin, strings.Join(args, " "))
@@ -65,7 +76,7 @@ func runSweep(ctx context.Context, o options, model string, noCache bool) (*swee
 	if m.Stats == nil {
 		return nil, fmt.Errorf("sweep: %s has no stats", out)
 	}
-	return &sweepResult{noCache: noCache, wall: wall, jobs: len(m.Jobs), stats: *m.Stats}, nil
+	return &sweepResult{variant: v, wall: wall, jobs: len(m.Jobs), stats: *m.Stats}, nil
 }
 
 // projected scales the measured time to the full test split (the few-shot prefix
@@ -77,10 +88,7 @@ func (r *sweepResult) projected() float64 {
 func (r *sweepResult) print(o options) {
 	s := r.stats
 	problems := float64(s.ItemsThisRun) / float64(r.jobs)
-	label := "prefix cache on"
-	if r.noCache {
-		label = "--no-prefix-cache"
-	}
+	label := r.variant.label
 	fmt.Printf("\nsweep (%s): gsm8k_cot 8-shot, random SmolLM2-135M BF16, samplers %s × seeds %s × %.0f problems = %d sequences, batch %d, %d threads; load average %s\n",
 		label, o.samplers, o.seeds, problems, s.ItemsThisRun, o.batch, o.threads, loadAvg())
 	wall := r.wall.Seconds()
