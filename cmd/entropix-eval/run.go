@@ -36,10 +36,11 @@ func init() {
 // runFlags are the flags that override a sweep file's fields; only flags given on
 // the command line override anything.
 type runFlags struct {
-	fs       *flag.FlagSet
-	progress string
-	perSeed  bool
-	lm       lmEvalFlags
+	fs         *flag.FlagSet
+	progress   string
+	perSeed    bool
+	cpuProfile string
+	lm         lmEvalFlags
 }
 
 // newRunFlags binds the flags to cfg's fields with their current values as
@@ -61,6 +62,7 @@ func newRunFlags(cfg *eval.Config, stderr io.Writer) *runFlags {
 	fs.IntVar(&cfg.PrefixCacheMB, "prefix-cache-mb", cfg.PrefixCacheMB, "memory per worker for reused prompt prefixes, MiB (default 1024)")
 	fs.BoolVar(&cfg.NoPrefixCache, "no-prefix-cache", cfg.NoPrefixCache, "compute every prompt in full (the results are the same)")
 	fs.StringVar(&cfg.MatmulPrecision, "matmul-precision", cfg.MatmulPrecision, matmulPrecisionUsage)
+	fs.StringVar(&rf.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the whole run to this file (`go tool pprof`); not part of the run's fingerprint")
 	fs.IntVar(&cfg.Candidates, "candidates", cfg.Candidates, "top-K candidates the engine returns per step (0: whole vocabulary)")
 	fs.StringVar(&cfg.AttnMode, "attn-mode", cfg.AttnMode, "attention statistics of samplers without their own view (baselines' trace columns): masked or padded; each Entropix variant uses its own (attn_mode/pad_len in its spec)")
 	fs.IntVar(&cfg.PadLen, "pad-len", cfg.PadLen, "padded cache length for --attn-mode padded")
@@ -179,6 +181,13 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	cfg, rf, err := parseRunFlags(args, stderr)
 	if err != nil {
 		return err
+	}
+	if rf.cpuProfile != "" {
+		stop, err := startCPUProfile(rf.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	tasks := rf.lm.tasks // lm-eval's --tasks a,b: one run directory each, no group aggregate
 	listed := len(tasks) > 1

@@ -158,9 +158,10 @@ func (d *Dist) SetStats(vocab int, logZ, entropyBits, varentropyBits2 float64) {
 	d.TailMass = math.Max(0, 1-kept)
 }
 
-// TopK appends to dst the k largest logits sorted descending, ties by lower id.
-// It keeps a small min-heap so the cost is O(n log k), which matters for a
-// 128k vocabulary at every decode step.
+// TopK appends to dst the k largest logits sorted descending, ties by lower id
+// (−0 and +0 tie; NaNs never rank). A small k keeps a min-heap, O(n log k), which
+// matters for a 128k vocabulary at every decode step; a k that is a large share
+// of the vocabulary sorts every logit by one integer key instead (topk_sort.go).
 func TopK(dst []Candidate, logits []float32, k int) []Candidate {
 	if k <= 0 {
 		return dst
@@ -168,6 +169,14 @@ func TopK(dst []Candidate, logits []float32, k int) []Candidate {
 	if k > len(logits) {
 		k = len(logits)
 	}
+	if k > len(logits)/16 {
+		return topKBySort(dst, logits, k)
+	}
+	return topKByHeap(dst, logits, k)
+}
+
+// topKByHeap is TopK through a min-heap of the best k seen so far.
+func topKByHeap(dst []Candidate, logits []float32, k int) []Candidate {
 	h := dst[len(dst):len(dst)]
 	if cap(h) < k {
 		h = make([]Candidate, 0, k)
