@@ -93,30 +93,6 @@ func assertClose(t *testing.T, what string, got, want float64) {
 	assert.Truef(t, sharedtest.Close(got, want, rtol, atol), "%s: got %.17g want %.17g", what, got, want)
 }
 
-func TestTopK(t *testing.T) {
-	negInf := float32(math.Inf(-1))
-	tests := []struct {
-		name   string
-		logits []float32
-		k      int
-		want   []int32
-	}{
-		{"ties by lower id", []float32{1, 3, 3, 2, 3}, 2, []int32{1, 2}},
-		{"k above vocab", []float32{0.5, -1, 2}, 10, []int32{2, 0, 1}},
-		{"neg inf ranks last", []float32{negInf, 0, negInf}, 3, []int32{1, 0, 2}},
-		{"k zero", []float32{1, 2}, 0, nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var ids []int32
-			for _, c := range TopK(nil, tt.logits, tt.k) {
-				ids = append(ids, c.ID)
-			}
-			assert.Equal(t, tt.want, ids)
-		})
-	}
-}
-
 func TestFillDistTailMass(t *testing.T) {
 	logits := []float32{0, 0, 0, 0}
 	var d Dist

@@ -19,7 +19,7 @@ func topKIDs(c []Candidate) []int32 {
 }
 
 // Orders derived by hand from TopK's rule (descending, ties by lower id, −0 = +0,
-// NaN never ranks), checked through both the heap and the sort.
+// NaN never ranks), checked through TopK and through both of its ways.
 func TestTopKOrderBothWays(t *testing.T) {
 	nan, inf := float32(math.NaN()), float32(math.Inf(1))
 	negZero := float32(math.Copysign(0, -1))
@@ -30,6 +30,9 @@ func TestTopKOrderBothWays(t *testing.T) {
 		want   []int32
 	}{
 		{"ties by lower id", []float32{1, 3, 3, 2, 3}, 2, []int32{1, 2}},
+		{"k above vocab", []float32{0.5, -1, 2}, 10, []int32{2, 0, 1}},
+		{"neg inf ranks last", []float32{-inf, 0, -inf}, 3, []int32{1, 0, 2}},
+		{"k zero", []float32{1, 2}, 0, []int32{}},
 		{"minus zero ties plus zero", []float32{negZero, 0, -1, negZero}, 4, []int32{0, 1, 3, 2}},
 		{"nan never ranks", []float32{nan, 2, nan, -inf, inf}, 5, []int32{4, 1, 3}},
 		{"all nan", []float32{nan, nan}, 2, []int32{}},
@@ -40,7 +43,10 @@ func TestTopKOrderBothWays(t *testing.T) {
 		for _, impl := range []struct {
 			name string
 			f    func([]Candidate, []float32, int) []Candidate
-		}{{"heap", topKByHeap}, {"sort", topKBySort}} {
+		}{{"TopK", TopK}, {"heap", topKByHeap}, {"sort", topKBySort}} {
+			if impl.name != "TopK" && (tt.k < 1 || tt.k > len(tt.logits)) {
+				continue // TopK clamps k before it picks a way
+			}
 			t.Run(tt.name+"/"+impl.name, func(t *testing.T) {
 				assert.Equal(t, tt.want, topKIDs(impl.f(nil, tt.logits, tt.k)))
 			})
