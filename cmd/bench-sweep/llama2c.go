@@ -54,10 +54,8 @@ func compareLlama2c(ctx context.Context, o options) error {
 	}
 	fmt.Printf("\nstories110M-shaped fp32 .bin (random weights, %d threads, %d tokens), medians of %d alternating runs; load average %s\n",
 		o.threads, o.decodeN, o.reps, loadAvg())
-	fmt.Printf("| %-18s | %10s | %10s | %6s |\n", "case (tok/s)", "ours", "llama2.c", "ratio")
-	fmt.Printf("|%s|%s|%s|%s|\n", dashes(20), dashes(12), dashes(12), dashes(8))
 	a, b := median(ours), median(peer)
-	fmt.Printf("| %-18s | %10.1f | %10.1f | %5.2f× |\n", c, a, b, a/b)
+	fmt.Print(table([][]string{{"case (tok/s)", "ours", "llama2.c", "ratio"}, {c.name, tokS(a), tokS(b), ratio(a, b)}}))
 	return nil
 }
 

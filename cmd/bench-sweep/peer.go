@@ -16,6 +16,7 @@ import (
 
 	"github.com/entropix-eval/entropix-eval/engine"
 	"github.com/entropix-eval/entropix-eval/engine/cpu"
+	"github.com/entropix-eval/entropix-eval/reports/runreport"
 )
 
 // engineCase is one row of the comparison: a decode batch size, or the prefill
@@ -68,25 +69,36 @@ func comparePeer(ctx context.Context, o options, model string) error {
 	}
 	fmt.Printf("\nengines on the same weights (random SmolLM2-135M BF16, %d threads; ours fp32 KV and compute, ours bf16 with --matmul-precision bf16, llama.cpp as node-llama-cpp configures it), medians of %d alternating runs; load average %s\n",
 		o.threads, o.reps, loadAvg())
-	if !o.bf16 {
-		fmt.Printf("| %-18s | %10s | %10s | %6s |\n", "case (tok/s)", "ours", "llama.cpp", "ratio")
-		fmt.Printf("|%s|%s|%s|%s|\n", dashes(20), dashes(12), dashes(12), dashes(8))
-		for _, c := range cases {
-			a, b := median(ours[c]), median(peer[c])
-			fmt.Printf("| %-18s | %10.1f | %10.1f | %5.2f× |\n", c, a, b, a/b)
-		}
-		return nil
+	header := []string{"case (tok/s)", "ours", "llama.cpp", "ratio"}
+	if o.bf16 {
+		header = []string{"case (tok/s)", "ours fp32", "ours bf16", "llama.cpp", "fp32 ratio", "bf16 ratio"}
 	}
-	fmt.Printf("| %-18s | %10s | %10s | %10s | %10s | %10s |\n", "case (tok/s)", "ours fp32", "ours bf16", "llama.cpp", "fp32 ratio", "bf16 ratio")
-	fmt.Printf("|%s|%s|%s|%s|%s|%s|\n", dashes(20), dashes(12), dashes(12), dashes(12), dashes(12), dashes(12))
+	rows := [][]string{header}
 	for _, c := range cases {
-		a, bf, b := median(ours[c]), median(oursBF16[c]), median(peer[c])
-		fmt.Printf("| %-18s | %10.1f | %10.1f | %10.1f | %9.2f× | %9.2f× |\n", c, a, bf, b, a/b, bf/b)
+		a, b := median(ours[c]), median(peer[c])
+		if !o.bf16 {
+			rows = append(rows, []string{c.name, tokS(a), tokS(b), ratio(a, b)})
+			continue
+		}
+		bf := median(oursBF16[c])
+		rows = append(rows, []string{c.name, tokS(a), tokS(bf), tokS(b), ratio(a, b), ratio(bf, b)})
 	}
+	fmt.Print(table(rows))
 	return nil
 }
 
-func dashes(n int) string { return string(bytes.Repeat([]byte{'-'}, n)) }
+// table lays rows (rows[0] the header) out as a Markdown table, the case column
+// left-aligned and the figures right-aligned.
+func table(rows [][]string) string {
+	right := make([]bool, len(rows[0]))
+	for i := 1; i < len(right); i++ {
+		right[i] = true
+	}
+	return runreport.AlignedTable(rows, right, true)
+}
+
+func tokS(v float64) string     { return fmt.Sprintf("%.1f", v) }
+func ratio(a, b float64) string { return fmt.Sprintf("%.2f×", a/b) }
 
 func median(v []float64) float64 {
 	s := slices.Clone(v)
