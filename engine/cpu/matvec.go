@@ -15,7 +15,7 @@ func (e *Engine) matvec(out, x []float32, w *matrix, bias []float32, accumulate 
 	rows, cols := w.rows, w.cols
 	x = x[:cols]
 	xp := x
-	if w.dtype == engine.BF16 && useAVX512 && cols >= dotLanes {
+	if evenOddKernel(w) {
 		e.buf.xEvenOdd = growTo(e.buf.xEvenOdd, cols)
 		xp = e.buf.xEvenOdd
 		evenOddX(xp, x)
@@ -29,11 +29,18 @@ func (e *Engine) matvec(out, x []float32, w *matrix, bias []float32, accumulate 
 	})
 }
 
-// matvecRange computes rows [r0, r1) of matvec; xp is evenOddX(x) for BF16
-// weights where AVX-512 is there.
+// evenOddKernel tells whether w's single-token rows run dotBF16EvenOddAVX512
+// (BF16 weights, AVX-512, at least one full run of lanes), which reads the
+// activations in evenOddX's order.
+func evenOddKernel(w *matrix) bool {
+	return w.dtype == engine.BF16 && useAVX512 && w.cols >= dotLanes
+}
+
+// matvecRange computes rows [r0, r1) of matvec; xp is evenOddX(x) where
+// evenOddKernel(w), else x.
 func matvecRange(out, x, xp []float32, w *matrix, bias []float32, accumulate bool, r0, r1 int) {
 	cols := w.cols
-	if w.dtype == engine.BF16 && useAVX512 && cols >= dotLanes {
+	if evenOddKernel(w) {
 		var s [matvecRows]float32
 		lanes := cols &^ (dotLanes - 1)
 		for r := r0; r < r1; r += len(s) {
