@@ -34,9 +34,7 @@ func (e *Engine) forward(ctx context.Context, rows []tokenRow, nOut int) error {
 		L := &w.layers[l]
 		// Attention block: x += o_proj(attn(rope(q), rope(k), v)).
 		rmsnorm(b.xn, b.x, L.attnNorm, n, eps)
-		e.matmul(b.q, b.xn, n, L.wq, L.bq, false)
-		e.matmul(b.k, b.xn, n, L.wk, L.bk, false)
-		e.matmul(b.v, b.xn, n, L.wv, L.bv, false)
+		e.matmuls(b.xn, n, matmulJob{b.q, L.wq, L.bq, false}, matmulJob{b.k, L.wk, L.bk, false}, matmulJob{b.v, L.wv, L.bv, false})
 		for r, row := range rows {
 			e.rope.rotate(b.q[r*qDim:(r+1)*qDim], c.Heads, row.pos)
 			e.rope.rotate(b.k[r*kvDim:(r+1)*kvDim], c.KVHeads, row.pos)
@@ -49,8 +47,7 @@ func (e *Engine) forward(ctx context.Context, rows []tokenRow, nOut int) error {
 		e.matmul(b.x, b.att, n, L.wo, L.bo, true)
 		// MLP block: x += down(silu(gate(n)) · up(n)).
 		rmsnorm(b.xn, b.x, L.mlpNorm, n, eps)
-		e.matmul(b.gate, b.xn, n, L.wg, nil, false)
-		e.matmul(b.up, b.xn, n, L.wu, nil, false)
+		e.matmuls(b.xn, n, matmulJob{b.gate, L.wg, nil, false}, matmulJob{b.up, L.wu, nil, false})
 		swiglu(b.gate[:n*inter], b.up[:n*inter])
 		e.matmul(b.x, b.gate, n, L.wd, nil, true)
 	}

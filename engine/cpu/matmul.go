@@ -40,6 +40,29 @@ func (e *Engine) matmul(out, x []float32, n int, w *matrix, bias []float32, accu
 	})
 }
 
+// matmulJob is one weight matmul of a group that reads the same input.
+type matmulJob struct {
+	out        []float32
+	w          *matrix
+	bias       []float32
+	accumulate bool
+}
+
+// matmuls runs jobs that all read the same n tokens of x (q/k/v, gate/up), as
+// matmul does each; BF16 precision rounds x to bfloat16 once for all of them.
+func (e *Engine) matmuls(x []float32, n int, jobs ...matmulJob) {
+	if e.bf16 != nil {
+		e.bf16.pack(e.pool, x, n, jobs[0].w.cols, e.threads)
+		for _, j := range jobs {
+			e.matmulBF16Packed(j.out, n, e.bf16.panels[j.w], j.bias, j.accumulate)
+		}
+		return
+	}
+	for _, j := range jobs {
+		e.matmul(j.out, x, n, j.w, j.bias, j.accumulate)
+	}
+}
+
 // matmulTile computes rows [r0, r1) of W for all n tokens.
 func (e *Engine) matmulTile(out, x []float32, n int, w *matrix, bias []float32, accumulate bool, worker, r0, r1 int) {
 	rows, cols := w.rows, w.cols

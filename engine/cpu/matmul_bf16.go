@@ -1,7 +1,6 @@
 package cpu
 
 import (
-	"slices"
 	"unsafe"
 
 	"github.com/entropix-eval/entropix-eval/engine"
@@ -82,23 +81,18 @@ func packBF16(dst []uint32, x []float32, n, cols int) {
 }
 
 // bf16State is what the BF16 precision adds to an engine: the repacked weights
-// and the packed activations of the last matmul, with the float32 input they were
-// packed from (q/k/v and gate/up take the same input: it is packed once).
+// and the packed activations of the current matmul input (matmuls packs an input
+// that several matmuls read once for all of them).
 type bf16State struct {
 	panels map[*matrix]*bf16Panels
 	x      []uint32
-	from   []float32
 	parts  [][]float32 // per thread: the partial sums of a k-blocked panel
 }
 
-// pack leaves x's n rows of cols packed in s.x, unless s.x already holds them,
-// splitting the rows over threads.
+// pack packs x's n rows of cols into s.x, splitting the rows over threads.
 func (s *bf16State) pack(p *pool, x []float32, n, cols, threads int) {
 	x = x[:n*cols]
 	k2 := (cols + 1) / 2
-	if len(s.from) == len(x) && len(s.x) == n*k2 && slices.Equal(s.from, x) {
-		return
-	}
 	s.x = growTo(s.x, n*k2)
 	if n*cols < 1<<15 {
 		threads = 1
@@ -106,7 +100,6 @@ func (s *bf16State) pack(p *pool, x []float32, n, cols, threads int) {
 	p.blocksOf(threads, n, func(_, lo, hi int) {
 		packBF16(s.x[lo*k2:hi*k2], x[lo*cols:hi*cols], hi-lo, cols)
 	})
-	s.from = append(s.from[:0], x...)
 }
 
 // newBF16State repacks every weight matrix of w (the embedding only as the tied
@@ -143,8 +136,13 @@ func bf16PlanBytes(c *engine.Config, rows int64) int64 {
 // tokens (bf16Panel); every value comes out of its own chain, so neither the
 // split nor n changes a bit.
 func (e *Engine) matmulBF16(out, x []float32, n int, p *bf16Panels, bias []float32, accumulate bool) {
+	e.bf16.pack(e.pool, x, n, p.cols, e.threads)
+	e.matmulBF16Packed(out, n, p, bias, accumulate)
+}
+
+// matmulBF16Packed is matmulBF16 on the input already in e.bf16.x.
+func (e *Engine) matmulBF16Packed(out []float32, n int, p *bf16Panels, bias []float32, accumulate bool) {
 	s := e.bf16
-	s.pack(e.pool, x, n, p.cols, e.threads)
 	threads := e.threads
 	if n*p.rows*p.cols < 1<<15 {
 		threads = 1
