@@ -55,6 +55,7 @@ type buffers struct {
 	x, xn, q, k, v, att, gate, up []float32 // per token row
 	last, logits                  []float32 // per input
 	xEvenOdd                      []float32 // one token's activations in matvec's lane order
+	tileEnds                      []int     // matvecs: each job's end in the section's row tiles
 }
 
 // New builds an engine over m, which must stay open while the engine is used (the

@@ -58,6 +58,10 @@ func (e *Engine) matmuls(x []float32, n int, jobs ...matmulJob) {
 		}
 		return
 	}
+	if n == 1 {
+		e.matvecs(x, jobs...)
+		return
+	}
 	for _, j := range jobs {
 		e.matmul(j.out, x, n, j.w, j.bias, j.accumulate)
 	}

@@ -12,20 +12,47 @@ const matvecRows = 16
 // each row is streamed once from memory and widened inside the kernel. Every
 // value is dot's on the widened row, bit for bit (dot.go).
 func (e *Engine) matvec(out, x []float32, w *matrix, bias []float32, accumulate bool) {
-	rows, cols := w.rows, w.cols
+	e.matvecs(x, matmulJob{out, w, bias, accumulate})
+}
+
+// matvecs runs matvec for every job, all reading x, in one parallel section
+// over the jobs' row tiles laid end to end (q/k/v, gate/up). At batch 1 a step
+// is a stream of weights from memory with gaps where no thread streams: each
+// section costs a hand-off, a wait for the slower thread and a fresh start of
+// the hardware prefetchers, so one section instead of three keeps both cores
+// streaming longer. The split changes no value: each row is one dot, whole.
+func (e *Engine) matvecs(x []float32, jobs ...matmulJob) {
+	cols := jobs[0].w.cols // every job's: they read the same x
 	x = x[:cols]
 	xp := x
-	if evenOddKernel(w) {
+	ends := e.buf.tileEnds[:0]
+	tiles, work, evenOdd := 0, 0, false
+	for _, j := range jobs {
+		tiles += (j.w.rows + matvecRows - 1) / matvecRows
+		work += j.w.rows * cols
+		ends = append(ends, tiles)
+		evenOdd = evenOdd || evenOddKernel(j.w)
+	}
+	e.buf.tileEnds = ends
+	if evenOdd {
 		e.buf.xEvenOdd = growTo(e.buf.xEvenOdd, cols)
 		xp = e.buf.xEvenOdd
 		evenOddX(xp, x)
 	}
 	threads := e.threads
-	if rows*cols < 1<<15 { // not worth a second thread
+	if work < 1<<15 { // not worth a second thread
 		threads = 1
 	}
-	e.pool.blocksOf(threads, (rows+matvecRows-1)/matvecRows, func(_, lo, hi int) {
-		matvecRange(out, x, xp, w, bias, accumulate, lo*matvecRows, min(rows, hi*matvecRows))
+	e.pool.blocksOf(threads, tiles, func(_, lo, hi int) {
+		start := 0
+		for k, j := range jobs {
+			if lo < ends[k] && hi > start {
+				rows := j.w.rows
+				r0, r1 := (max(lo, start)-start)*matvecRows, min(rows, (min(hi, ends[k])-start)*matvecRows)
+				matvecRange(j.out, x, xp, j.w, j.bias, j.accumulate, r0, r1)
+			}
+			start = ends[k]
+		}
 	})
 }
 

@@ -56,6 +56,64 @@ func TestMatvecMatchesDot(t *testing.T) {
 	}
 }
 
+// TestMatvecsMatchesDot checks several single-token matmuls run as one section
+// (q/k/v, gate/up): every row of every job is dot on its widened row, bit for
+// bit, whichever thread and whichever job's tiles it shares a task block with.
+// Row counts straddle the task size so that job boundaries fall inside and
+// between the two threads' blocks.
+func TestMatvecsMatchesDot(t *testing.T) {
+	r := rand.New(rand.NewPCG(25, 26))
+	const cols = 128 // with 260+ rows, over matvecs's threshold for a second thread
+	for _, dt := range []engine.DType{engine.F32, engine.BF16} {
+		for _, shape := range [][]int{{40}, {1, 1}, {17, 5, 33}, {16, 16, 16}, {64, 48, 200}, {3, 500}, {200, 64, 1, 100}} {
+			t.Run(fmt.Sprintf("%s/rows=%v", dt, shape), func(t *testing.T) {
+				x := make([]float32, cols)
+				for i := range x {
+					x[i] = float32(r.NormFloat64())
+				}
+				var jobs []matmulJob
+				var wides [][]float32
+				for k, rows := range shape {
+					w, wide := randomMatrix(r, dt, rows, cols)
+					j := matmulJob{out: make([]float32, rows), w: w, accumulate: k%2 == 1}
+					if k == 0 {
+						j.bias = make([]float32, rows)
+						for i := range j.bias {
+							j.bias[i] = float32(r.NormFloat64())
+						}
+					}
+					for i := range j.out {
+						j.out[i] = float32(r.NormFloat64())
+					}
+					jobs, wides = append(jobs, j), append(wides, wide)
+				}
+				for _, threads := range []int{1, 2} {
+					e := &Engine{threads: threads, pool: newPool(threads)}
+					defer e.pool.close()
+					run := make([]matmulJob, len(jobs))
+					for k, j := range jobs {
+						run[k] = j
+						run[k].out = append([]float32(nil), j.out...)
+					}
+					e.matvecs(x, run...)
+					for k, j := range jobs {
+						for i, base := range j.out {
+							want := dot(wides[k][i*cols:(i+1)*cols], x)
+							if j.bias != nil {
+								want += j.bias[i]
+							}
+							if j.accumulate {
+								want = base + want
+							}
+							require.Equal(t, math.Float32bits(want), math.Float32bits(run[k].out[i]), "threads %d job %d row %d", threads, k, i)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
 // randomMatrix draws a rows × cols matrix of dtype dt and its values widened to
 // float32 (the reference dot runs on those).
 func randomMatrix(r *rand.Rand, dt engine.DType, rows, cols int) (*matrix, []float32) {
