@@ -31,6 +31,9 @@ type Engine struct {
 	cache   *kvCache
 	prefix  *prefixStore // nil when prefix sharing is off
 	bf16    *bf16State   // repacked weights in BF16 precision, else nil
+	huge    *hugeWeights // the streamed matrices' copy in huge pages, else nil
+	// unhuge releases huge if the engine is dropped without Close.
+	unhuge  runtime.Cleanup
 	buf     buffers
 	scratch []workerScratch // one per thread
 	// attnScores[i] holds input i's metric-layer scores, heads × kvLen, row-major.
@@ -77,10 +80,12 @@ func New(m *engine.Model, opts engine.Options) (*Engine, error) {
 	}
 	tile := weightTile(&c)
 	prefixBudget := opts.PrefixCacheBytes
+	free := int64(0) // after the plan; unknown counts as none
 	if avail, ok := availableMemory(); ok {
 		if err := checkBudget(&c, opts, tile, avail); err != nil {
 			return nil, fmt.Errorf("cpu engine: model %s: %w", m.Dir, err)
 		}
+		free = avail - planMemory(&c, opts, tile).total()
 		prefixBudget = engine.CapPrefixCache(prefixBudget, avail, planMemory(&c, opts, tile).total())
 	}
 	w, err := loadWeights(m)
@@ -103,6 +108,10 @@ func New(m *engine.Model, opts engine.Options) (*Engine, error) {
 				"model", m.Dir)
 		}
 		e.bf16 = newBF16State(w)
+	} else if e.huge, err = moveToHugePages(w, free); err != nil {
+		return nil, fmt.Errorf("cpu engine: model %s: %w", m.Dir, err)
+	} else if e.huge != nil {
+		e.unhuge = runtime.AddCleanup(e, (*hugeWeights).release, e.huge)
 	}
 	e.pool = newPool(opts.Threads)
 	// An engine dropped without Close still stops its workers (they hold the
@@ -162,6 +171,10 @@ func (e *Engine) Close() error {
 	defer e.mu.Unlock()
 	e.closed = true
 	e.pool.close()
-	e.w, e.cache, e.buf, e.scratch, e.attnScores, e.prefix, e.bf16 = nil, &kvCache{}, buffers{}, nil, nil, nil, nil
+	if e.huge != nil {
+		e.unhuge.Stop()
+		e.huge.release()
+	}
+	e.w, e.huge, e.cache, e.buf, e.scratch, e.attnScores, e.prefix, e.bf16 = nil, nil, &kvCache{}, buffers{}, nil, nil, nil, nil
 	return nil
 }
