@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"time"
@@ -82,7 +83,12 @@ func moveToHugePages(w *weights, free int64) (*hugeWeights, error) {
 		}
 		off += int((matrixBytes(m) + align - 1) &^ (align - 1))
 	}
-	slog.Info("cpu engine: weights copied to 2 MiB pages for faster streaming", "size", engine.GiB(total), "took", time.Since(start).Round(time.Millisecond))
+	level := slog.LevelDebug
+	if time.Since(start) >= time.Second { // a large model: say where the start-up time went
+		level = slog.LevelInfo
+	}
+	slog.Log(context.Background(), level, "cpu engine: weights copied to 2 MiB pages for faster streaming",
+		"size", engine.GiB(total), "took", time.Since(start).Round(time.Millisecond))
 	return &hugeWeights{mapping: mapping, bytes: total}, nil
 }
 
