@@ -149,7 +149,7 @@ func BenchmarkMatmul(b *testing.B) {
 		require.NoError(b, err)
 		var bf16 *bf16State
 		if dt == bf16Precision {
-			bf16 = &bf16State{panels: map[*matrix]*bf16Panels{w: newBF16Panels(w)}}
+			bf16 = &bf16State{panels: map[*matrix]*bf16Panels{w: newBF16Panels(w, nil)}}
 		}
 		for _, threads := range []int{1, 2} {
 			for _, n := range []int{1, 8, 32, 256} {

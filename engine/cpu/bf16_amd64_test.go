@@ -86,7 +86,7 @@ func TestBF16KernelMatchesHardware(t *testing.T) {
 		for _, s := range shapes {
 			for _, mode := range []struct{ bias, acc bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
 				c := newBF16Case(r, s.rows, s.cols, s.n, draw)
-				p := newBF16Panels(&matrix{rows: c.rows, cols: c.cols, dtype: engine.BF16, u16: c.w})
+				p := newBF16Panels(&matrix{rows: c.rows, cols: c.cols, dtype: engine.BF16, u16: c.w}, nil)
 				var bias []float32
 				if mode.bias {
 					bias = c.bias

@@ -31,7 +31,7 @@ type Engine struct {
 	cache   *kvCache
 	prefix  *prefixStore // nil when prefix sharing is off
 	bf16    *bf16State   // repacked weights in BF16 precision, else nil
-	huge    *hugeWeights // the streamed matrices' copy in huge pages, else nil
+	huge    *hugeWeights // the streamed matrices' copy or the BF16 panels in huge pages, else nil
 	// unhuge releases huge if the engine is dropped without Close.
 	unhuge  runtime.Cleanup
 	buf     buffers
@@ -107,10 +107,14 @@ func New(m *engine.Model, opts engine.Options) (*Engine, error) {
 			slog.Warn("cpu engine: BF16 matmul precision without AVX512_BF16 runs the Go emulation, several times slower than fp32 precision",
 				"model", m.Dir)
 		}
-		e.bf16 = newBF16State(w)
+		if e.huge, err = hugePanels(w); err != nil {
+			return nil, fmt.Errorf("cpu engine: model %s: %w", m.Dir, err)
+		}
+		e.bf16 = newBF16State(w, e.huge)
 	} else if e.huge, err = moveToHugePages(w, free); err != nil {
 		return nil, fmt.Errorf("cpu engine: model %s: %w", m.Dir, err)
-	} else if e.huge != nil {
+	}
+	if e.huge != nil {
 		e.unhuge = runtime.AddCleanup(e, (*hugeWeights).release, e.huge)
 	}
 	e.pool = newPool(opts.Threads)

@@ -25,10 +25,35 @@ import (
 // Tests lower it.
 var hugePageMin int64 = 64 << 20
 
-// hugeWeights is the copy of the streamed matrices, released by Close.
+// hugeWeights is weight memory in huge pages, released by Close: the copy of
+// the streamed matrices, or BF16 precision's panels.
 type hugeWeights struct {
 	mapping []byte // for unmapHuge
-	bytes   int64  // the weights in it
+	rest    []byte // the part not handed out yet
+	bytes   int64
+}
+
+// lineAligned rounds n up to whole cache lines: each piece starts on one.
+func lineAligned(n int64) int64 { return (n + 63) &^ 63 }
+
+// newHugeWeights maps total bytes in huge pages, or returns nil when the
+// platform has no transparent huge pages or total is below hugePageMin.
+func newHugeWeights(total int64) (*hugeWeights, error) {
+	if total < hugePageMin || !hugePagesAvailable() {
+		return nil, nil
+	}
+	mem, mapping, err := mapHuge(int(total))
+	if err != nil {
+		return nil, fmt.Errorf("map %s of weights in huge pages: %w", engine.GiB(total), err)
+	}
+	return &hugeWeights{mapping: mapping, rest: mem, bytes: total}, nil
+}
+
+// take hands out the next n (> 0) bytes.
+func (h *hugeWeights) take(n int64) unsafe.Pointer {
+	p := unsafe.Pointer(&h.rest[0])
+	h.rest = h.rest[lineAligned(n):]
+	return p
 }
 
 // streamedMatrices are the matrices every step reads whole: each layer's and the
@@ -55,33 +80,30 @@ func matrixBytes(m *matrix) int64 {
 // w as it was, otherwise.
 func moveToHugePages(w *weights, free int64) (*hugeWeights, error) {
 	ms := streamedMatrices(w)
-	const align = 64 // every matrix starts on a cache line
 	var total int64
 	for _, m := range ms {
-		total += (matrixBytes(m) + align - 1) &^ (align - 1)
+		total += lineAligned(matrixBytes(m))
 	}
-	if total < hugePageMin || total > free/2 || !hugePagesAvailable() {
+	if total > free/2 {
 		return nil, nil
 	}
 	start := time.Now()
-	mem, mapping, err := mapHuge(int(total))
-	if err != nil {
-		return nil, fmt.Errorf("copy %s of weights to huge pages: %w", engine.GiB(total), err)
+	h, err := newHugeWeights(total)
+	if h == nil || err != nil {
+		return nil, err
 	}
-	off := 0
 	for _, m := range ms {
 		n := m.rows * m.cols
-		switch m.dtype {
+		switch p := h.take(matrixBytes(m)); m.dtype {
 		case engine.F32:
-			dst := unsafe.Slice((*float32)(unsafe.Pointer(&mem[off])), n)
+			dst := unsafe.Slice((*float32)(p), n)
 			copy(dst, m.f32)
 			m.f32 = dst
 		default:
-			dst := unsafe.Slice((*uint16)(unsafe.Pointer(&mem[off])), n)
+			dst := unsafe.Slice((*uint16)(p), n)
 			copy(dst, m.u16)
 			m.u16 = dst
 		}
-		off += int((matrixBytes(m) + align - 1) &^ (align - 1))
 	}
 	level := slog.LevelDebug
 	if time.Since(start) >= time.Second { // a large model: say where the start-up time went
@@ -89,10 +111,22 @@ func moveToHugePages(w *weights, free int64) (*hugeWeights, error) {
 	}
 	slog.Log(context.Background(), level, "cpu engine: weights copied to 2 MiB pages for faster streaming",
 		"size", engine.GiB(total), "took", time.Since(start).Round(time.Millisecond))
-	return &hugeWeights{mapping: mapping, bytes: total}, nil
+	return h, nil
 }
 
-// release unmaps the copy; nothing may read the matrices afterwards.
+// hugePanels maps huge pages for BF16 precision's panels of w's streamed
+// matrices (the memory plan counts the panels already), or returns nil as
+// newHugeWeights does. Panels stream from memory at batch 1 as the weights do.
+func hugePanels(w *weights) (*hugeWeights, error) {
+	var total int64
+	for _, m := range streamedMatrices(w) {
+		total += lineAligned(bf16PanelBytes(m.rows, m.cols))
+	}
+	return newHugeWeights(total)
+}
+
+// release unmaps the memory; nothing may read the matrices or panels in it
+// afterwards.
 func (h *hugeWeights) release() {
 	if h != nil && h.mapping != nil {
 		unmapHuge(h.mapping)

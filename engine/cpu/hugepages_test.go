@@ -17,45 +17,52 @@ func withHugePageMin(t *testing.T, n int64) {
 	t.Cleanup(func() { hugePageMin = old })
 }
 
-// TestHugePageWeightsSameBits runs each invariance model with its streamed
-// matrices copied into huge pages and read in place from the model: every
-// snapshot is equal bit for bit, and where the platform has transparent huge
-// pages, every streamed matrix does live in the copy.
+// TestHugePageWeightsSameBits runs each invariance model, in both matmul
+// precisions, with its streamed matrices (fp32) or BF16 panels (bf16) in huge
+// pages and without: every snapshot is equal bit for bit, and where the platform
+// has transparent huge pages, every streamed matrix or panel does live in them.
 func TestHugePageWeightsSameBits(t *testing.T) {
 	for name, spec := range invarianceSpecs {
-		t.Run(name, func(t *testing.T) {
-			m := buildModel(t, spec)
-			prompt := randomIDs(rand.New(rand.NewPCG(5, 6)), 11, m.Config.VocabSize)
-			opts := engine.Options{MaxSeqLen: 32, MetricLayer: -1, Threads: 2}
+		for _, prec := range precisions {
+			t.Run(name+"/"+string(prec), func(t *testing.T) {
+				m := buildModel(t, spec)
+				prompt := randomIDs(rand.New(rand.NewPCG(5, 6)), 11, m.Config.VocabSize)
+				opts := engine.Options{MaxSeqLen: 32, MetricLayer: -1, Threads: 2, MatmulPrecision: prec}
 
-			withHugePageMin(t, 1<<62)
-			inPlace := newEngine(t, m, opts)
-			require.Nil(t, inPlace.huge)
-			want := runAlone(t, inPlace, 0, [][]int32{prompt})
+				withHugePageMin(t, 1<<62)
+				plain := newEngine(t, m, opts)
+				require.Nil(t, plain.huge)
+				want := runAlone(t, plain, 0, [][]int32{prompt})
 
-			hugePageMin = 0
-			e := newEngine(t, m, opts)
-			if !hugePagesAvailable() {
-				require.Nil(t, e.huge)
-				t.Skip("no transparent huge pages here: the engine reads the model in place")
-			}
-			require.NotNil(t, e.huge)
-			inCopy := func(m *matrix) bool {
-				p := uintptr(unsafe.Pointer(unsafe.SliceData(m.f32)))
-				if m.dtype != engine.F32 {
-					p = uintptr(unsafe.Pointer(unsafe.SliceData(m.u16)))
+				hugePageMin = 0
+				e := newEngine(t, m, opts)
+				if !hugePagesAvailable() {
+					require.Nil(t, e.huge)
+					t.Skip("no transparent huge pages here: the engine keeps its weights where they are")
 				}
+				require.NotNil(t, e.huge)
 				lo := uintptr(unsafe.Pointer(unsafe.SliceData(e.huge.mapping)))
-				return p >= lo && p+uintptr(matrixBytes(m)) <= lo+uintptr(len(e.huge.mapping))
-			}
-			for _, mx := range streamedMatrices(e.w) {
-				require.True(t, inCopy(mx), "matrix %s", mx.name)
-			}
-			require.Equal(t, want, runAlone(t, e, 0, [][]int32{prompt}))
+				hi := lo + uintptr(len(e.huge.mapping))
+				inside := func(p unsafe.Pointer, n int64) bool {
+					return uintptr(p) >= lo && uintptr(p)+uintptr(n) <= hi
+				}
+				for _, mx := range streamedMatrices(e.w) {
+					switch {
+					case prec == engine.MatmulBF16:
+						p := e.bf16.panels[mx]
+						require.True(t, inside(unsafe.Pointer(unsafe.SliceData(p.data)), bf16PanelBytes(p.rows, p.cols)), "panels of %s", mx.name)
+					case mx.dtype == engine.F32:
+						require.True(t, inside(unsafe.Pointer(unsafe.SliceData(mx.f32)), matrixBytes(mx)), "matrix %s", mx.name)
+					default:
+						require.True(t, inside(unsafe.Pointer(unsafe.SliceData(mx.u16)), matrixBytes(mx)), "matrix %s", mx.name)
+					}
+				}
+				require.Equal(t, want, runAlone(t, e, 0, [][]int32{prompt}))
 
-			require.NoError(t, e.Close())
-			require.Nil(t, e.huge)
-		})
+				require.NoError(t, e.Close())
+				require.Nil(t, e.huge)
+			})
+		}
 	}
 }
 

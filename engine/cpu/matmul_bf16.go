@@ -28,10 +28,13 @@ func bf16PanelBytes(rows, cols int) int64 {
 }
 
 // newBF16Panels rounds m to bfloat16 (a BF16 matrix is copied as it is) and
-// repacks it into panels.
-func newBF16Panels(m *matrix) *bf16Panels {
-	p := &bf16Panels{rows: m.rows, cols: m.cols, k2: (m.cols + 1) / 2}
-	p.data = make([]uint32, bf16PanelBytes(m.rows, m.cols)/4)
+// repacks it into panels, in data (zeroed, bf16PanelBytes long) or, when data is
+// nil, in memory it allocates.
+func newBF16Panels(m *matrix, data []uint32) *bf16Panels {
+	p := &bf16Panels{rows: m.rows, cols: m.cols, k2: (m.cols + 1) / 2, data: data}
+	if p.data == nil {
+		p.data = make([]uint32, bf16PanelBytes(m.rows, m.cols)/4)
+	}
 	row := make([]uint16, 2*p.k2)
 	wide := make([]float32, m.cols)
 	for r := range m.rows {
@@ -115,20 +118,17 @@ func (s *bf16State) pack(p *pool, x []float32, n, cols, threads int) {
 }
 
 // newBF16State repacks every weight matrix of w (the embedding only as the tied
-// lm head; its rows are still looked up from the checkpoint).
-func newBF16State(w *weights) *bf16State {
+// lm head; its rows are still looked up from the checkpoint), into huge when it
+// is not nil (hugePanels).
+func newBF16State(w *weights, huge *hugeWeights) *bf16State {
 	s := &bf16State{panels: map[*matrix]*bf16Panels{}}
-	add := func(m *matrix) {
-		if s.panels[m] == nil {
-			s.panels[m] = newBF16Panels(m)
+	for _, m := range streamedMatrices(w) {
+		var data []uint32
+		if huge != nil {
+			n := bf16PanelBytes(m.rows, m.cols)
+			data = unsafe.Slice((*uint32)(huge.take(n)), n/4)
 		}
-	}
-	add(w.head)
-	for i := range w.layers {
-		L := &w.layers[i]
-		for _, m := range []*matrix{L.wq, L.wk, L.wv, L.wo, L.wg, L.wu, L.wd} {
-			add(m)
-		}
+		s.panels[m] = newBF16Panels(m, data)
 	}
 	return s
 }
