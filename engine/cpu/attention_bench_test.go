@@ -33,7 +33,7 @@ func attnEngine(s attnShape, threads int, seed uint64) (*Engine, []tokenRow) {
 		cache: newKVCache(1, slots, s.n, s.kvHeads*s.headDim)}
 	e.opts.MaxSeqLen = s.n
 	for range threads {
-		e.scratch = append(e.scratch, workerScratch{scores: make([]float32, s.n)})
+		e.scratch = append(e.scratch, workerScratch{scores: make([]float32, s.heads/s.kvHeads*s.n)})
 	}
 	r := rand.New(rand.NewPCG(seed, 1))
 	for i := range e.cache.k[0] {

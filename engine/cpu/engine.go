@@ -47,7 +47,7 @@ var _ engine.Engine = (*Engine)(nil)
 // workerScratch is one thread's private space, so tasks never share buffers.
 type workerScratch struct {
 	tile   []float32 // a widened weight tile
-	scores []float32 // one attention row
+	scores []float32 // one attention row per query head of a kv head's group
 }
 
 // buffers are the activations of one step, grown on demand and then reused.
@@ -110,7 +110,7 @@ func New(m *engine.Model, opts engine.Options) (*Engine, error) {
 	for range opts.Threads {
 		e.scratch = append(e.scratch, workerScratch{
 			tile:   make([]float32, tile),
-			scores: make([]float32, opts.MaxSeqLen),
+			scores: make([]float32, c.Heads/c.KVHeads*opts.MaxSeqLen),
 		})
 	}
 	return e, nil

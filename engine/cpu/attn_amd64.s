@@ -1,0 +1,157 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// func groupScores64AVX512(q *float32, heads int, k *float32, kstride int, blocks int, scale float32, out *float32, ostride int)
+//
+// out[g·ostride + j] = dot(q_g, k_j)·scale for query heads g < heads (q_g = q +
+// 64g, head dim 64) and keys j < 16·blocks (k_j = k + j·kstride): bit for bit
+// what dot (dotF32AVX2's lanes and REDUCE order) and the float32 multiply give.
+//
+// dot's lane l of 32 runs acc = 0, + q[l]·k[l], + q[l+32]·k[l+32]; then the lanes
+// are reduced (l + l+16) + (l+8 + l+24), then l + l+4, l + l+2, l + l+1. Here a
+// key's 32 lanes live in two ZMM (lanes 0-15, 16-31) and step one of the tree
+// (l + l+16) is a vertical add. The later steps add lanes of one register, which
+// REDUCE16 does with a chain of shuffles per dot; here each step's shuffles take
+// half their lanes from one key's register and half from another's, so one add
+// does that step for two (then four, eight, sixteen) keys: 16 keys cost 15 adds
+// and 30 shuffles instead of 16 serial chains of 8. Every add keeps REDUCE16's
+// operands (the lower lanes first), so NaN payloads match too. The last step
+// leaves key j in lane 4·(j mod 4) + j/4, which one VPERMPS puts back in order.
+//
+// The chains start from the first product instead of from 0 + product: they then
+// differ from dot's only where dot has +0 and they have −0 (both summands −0), a
+// difference every later add keeps or erases the same way, and dot's total is
+// never −0 (its lanes start at +0), so adding +0 to the total restores dot's bits
+// exactly. Then the scale multiply, rounded once, as attention's Go loop does.
+//
+// Loop order: blocks of 16 keys outside, heads inside, so each block comes from
+// cache once and serves the group's heads from L1.
+//
+// Registers: SI q of head 0, DX heads, BX the block's first key, R8 kstride and
+// R9 3·kstride and R10 4·kstride in bytes, CX blocks left, DI out for head 0 and
+// this block, R11 ostride in bytes, R12 this head's q, R13 this head's out, AX
+// heads left, R14 the current four keys. Z0-Z3 q, Z4-Z11 two keys' products,
+// Z12-Z13 two keys' halves added (step 2), Z14-Z15 four keys' (step 3),
+// Z16-Z17 eight keys' (step 4), Z18-Z19 shuffled operands, Z20-Z21 the 16 dots,
+// Z29 zero, Z30 scale, Z31 the final permutation.
+
+DATA attnPerm<>+0(SB)/4, $0
+DATA attnPerm<>+4(SB)/4, $4
+DATA attnPerm<>+8(SB)/4, $8
+DATA attnPerm<>+12(SB)/4, $12
+DATA attnPerm<>+16(SB)/4, $1
+DATA attnPerm<>+20(SB)/4, $5
+DATA attnPerm<>+24(SB)/4, $9
+DATA attnPerm<>+28(SB)/4, $13
+DATA attnPerm<>+32(SB)/4, $2
+DATA attnPerm<>+36(SB)/4, $6
+DATA attnPerm<>+40(SB)/4, $10
+DATA attnPerm<>+44(SB)/4, $14
+DATA attnPerm<>+48(SB)/4, $3
+DATA attnPerm<>+52(SB)/4, $7
+DATA attnPerm<>+56(SB)/4, $11
+DATA attnPerm<>+60(SB)/4, $15
+GLOBL attnPerm<>(SB), RODATA|NOPTR, $64
+
+// KEY64 leaves in t0 the 16 step-one lane sums of q (Z0-Z3) against the key
+// whose four 16-float quarters are at m0..m3: lanes 0-15 are q[0:16]·k[0:16] +
+// q[32:48]·k[32:48], lanes 16-31 the other two products, then t0 = lo + hi.
+#define KEY64(m0, m1, m2, m3, t0, t1, t2, t3) \
+	VMULPS m0, Z0, t0 \
+	VMULPS m1, Z1, t1 \
+	VMULPS m2, Z2, t2 \
+	VMULPS m3, Z3, t3 \
+	VADDPS t2, t0, t0 \
+	VADDPS t3, t1, t1 \
+	VADDPS t1, t0, t0
+
+// STEP2 sets v to keys a and b's lanes l + l+8: a's in lanes 0-7, b's in 8-15.
+#define STEP2(a, b, v) \
+	VSHUFF32X4 $0x44, b, a, Z18 \
+	VSHUFF32X4 $0xee, b, a, Z19 \
+	VADDPS Z19, Z18, v
+
+// STEP3 adds lanes l and l+4 of each key in v (keys a, b) and u (keys c, d):
+// 128-bit block i of w holds key i's four sums.
+#define STEP3(v, u, w) \
+	VSHUFF32X4 $0x88, u, v, Z18 \
+	VSHUFF32X4 $0xdd, u, v, Z19 \
+	VADDPS Z19, Z18, w
+
+// STEP4 adds lanes l and l+2 within every 128-bit block of two step-3 results:
+// block i holds two sums of w1's key i, then two of w2's.
+#define STEP4(w1, w2, u) \
+	VUNPCKLPD w2, w1, Z18 \
+	VUNPCKHPD w2, w1, Z19 \
+	VADDPS Z19, Z18, u
+
+// STEP5 adds the two lanes of every pair: block i holds keys i, i+4, i+8, i+12.
+#define STEP5(u1, u2, r) \
+	VSHUFPS $0x88, u2, u1, Z18 \
+	VSHUFPS $0xdd, u2, u1, Z19 \
+	VADDPS Z19, Z18, r
+
+// QUAD reduces the four keys at R14, R14+kstride, … to the step-3 result w.
+#define QUAD(w) \
+	KEY64(0(R14), 64(R14), 128(R14), 192(R14), Z4, Z5, Z6, Z7) \
+	KEY64(0(R14)(R8*1), 64(R14)(R8*1), 128(R14)(R8*1), 192(R14)(R8*1), Z8, Z9, Z10, Z11) \
+	STEP2(Z4, Z8, Z12) \
+	KEY64(0(R14)(R8*2), 64(R14)(R8*2), 128(R14)(R8*2), 192(R14)(R8*2), Z4, Z5, Z6, Z7) \
+	KEY64(0(R14)(R9*1), 64(R14)(R9*1), 128(R14)(R9*1), 192(R14)(R9*1), Z8, Z9, Z10, Z11) \
+	STEP2(Z4, Z8, Z13) \
+	STEP3(Z12, Z13, w)
+
+TEXT ·groupScores64AVX512(SB), NOSPLIT, $0-64
+	MOVQ q+0(FP), SI
+	MOVQ heads+8(FP), DX
+	MOVQ k+16(FP), BX
+	MOVQ kstride+24(FP), R8
+	SHLQ $2, R8
+	LEAQ (R8)(R8*2), R9
+	MOVQ R8, R10
+	SHLQ $2, R10
+	MOVQ blocks+32(FP), CX
+	VBROADCASTSS scale+40(FP), Z30
+	MOVQ out+48(FP), DI
+	MOVQ ostride+56(FP), R11
+	SHLQ $2, R11
+	VPXORD Z29, Z29, Z29
+	VMOVUPS attnPerm<>(SB), Z31
+
+block:
+	MOVQ SI, R12
+	MOVQ DI, R13
+	MOVQ DX, AX
+
+head:
+	VMOVUPS 0(R12), Z0
+	VMOVUPS 64(R12), Z1
+	VMOVUPS 128(R12), Z2
+	VMOVUPS 192(R12), Z3
+	MOVQ BX, R14
+	QUAD(Z14)
+	ADDQ R10, R14
+	QUAD(Z15)
+	ADDQ R10, R14
+	STEP4(Z14, Z15, Z16)
+	QUAD(Z14)
+	ADDQ R10, R14
+	QUAD(Z15)
+	STEP4(Z14, Z15, Z17)
+	STEP5(Z16, Z17, Z20)
+	VADDPS Z29, Z20, Z20
+	VMULPS Z30, Z20, Z20
+	VPERMPS Z20, Z31, Z21
+	VMOVUPS Z21, 0(R13)
+	ADDQ $256, R12
+	ADDQ R11, R13
+	DECQ AX
+	JNZ  head
+
+	LEAQ (BX)(R10*4), BX
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  block
+	VZEROUPPER
+	RET
