@@ -24,13 +24,15 @@ func (e *Engine) attention(layer int, rows []tokenRow, q, out []float32, capture
 		s := e.scratch[worker].scores[:group*n] // head h0+g's row at g·n
 		groupScores(s, n, q[r*qDim+h0*hd:r*qDim+(h0+group)*hd], group, hd, keys[base:], kvDim, scale)
 		for g := range group {
-			sg := s[g*n : (g+1)*n]
-			h := h0 + g
 			if capture && row.output >= 0 {
-				copy(e.attnScores[row.output][h*n:(h+1)*n], sg)
+				h := h0 + g
+				copy(e.attnScores[row.output][h*n:(h+1)*n], s[g*n:(g+1)*n])
 			}
-			softmax(sg)
-			weightedSum(out[r*qDim+h*hd:r*qDim+(h+1)*hd], sg, vals[base:], kvDim)
+		}
+		softmaxRows(s, n, group)
+		for g := range group {
+			h := h0 + g
+			weightedSum(out[r*qDim+h*hd:r*qDim+(h+1)*hd], s[g*n:(g+1)*n], vals[base:], kvDim)
 		}
 	})
 }
@@ -65,7 +67,8 @@ func groupScores(s []float32, n int, q []float32, heads, hd int, k []float32, st
 	}
 }
 
-// softmax normalises s in place; sums run in float64 in a fixed order.
+// softmax normalises s in place; sums run in float64 in a fixed order. It is the
+// definition softmaxRows follows.
 func softmax(s []float32) {
 	m := s[0]
 	for _, v := range s {
@@ -79,5 +82,50 @@ func softmax(s []float32) {
 	inv := 1 / z
 	for j, v := range s {
 		s[j] = float32(float64(v) * inv)
+	}
+}
+
+// softmaxRows runs softmax on each of the rows s[g·n:(g+1)·n], g < rows, with
+// the same bits. With AVX2 its passes are vector kernels, and the float64 sums,
+// serial chains that SIMD cannot split without changing their bits, run four
+// rows side by side.
+func softmaxRows(s []float32, n, rows int) {
+	if !useSIMD || n < 8 {
+		for g := range rows {
+			softmax(s[g*n : (g+1)*n])
+		}
+		return
+	}
+	for g0 := 0; g0 < rows; g0 += 4 {
+		var row [4][]float32
+		var z [4]float64
+		var done [4]bool
+		k := min(4, rows-g0)
+		for g := range row {
+			row[g] = s[(g0+min(g, k-1))*n:][:n] // a short group repeats its last row
+		}
+		for g := range k {
+			m, ordered := maxAVX2(&row[g][0], n&^7)
+			for _, v := range row[g][n&^7:] {
+				m = max(m, v)
+			}
+			if !ordered || m != m { // NaN: Go's max decides which, and the row is NaN
+				softmax(row[g])
+				done[g] = true
+				continue
+			}
+			expSub(row[g], m)
+		}
+		sumsF64(&row[0][0], &row[1][0], &row[2][0], &row[3][0], n, &z)
+		for g := range k {
+			if done[g] {
+				continue
+			}
+			inv := 1 / z[g]
+			scaleF64AVX2(&row[g][0], inv, n&^7)
+			for j, v := range row[g][n&^7:] {
+				row[g][n&^7+j] = float32(float64(v) * inv)
+			}
+		}
 	}
 }

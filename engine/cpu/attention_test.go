@@ -201,3 +201,68 @@ func TestAttentionMatchesReference(t *testing.T) {
 		})
 	}
 }
+
+// softmaxRows gives softmax's bits on every row, whatever the rows hold.
+func TestSoftmaxRowsMatchSoftmax(t *testing.T) {
+	negZero := float32(math.Copysign(0, -1))
+	special := map[string]func(s []float32){
+		"plain":     func([]float32) {},
+		"nan":       func(s []float32) { s[len(s)/2] = float32(math.NaN()) },
+		"+inf":      func(s []float32) { s[0] = float32(math.Inf(1)) },
+		"-inf":      func(s []float32) { s[len(s)-1] = float32(math.Inf(-1)) },
+		"underflow": func(s []float32) { s[len(s)/3] = -95; s[len(s)-1] = -200 },
+		"equal": func(s []float32) {
+			for j := range s {
+				s[j] = 3
+			}
+		},
+		"zero max": func(s []float32) { // Go's max is +0 here, VMAXPS may say -0
+			for j := range s {
+				s[j] = -float32(j)
+			}
+			s[0], s[len(s)-1] = negZero, 0
+		},
+		"-0 max": func(s []float32) {
+			for j := range s {
+				s[j] = -1 - float32(j)
+			}
+			s[len(s)-1] = negZero
+		},
+	}
+	for _, n := range []int{1, 7, 8, 9, 31, 64, 77, 512} {
+		for _, rows := range []int{1, 3, 4, 5, 9} {
+			for name, f := range special {
+				t.Run(fmt.Sprintf("n=%d/rows=%d/%s", n, rows, name), func(t *testing.T) {
+					r := rand.New(rand.NewPCG(uint64(n), uint64(rows)))
+					s := make([]float32, n*rows)
+					for i := range s {
+						s[i] = float32(r.NormFloat64() * 4)
+					}
+					f(s[(rows-1)*n:]) // the last row: a short group of four repeats it
+					want := append([]float32(nil), s...)
+					for g := range rows {
+						softmax(want[g*n : (g+1)*n])
+					}
+					withKernels(t, func(t *testing.T) {
+						got := append([]float32(nil), s...)
+						softmaxRows(got, n, rows)
+						require.Equal(t, bitsOf(want), bitsOf(got))
+					})
+				})
+			}
+		}
+	}
+}
+
+// expf(±0) is exactly 1, so the sign of a zero maximum cannot reach softmax's
+// output (maxAVX2 does not promise Go's).
+func TestExpfOfZeroIsOne(t *testing.T) {
+	for _, z := range []float32{0, float32(math.Copysign(0, -1))} {
+		s := []float32{z, z, z, z, z, z, z, z, z}
+		expSub(s, 0)
+		require.Equal(t, bitsOf([]float32{1, 1, 1, 1, 1, 1, 1, 1, 1}), bitsOf(s))
+		s = []float32{z, z, z, z, z, z, z, z, z}
+		expSub(s, float32(math.Copysign(0, -1)))
+		require.Equal(t, bitsOf([]float32{1, 1, 1, 1, 1, 1, 1, 1, 1}), bitsOf(s))
+	}
+}

@@ -7,3 +7,14 @@ package cpu
 //
 //go:noescape
 func groupScores64AVX512(q *float32, heads int, k *float32, kstride int, blocks int, scale float32, out *float32, ostride int)
+
+// The softmax passes (attn_amd64.s); softmaxRows says what they compute.
+
+//go:noescape
+func maxAVX2(s *float32, n int) (m float32, ordered bool)
+
+//go:noescape
+func sumsF64(s0, s1, s2, s3 *float32, n int, z *[4]float64)
+
+//go:noescape
+func scaleF64AVX2(s *float32, inv float64, n int)
