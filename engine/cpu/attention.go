@@ -30,10 +30,7 @@ func (e *Engine) attention(layer int, rows []tokenRow, q, out []float32, capture
 			}
 		}
 		softmaxRows(s, n, group)
-		for g := range group {
-			h := h0 + g
-			weightedSum(out[r*qDim+h*hd:r*qDim+(h+1)*hd], s[g*n:(g+1)*n], vals[base:], kvDim)
-		}
+		weightedSums(out[r*qDim+h0*hd:r*qDim+(h0+group)*hd], s, n, group, hd, vals[base:], kvDim)
 	})
 }
 
@@ -64,6 +61,22 @@ func groupScores(s []float32, n int, q []float32, heads, hd int, k []float32, st
 		for ; j < n; j++ {
 			sg[j] = dot(qg, k[j*stride:j*stride+hd]) * scale
 		}
+	}
+}
+
+// weightedSums sets out[g·hd+i] = Σ_j p[g·n+j]·v[j·stride+i] for the heads rows
+// of p, each element weightedSum's chain (0, then + float32(p·v) for j in
+// order). With AVX-512 and head dim 64 one kernel runs the group, each value
+// row loaded once for all its heads.
+func weightedSums(out, p []float32, n, heads, hd int, v []float32, stride int) {
+	if useAVX512 && hd == 64 {
+		clear(out[:heads*hd])
+		_, _ = p[heads*n-1], v[(n-1)*stride+hd-1]
+		weightedSumGroup64AVX512(&out[0], &p[0], n, heads, &v[0], stride, n)
+		return
+	}
+	for g := range heads {
+		weightedSum(out[g*hd:(g+1)*hd], p[g*n:(g+1)*n], v, stride)
 	}
 }
 

@@ -266,3 +266,64 @@ func TestExpfOfZeroIsOne(t *testing.T) {
 		require.Equal(t, bitsOf([]float32{1, 1, 1, 1, 1, 1, 1, 1, 1}), bitsOf(s))
 	}
 }
+
+// weightedSums is weightedSum per head (the axpy chain): check its bits.
+func TestWeightedSumsMatchWeightedSum(t *testing.T) {
+	for _, tc := range []struct{ heads, hd, n, stride int }{
+		{3, 64, 1, 192}, {3, 64, 31, 192}, {3, 64, 32, 192}, {3, 64, 33, 192}, {3, 64, 512, 192},
+		{1, 64, 70, 64}, {4, 64, 65, 256}, {5, 64, 100, 320}, {2, 32, 40, 64}, {2, 128, 40, 256},
+	} {
+		t.Run(fmt.Sprintf("heads=%d/hd=%d/n=%d", tc.heads, tc.hd, tc.n), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(uint64(tc.n), uint64(tc.heads)))
+			p := make([]float32, tc.heads*tc.n)
+			v := make([]float32, (tc.n-1)*tc.stride+tc.hd)
+			for i := range p {
+				p[i] = float32(r.Float64())
+			}
+			for i := range v {
+				v[i] = attnValue(r)
+			}
+			for i := range tc.hd { // products of -0 in every chain's first term
+				v[i] = float32(math.Copysign(0, -1))
+			}
+			v[tc.hd/2] = float32(math.NaN())
+			want := make([]float32, tc.heads*tc.hd)
+			for g := range tc.heads {
+				o := want[g*tc.hd : (g+1)*tc.hd]
+				for j := range tc.n {
+					axpy(o, p[g*tc.n+j], v[j*tc.stride:j*tc.stride+tc.hd])
+				}
+			}
+			withKernels(t, func(t *testing.T) {
+				got := make([]float32, len(want))
+				for i := range got {
+					got[i] = 7 // stale values the sums must not start from
+				}
+				weightedSums(got, p, tc.n, tc.heads, tc.hd, v, tc.stride)
+				require.Equal(t, bitsOf(want), bitsOf(got))
+			})
+		})
+	}
+}
+
+// Hand-derived: position j has weight 1/2^(j+1) for head g's row shifted by g,
+// and value row j is all j+1, so head 0's sum over 3 positions is
+// 1/2 + 2/4 + 3/8 = 11/8, head 1's (weights 1, 1/2, 1/4) 1 + 1 + 3/4 = 11/4.
+func TestWeightedSumsHandDerived(t *testing.T) {
+	const hd, n, stride = 64, 3, 128
+	p := []float32{0.5, 0.25, 0.125, 1, 0.5, 0.25}
+	v := make([]float32, n*stride)
+	for j := range n {
+		for i := range hd {
+			v[j*stride+i] = float32(j + 1)
+		}
+	}
+	withKernels(t, func(t *testing.T) {
+		got := make([]float32, 2*hd)
+		weightedSums(got, p, n, 2, hd, v, stride)
+		for i := range hd {
+			require.Equal(t, float32(11)/8, got[i])
+			require.Equal(t, float32(11)/4, got[hd+i])
+		}
+	})
+}

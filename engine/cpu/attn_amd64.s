@@ -254,3 +254,77 @@ scaleloop:
 	JNZ  scaleloop
 	VZEROUPPER
 	RET
+
+// func weightedSumGroup64AVX512(out *float32, p *float32, pstride int, heads int, v *float32, vstride int, n int)
+//
+// For heads g and elements i < 64: out[64g + i] += p_g[j]·v[j·vstride + i] for
+// j = 0 … n−1 in order (p_g = p + g·pstride), each a rounded product then an add
+// (VMULPS, VADDPS): axpy's chain, continuing from out (zeroed by the caller,
+// that is weightedSum's chain). The positions go in blocks of 32 and each block
+// serves every head before the next, so a value row comes from cache once for
+// the group and from L1 for the other heads; a head's 64 sums stay in Z0-Z3
+// through a block. Registers: DI out, SI p, R9 pstride and R8 vstride in bytes,
+// DX 32·vstride, R10 the block's first position, R11 its length, BX its first
+// value row, R12 this head's out, R13 its p from the block's start, AX heads
+// left, R14 the value row, CX the position in the block.
+TEXT ·weightedSumGroup64AVX512(SB), NOSPLIT, $0-56
+	MOVQ out+0(FP), DI
+	MOVQ p+8(FP), SI
+	MOVQ pstride+16(FP), R9
+	SHLQ $2, R9
+	MOVQ v+32(FP), BX
+	MOVQ vstride+40(FP), R8
+	SHLQ $2, R8
+	MOVQ R8, DX
+	SHLQ $5, DX
+	XORQ R10, R10
+
+wblock:
+	MOVQ n+48(FP), R11
+	SUBQ R10, R11
+	CMPQ R11, $32
+	JLE  wblocklen
+	MOVQ $32, R11
+wblocklen:
+	MOVQ DI, R12
+	LEAQ (SI)(R10*4), R13
+	MOVQ heads+24(FP), AX
+
+whead:
+	VMOVUPS 0(R12), Z0
+	VMOVUPS 64(R12), Z1
+	VMOVUPS 128(R12), Z2
+	VMOVUPS 192(R12), Z3
+	MOVQ BX, R14
+	XORQ CX, CX
+
+wpos:
+	VBROADCASTSS (R13)(CX*4), Z8
+	VMULPS 0(R14), Z8, Z4
+	VMULPS 64(R14), Z8, Z5
+	VMULPS 128(R14), Z8, Z6
+	VMULPS 192(R14), Z8, Z7
+	VADDPS Z4, Z0, Z0
+	VADDPS Z5, Z1, Z1
+	VADDPS Z6, Z2, Z2
+	VADDPS Z7, Z3, Z3
+	ADDQ R8, R14
+	INCQ CX
+	CMPQ CX, R11
+	JLT  wpos
+
+	VMOVUPS Z0, 0(R12)
+	VMOVUPS Z1, 64(R12)
+	VMOVUPS Z2, 128(R12)
+	VMOVUPS Z3, 192(R12)
+	ADDQ $256, R12
+	ADDQ R9, R13
+	DECQ AX
+	JNZ  whead
+
+	ADDQ DX, BX
+	ADDQ $32, R10
+	CMPQ R10, n+48(FP)
+	JLT  wblock
+	VZEROUPPER
+	RET
