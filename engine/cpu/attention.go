@@ -36,15 +36,20 @@ func (e *Engine) attention(layer int, rows []tokenRow, q, out []float32, capture
 
 // groupScores sets s[g·n+j] = dot(q_g, k_j)·scale (the product rounded once) for
 // the heads query heads g, back to back in q (hd floats each), and the n keys
-// k_j = k[j·stride : j·stride+hd]. With AVX-512 and head dim 64, blocks of 16
-// keys go through groupScores64AVX512 (same bits, each key load serving the
-// group's heads); dot4 and dot do the rest, as they do everything elsewhere.
+// k_j = k[j·stride : j·stride+hd]. With AVX-512 and head dim 64 or 128, blocks
+// of 16 keys go through groupScores64AVX512 or groupScores128AVX512 (same bits,
+// each key load serving the group's heads); dot4 and dot do the rest, as they
+// do everything elsewhere.
 func groupScores(s []float32, n int, q []float32, heads, hd int, k []float32, stride int, scale float32) {
 	done := 0
-	if blocks := n / 16; useAVX512 && hd == 64 && blocks > 0 {
+	if blocks := n / 16; useAVX512 && (hd == 64 || hd == 128) && blocks > 0 {
 		done = 16 * blocks
 		_, _, _ = q[heads*hd-1], k[(done-1)*stride+hd-1], s[(heads-1)*n+done-1]
-		groupScores64AVX512(&q[0], heads, &k[0], stride, blocks, scale, &s[0], n)
+		kernel := groupScores64AVX512
+		if hd == 128 {
+			kernel = groupScores128AVX512
+		}
+		kernel(&q[0], heads, &k[0], stride, blocks, scale, &s[0], n)
 	}
 	for g := range heads {
 		qg, sg := q[g*hd:(g+1)*hd], s[g*n:(g+1)*n]
@@ -66,13 +71,15 @@ func groupScores(s []float32, n int, q []float32, heads, hd int, k []float32, st
 
 // weightedSums sets out[g·hd+i] = Σ_j p[g·n+j]·v[j·stride+i] for the heads rows
 // of p, each element weightedSum's chain (0, then + float32(p·v) for j in
-// order). With AVX-512 and head dim 64 one kernel runs the group, each value
-// row loaded once for all its heads.
+// order). With AVX-512 and a head dim that is a multiple of 64 one kernel runs
+// the group, 64 elements a call, each value row loaded once for all its heads.
 func weightedSums(out, p []float32, n, heads, hd int, v []float32, stride int) {
-	if useAVX512 && hd == 64 {
+	if useAVX512 && hd%64 == 0 {
 		clear(out[:heads*hd])
 		_, _ = p[heads*n-1], v[(n-1)*stride+hd-1]
-		weightedSumGroup64AVX512(&out[0], &p[0], n, heads, &v[0], stride, n)
+		for i := 0; i < hd; i += 64 { // the elements' chains are independent
+			weightedSumGroup64AVX512(&out[i], hd, &p[0], n, heads, &v[i], stride, n)
+		}
 		return
 	}
 	for g := range heads {

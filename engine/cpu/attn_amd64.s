@@ -3,21 +3,24 @@
 #include "textflag.h"
 
 // func groupScores64AVX512(q *float32, heads int, k *float32, kstride int, blocks int, scale float32, out *float32, ostride int)
+// func groupScores128AVX512(… the same)
 //
 // out[g·ostride + j] = dot(q_g, k_j)·scale for query heads g < heads (q_g = q +
-// 64g, head dim 64) and keys j < 16·blocks (k_j = k + j·kstride): bit for bit
-// what dot (dotF32AVX2's lanes and REDUCE order) and the float32 multiply give.
+// g·hd, head dim hd = 64 or 128) and keys j < 16·blocks (k_j = k + j·kstride):
+// bit for bit what dot (dotF32AVX2's lanes and REDUCE order) and the float32
+// multiply give.
 //
-// dot's lane l of 32 runs acc = 0, + q[l]·k[l], + q[l+32]·k[l+32]; then the lanes
-// are reduced (l + l+16) + (l+8 + l+24), then l + l+4, l + l+2, l + l+1. Here a
-// key's 32 lanes live in two ZMM (lanes 0-15, 16-31) and step one of the tree
-// (l + l+16) is a vertical add. The later steps add lanes of one register, which
-// REDUCE16 does with a chain of shuffles per dot; here each step's shuffles take
-// half their lanes from one key's register and half from another's, so one add
-// does that step for two (then four, eight, sixteen) keys: 16 keys cost 15 adds
-// and 30 shuffles instead of 16 serial chains of 8. Every add keeps REDUCE16's
-// operands (the lower lanes first), so NaN payloads match too. The last step
-// leaves key j in lane 4·(j mod 4) + j/4, which one VPERMPS puts back in order.
+// dot's lane l of 32 runs acc = 0, + q[l]·k[l], + q[l+32]·k[l+32], … ; then the
+// lanes are reduced (l + l+16) + (l+8 + l+24), then l + l+4, l + l+2, l + l+1.
+// Here a key's 32 lanes live in two ZMM (lanes 0-15, 16-31) and step one of the
+// tree (l + l+16) is a vertical add. The later steps add lanes of one register,
+// which REDUCE16 does with a chain of shuffles per dot; here each step's
+// shuffles take half their lanes from one key's register and half from
+// another's, so one add does that step for two (then four, eight, sixteen)
+// keys: 16 keys cost 15 adds and 30 shuffles instead of 16 serial chains of 8.
+// Every add keeps REDUCE16's operands (the lower lanes first), so NaN payloads
+// match too. The last step leaves key j in lane 4·(j mod 4) + j/4, which one
+// VPERMPS puts back in order.
 //
 // The chains start from the first product instead of from 0 + product: they then
 // differ from dot's only where dot has +0 and they have −0 (both summands −0), a
@@ -28,13 +31,13 @@
 // Loop order: blocks of 16 keys outside, heads inside, so each block comes from
 // cache once and serves the group's heads from L1.
 //
-// Registers: SI q of head 0, DX heads, BX the block's first key, R8 kstride and
-// R9 3·kstride and R10 4·kstride in bytes, CX blocks left, DI out for head 0 and
+// Registers: SI q of head 0, BX the block's first key, R8 kstride and R9
+// 3·kstride and R10 4·kstride in bytes, CX blocks left, DI out for head 0 and
 // this block, R11 ostride in bytes, R12 this head's q, R13 this head's out, AX
-// heads left, R14 the current four keys. Z0-Z3 q, Z4-Z11 two keys' products,
-// Z12-Z13 two keys' halves added (step 2), Z14-Z15 four keys' (step 3),
-// Z16-Z17 eight keys' (step 4), Z18-Z19 shuffled operands, Z20-Z21 the 16 dots,
-// Z29 zero, Z30 scale, Z31 the final permutation.
+// heads left, R14 the current four keys, DX zero (an index). Z0-Z3 and Z22-Z25
+// q, Z4-Z11 two keys' products, Z12-Z13 two keys' halves added (step 2),
+// Z14-Z15 four keys' (step 3), Z16-Z17 eight keys' (step 4), Z18-Z19 shuffled
+// operands, Z20-Z21 the 16 dots, Z29 zero, Z30 scale, Z31 the final permutation.
 
 DATA attnPerm<>+0(SB)/4, $0
 DATA attnPerm<>+4(SB)/4, $4
@@ -54,17 +57,49 @@ DATA attnPerm<>+56(SB)/4, $11
 DATA attnPerm<>+60(SB)/4, $15
 GLOBL attnPerm<>(SB), RODATA|NOPTR, $64
 
-// KEY64 leaves in t0 the 16 step-one lane sums of q (Z0-Z3) against the key
-// whose four 16-float quarters are at m0..m3: lanes 0-15 are q[0:16]·k[0:16] +
-// q[32:48]·k[32:48], lanes 16-31 the other two products, then t0 = lo + hi.
-#define KEY64(m0, m1, m2, m3, t0, t1, t2, t3) \
-	VMULPS m0, Z0, t0 \
-	VMULPS m1, Z1, t1 \
-	VMULPS m2, Z2, t2 \
-	VMULPS m3, Z3, t3 \
+// KEY64 leaves in t0 the 16 step-one lane sums of q (Z0-Z3) against the key at
+// b + i·s: lanes 0-15 are q[0:16]·k[0:16] + q[32:48]·k[32:48], lanes 16-31 the
+// other two products, then t0 = lo + hi.
+#define KEY64(b, i, s, t0, t1, t2, t3) \
+	VMULPS 0(b)(i*s), Z0, t0 \
+	VMULPS 64(b)(i*s), Z1, t1 \
+	VMULPS 128(b)(i*s), Z2, t2 \
+	VMULPS 192(b)(i*s), Z3, t3 \
 	VADDPS t2, t0, t0 \
 	VADDPS t3, t1, t1 \
 	VADDPS t1, t0, t0
+
+// KEY128 is KEY64 for head dim 128 (q in Z0-Z3, Z22-Z25): each lane's chain
+// has four products, added in order.
+#define KEY128(b, i, s, t0, t1, t2, t3) \
+	VMULPS 0(b)(i*s), Z0, t0 \
+	VMULPS 64(b)(i*s), Z1, t1 \
+	VMULPS 128(b)(i*s), Z2, t2 \
+	VMULPS 192(b)(i*s), Z3, t3 \
+	VADDPS t2, t0, t0 \
+	VADDPS t3, t1, t1 \
+	VMULPS 256(b)(i*s), Z22, t2 \
+	VMULPS 320(b)(i*s), Z23, t3 \
+	VADDPS t2, t0, t0 \
+	VADDPS t3, t1, t1 \
+	VMULPS 384(b)(i*s), Z24, t2 \
+	VMULPS 448(b)(i*s), Z25, t3 \
+	VADDPS t2, t0, t0 \
+	VADDPS t3, t1, t1 \
+	VADDPS t1, t0, t0
+
+#define QLOAD64 \
+	VMOVUPS 0(R12), Z0 \
+	VMOVUPS 64(R12), Z1 \
+	VMOVUPS 128(R12), Z2 \
+	VMOVUPS 192(R12), Z3
+
+#define QLOAD128 \
+	QLOAD64 \
+	VMOVUPS 256(R12), Z22 \
+	VMOVUPS 320(R12), Z23 \
+	VMOVUPS 384(R12), Z24 \
+	VMOVUPS 448(R12), Z25
 
 // STEP2 sets v to keys a and b's lanes l + l+8: a's in lanes 0-7, b's in 8-15.
 #define STEP2(a, b, v) \
@@ -92,69 +127,72 @@ GLOBL attnPerm<>(SB), RODATA|NOPTR, $64
 	VSHUFPS $0xdd, u2, u1, Z19 \
 	VADDPS Z19, Z18, r
 
-// QUAD reduces the four keys at R14, R14+kstride, … to the step-3 result w.
-#define QUAD(w) \
-	KEY64(0(R14), 64(R14), 128(R14), 192(R14), Z4, Z5, Z6, Z7) \
-	KEY64(0(R14)(R8*1), 64(R14)(R8*1), 128(R14)(R8*1), 192(R14)(R8*1), Z8, Z9, Z10, Z11) \
+// QUAD reduces the four keys at R14, R14+kstride, … to the step-3 result w,
+// with KEY64 or KEY128.
+#define QUAD(KEY, w) \
+	KEY(R14, DX, 1, Z4, Z5, Z6, Z7) \
+	KEY(R14, R8, 1, Z8, Z9, Z10, Z11) \
 	STEP2(Z4, Z8, Z12) \
-	KEY64(0(R14)(R8*2), 64(R14)(R8*2), 128(R14)(R8*2), 192(R14)(R8*2), Z4, Z5, Z6, Z7) \
-	KEY64(0(R14)(R9*1), 64(R14)(R9*1), 128(R14)(R9*1), 192(R14)(R9*1), Z8, Z9, Z10, Z11) \
+	KEY(R14, R8, 2, Z4, Z5, Z6, Z7) \
+	KEY(R14, R9, 1, Z8, Z9, Z10, Z11) \
 	STEP2(Z4, Z8, Z13) \
 	STEP3(Z12, Z13, w)
 
-TEXT ·groupScores64AVX512(SB), NOSPLIT, $0-64
-	MOVQ q+0(FP), SI
-	MOVQ heads+8(FP), DX
-	MOVQ k+16(FP), BX
-	MOVQ kstride+24(FP), R8
-	SHLQ $2, R8
-	LEAQ (R8)(R8*2), R9
-	MOVQ R8, R10
-	SHLQ $2, R10
-	MOVQ blocks+32(FP), CX
-	VBROADCASTSS scale+40(FP), Z30
-	MOVQ out+48(FP), DI
-	MOVQ ostride+56(FP), R11
-	SHLQ $2, R11
-	VPXORD Z29, Z29, Z29
-	VMOVUPS attnPerm<>(SB), Z31
-
-block:
-	MOVQ SI, R12
-	MOVQ DI, R13
-	MOVQ DX, AX
-
-head:
-	VMOVUPS 0(R12), Z0
-	VMOVUPS 64(R12), Z1
-	VMOVUPS 128(R12), Z2
-	VMOVUPS 192(R12), Z3
-	MOVQ BX, R14
-	QUAD(Z14)
-	ADDQ R10, R14
-	QUAD(Z15)
-	ADDQ R10, R14
-	STEP4(Z14, Z15, Z16)
-	QUAD(Z14)
-	ADDQ R10, R14
-	QUAD(Z15)
-	STEP4(Z14, Z15, Z17)
-	STEP5(Z16, Z17, Z20)
-	VADDPS Z29, Z20, Z20
-	VMULPS Z30, Z20, Z20
-	VPERMPS Z20, Z31, Z21
-	VMOVUPS Z21, 0(R13)
-	ADDQ $256, R12
-	ADDQ R11, R13
-	DECQ AX
-	JNZ  head
-
-	LEAQ (BX)(R10*4), BX
-	ADDQ $64, DI
-	DECQ CX
-	JNZ  block
-	VZEROUPPER
+// SCORES is the body of both kernels: QLOAD loads a head's query, KEY scores a
+// key, qbytes is the head's size in bytes.
+#define SCORES(QLOAD, KEY, qbytes) \
+	MOVQ q+0(FP), SI \
+	MOVQ k+16(FP), BX \
+	MOVQ kstride+24(FP), R8 \
+	SHLQ $2, R8 \
+	LEAQ (R8)(R8*2), R9 \
+	MOVQ R8, R10 \
+	SHLQ $2, R10 \
+	MOVQ blocks+32(FP), CX \
+	VBROADCASTSS scale+40(FP), Z30 \
+	MOVQ out+48(FP), DI \
+	MOVQ ostride+56(FP), R11 \
+	SHLQ $2, R11 \
+	XORQ DX, DX \
+	VPXORD Z29, Z29, Z29 \
+	VMOVUPS attnPerm<>(SB), Z31 \
+block: \
+	MOVQ SI, R12 \
+	MOVQ DI, R13 \
+	MOVQ heads+8(FP), AX \
+head: \
+	QLOAD \
+	MOVQ BX, R14 \
+	QUAD(KEY, Z14) \
+	ADDQ R10, R14 \
+	QUAD(KEY, Z15) \
+	ADDQ R10, R14 \
+	STEP4(Z14, Z15, Z16) \
+	QUAD(KEY, Z14) \
+	ADDQ R10, R14 \
+	QUAD(KEY, Z15) \
+	STEP4(Z14, Z15, Z17) \
+	STEP5(Z16, Z17, Z20) \
+	VADDPS Z29, Z20, Z20 \
+	VMULPS Z30, Z20, Z20 \
+	VPERMPS Z20, Z31, Z21 \
+	VMOVUPS Z21, 0(R13) \
+	ADDQ $qbytes, R12 \
+	ADDQ R11, R13 \
+	DECQ AX \
+	JNZ  head \
+	LEAQ (BX)(R10*4), BX \
+	ADDQ $64, DI \
+	DECQ CX \
+	JNZ  block \
+	VZEROUPPER \
 	RET
+
+TEXT ·groupScores64AVX512(SB), NOSPLIT, $0-64
+	SCORES(QLOAD64, KEY64, 256)
+
+TEXT ·groupScores128AVX512(SB), NOSPLIT, $0-64
+	SCORES(QLOAD128, KEY128, 512)
 
 // The softmax kernels below each do one pass of softmax (attention.go) in AVX2,
 // the same operations on the same values as the Go loops.
@@ -255,32 +293,33 @@ scaleloop:
 	VZEROUPPER
 	RET
 
-// func weightedSumGroup64AVX512(out *float32, p *float32, pstride int, heads int, v *float32, vstride int, n int)
+// func weightedSumGroup64AVX512(out *float32, ostride int, p *float32, pstride int, heads int, v *float32, vstride int, n int)
 //
-// For heads g and elements i < 64: out[64g + i] += p_g[j]·v[j·vstride + i] for
-// j = 0 … n−1 in order (p_g = p + g·pstride), each a rounded product then an add
-// (VMULPS, VADDPS): axpy's chain, continuing from out (zeroed by the caller,
-// that is weightedSum's chain). The positions go in blocks of 32 and each block
-// serves every head before the next, so a value row comes from cache once for
-// the group and from L1 for the other heads; a head's 64 sums stay in Z0-Z3
-// through a block. Registers: DI out, SI p, R9 pstride and R8 vstride in bytes,
-// DX 32·vstride, R10 the block's first position, R11 its length, BX its first
-// value row, R12 this head's out, R13 its p from the block's start, AX heads
-// left, R14 the value row, CX the position in the block.
-TEXT ·weightedSumGroup64AVX512(SB), NOSPLIT, $0-56
+// For heads g and elements i < 64: out[g·ostride + i] += p_g[j]·v[j·vstride + i]
+// for j = 0 … n−1 in order (p_g = p + g·pstride), each a rounded product then
+// an add (VMULPS, VADDPS): axpy's chain, continuing from out (zeroed by the
+// caller, that is weightedSum's chain). The positions go in blocks of 32 and
+// each block serves every head before the next, so a value row comes from cache
+// once for the group and from L1 for the other heads; a head's 64 sums stay in
+// Z0-Z3 through a block. Wider heads run 64 elements per call. Registers: DI
+// out, SI p, DX ostride, R9 pstride and R8 vstride in bytes, R10 the block's
+// first position, R11 its length, BX its first value row, R12 this head's out,
+// R13 its p from the block's start, AX heads left, R14 the value row, CX the
+// position in the block.
+TEXT ·weightedSumGroup64AVX512(SB), NOSPLIT, $0-64
 	MOVQ out+0(FP), DI
-	MOVQ p+8(FP), SI
-	MOVQ pstride+16(FP), R9
+	MOVQ ostride+8(FP), DX
+	SHLQ $2, DX
+	MOVQ p+16(FP), SI
+	MOVQ pstride+24(FP), R9
 	SHLQ $2, R9
-	MOVQ v+32(FP), BX
-	MOVQ vstride+40(FP), R8
+	MOVQ v+40(FP), BX
+	MOVQ vstride+48(FP), R8
 	SHLQ $2, R8
-	MOVQ R8, DX
-	SHLQ $5, DX
 	XORQ R10, R10
 
 wblock:
-	MOVQ n+48(FP), R11
+	MOVQ n+56(FP), R11
 	SUBQ R10, R11
 	CMPQ R11, $32
 	JLE  wblocklen
@@ -288,7 +327,7 @@ wblock:
 wblocklen:
 	MOVQ DI, R12
 	LEAQ (SI)(R10*4), R13
-	MOVQ heads+24(FP), AX
+	MOVQ heads+32(FP), AX
 
 whead:
 	VMOVUPS 0(R12), Z0
@@ -317,14 +356,17 @@ wpos:
 	VMOVUPS Z1, 64(R12)
 	VMOVUPS Z2, 128(R12)
 	VMOVUPS Z3, 192(R12)
-	ADDQ $256, R12
+	ADDQ DX, R12
 	ADDQ R9, R13
 	DECQ AX
 	JNZ  whead
 
-	ADDQ DX, BX
+	LEAQ (BX)(R8*8), BX
+	LEAQ (BX)(R8*8), BX
+	LEAQ (BX)(R8*8), BX
+	LEAQ (BX)(R8*8), BX
 	ADDQ $32, R10
-	CMPQ R10, n+48(FP)
+	CMPQ R10, n+56(FP)
 	JLT  wblock
 	VZEROUPPER
 	RET
