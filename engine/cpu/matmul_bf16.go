@@ -71,12 +71,7 @@ func packBF16(dst []uint32, x []float32, n, cols int) {
 	for t := range n {
 		xt := x[t*cols : (t+1)*cols]
 		d := dst[t*k2 : (t+1)*k2]
-		kp0 := 0
-		if m := cols &^ 15; useBF16Asm && m > 0 { // VCVTNEPS2BF16: the same bits
-			packBF16AVX512(&d[0], &xt[0], m)
-			kp0 = m / 2
-		}
-		for kp := kp0; kp < cols/2; kp++ {
+		for kp := range cols / 2 {
 			d[kp] = uint32(roundBF16(xt[2*kp])) | uint32(roundBF16(xt[2*kp+1]))<<16
 		}
 		if cols%2 == 1 {
