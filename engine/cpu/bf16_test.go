@@ -11,27 +11,30 @@ import (
 	"github.com/entropix-eval/entropix-eval/engine"
 )
 
+// roundBF16Cases are float32 bits and their bfloat16 rounding, derived by hand.
+var roundBF16Cases = []struct {
+	in   uint32
+	want uint16
+	why  string
+}{
+	{0x3f800000, 0x3f80, "exact"},
+	{0x3f808000, 0x3f80, "tie to even (down)"},
+	{0x3f818000, 0x3f82, "tie to even (up)"},
+	{0x3f808001, 0x3f81, "above the tie"},
+	{0xbf80ffff, 0xbf81, "negative rounds by magnitude"},
+	{0x7f7fffff, 0x7f80, "overflow to infinity"},
+	{0x7f800000, 0x7f80, "infinity"},
+	{0x00800000, 0x0080, "smallest normal"},
+	{0x007fffff, 0x0000, "subnormal to zero (DAZ), not up to 0x0080"},
+	{0x80000001, 0x8000, "negative subnormal to -0"},
+	{0x7fc12345, 0x7fc1, "quiet NaN keeps its top payload"},
+	{0x7f812345, 0x7fc1, "signalling NaN made quiet"},
+	{0xff812345, 0xffc1, "negative NaN"},
+	{0x7f800001, 0x7fc0, "NaN whose payload is all below bit 16 stays a NaN"},
+}
+
 func TestRoundBF16(t *testing.T) {
-	for _, c := range []struct {
-		in   uint32
-		want uint16
-		why  string
-	}{
-		{0x3f800000, 0x3f80, "exact"},
-		{0x3f808000, 0x3f80, "tie to even (down)"},
-		{0x3f818000, 0x3f82, "tie to even (up)"},
-		{0x3f808001, 0x3f81, "above the tie"},
-		{0xbf80ffff, 0xbf81, "negative rounds by magnitude"},
-		{0x7f7fffff, 0x7f80, "overflow to infinity"},
-		{0x7f800000, 0x7f80, "infinity"},
-		{0x00800000, 0x0080, "smallest normal"},
-		{0x007fffff, 0x0000, "subnormal to zero (DAZ), not up to 0x0080"},
-		{0x80000001, 0x8000, "negative subnormal to -0"},
-		{0x7fc12345, 0x7fc1, "quiet NaN keeps its top payload"},
-		{0x7f812345, 0x7fc1, "signalling NaN made quiet"},
-		{0xff812345, 0xffc1, "negative NaN"},
-		{0x7f800001, 0x7fc0, "NaN whose payload is all below bit 16 stays a NaN"},
-	} {
+	for _, c := range roundBF16Cases {
 		require.Equal(t, c.want, roundBF16(math.Float32frombits(c.in)), "%#08x: %s", c.in, c.why)
 	}
 }
