@@ -15,14 +15,28 @@ func (e *Engine) attention(layer int, rows []tokenRow, q, out []float32, capture
 	keys, vals := e.cache.k[layer], e.cache.v[layer]
 	// One task per (row, kv head) runs that kv head's query heads together, so the
 	// slot's keys and values come from cache once per group, not once per head.
+	// Where a row's positions are read from: its slot, or for a prompt prefix
+	// that other slots of the batch share, the one slot kvShare picked for all of
+	// them (the same bits), so that a decode step reads a shared prefix once
+	// instead of once per sequence; that needs the kernels that continue a
+	// weighted sum across stretches.
 	e.pool.forEach(e.threads, len(rows)*c.KVHeads, func(worker, task int) {
 		r, kvh := task/c.KVHeads, task%c.KVHeads
 		row := rows[r]
 		n := row.pos + 1
-		base := e.cache.offset(row.slot, 0) + kvh*hd
 		h0 := kvh * group
-		s := e.scratch[worker].scores[:group*n] // head h0+g's row at g·n
-		groupScores(s, n, q[r*qDim+h0*hd:r*qDim+(h0+group)*hd], group, hd, keys[base:], kvDim, scale)
+		ws := &e.scratch[worker]
+		s := ws.scores[:group*n] // head h0+g's row at g·n
+		qg, o := q[r*qDim+h0*hd:r*qDim+(h0+group)*hd], out[r*qDim+h0*hd:r*qDim+(h0+group)*hd]
+		rs := append(ws.ranges[:0], kvRange{row.slot, 0, n})
+		if e.share != nil && useAVX512 && hd%64 == 0 {
+			rs = e.share.ranges(row.slot, n, rs)
+		}
+		ws.ranges = rs
+		for _, rg := range rs {
+			at := e.cache.offset(rg.slot, rg.from) + kvh*hd
+			groupScores(s[rg.from:], n, rg.to-rg.from, qg, group, hd, keys[at:], kvDim, scale)
+		}
 		for g := range group {
 			if capture && row.output >= 0 {
 				h := h0 + g
@@ -30,41 +44,49 @@ func (e *Engine) attention(layer int, rows []tokenRow, q, out []float32, capture
 			}
 		}
 		softmaxRows(s, n, group)
-		weightedSums(out[r*qDim+h0*hd:r*qDim+(h0+group)*hd], s, n, group, hd, vals[base:], kvDim)
+		if len(rs) == 1 && rs[0].slot == row.slot {
+			weightedSums(o, s, n, group, hd, vals[e.cache.offset(row.slot, 0)+kvh*hd:], kvDim)
+			return
+		}
+		clear(o)
+		for _, rg := range rs {
+			at := e.cache.offset(rg.slot, rg.from) + kvh*hd
+			addWeightedValues(o, s[rg.from:], n, group, hd, vals[at:], kvDim, rg.to-rg.from)
+		}
 	})
 }
 
-// groupScores sets s[g·n+j] = dot(q_g, k_j)·scale (the product rounded once) for
-// the heads query heads g, back to back in q (hd floats each), and the n keys
-// k_j = k[j·stride : j·stride+hd]. With AVX-512 and head dim 64 or 128, blocks
-// of 16 keys go through groupScores64AVX512 or groupScores128AVX512 (same bits,
-// each key load serving the group's heads); dot4 and dot do the rest, as they
-// do everything elsewhere.
-func groupScores(s []float32, n int, q []float32, heads, hd int, k []float32, stride int, scale float32) {
+// groupScores sets s[g·sstride+j] = dot(q_g, k_j)·scale (the product rounded
+// once) for the heads query heads g, back to back in q (hd floats each), and
+// the n keys k_j = k[j·kstride : j·kstride+hd]. With AVX-512 and head dim 64
+// or 128, blocks of 16 keys go through groupScores64AVX512 or
+// groupScores128AVX512 (same bits, each key load serving the group's heads);
+// dot4 and dot do the rest, as they do everything elsewhere.
+func groupScores(s []float32, sstride, n int, q []float32, heads, hd int, k []float32, kstride int, scale float32) {
 	done := 0
 	if blocks := n / 16; useAVX512 && (hd == 64 || hd == 128) && blocks > 0 {
 		done = 16 * blocks
-		_, _, _ = q[heads*hd-1], k[(done-1)*stride+hd-1], s[(heads-1)*n+done-1]
+		_, _, _ = q[heads*hd-1], k[(done-1)*kstride+hd-1], s[(heads-1)*sstride+done-1]
 		kernel := groupScores64AVX512
 		if hd == 128 {
 			kernel = groupScores128AVX512
 		}
-		kernel(&q[0], heads, &k[0], stride, blocks, scale, &s[0], n)
+		kernel(&q[0], heads, &k[0], kstride, blocks, scale, &s[0], sstride)
 	}
 	for g := range heads {
-		qg, sg := q[g*hd:(g+1)*hd], s[g*n:(g+1)*n]
+		qg, sg := q[g*hd:(g+1)*hd], s[g*sstride:g*sstride+n]
 		j := done
 		if useAVX512 { // four keys per call, the same bits as dot
 			var s4 [4]float32
 			for ; j+4 <= n; j += 4 {
-				dot4(qg, k[j*stride:(j+3)*stride+hd], stride, &s4)
+				dot4(qg, k[j*kstride:(j+3)*kstride+hd], kstride, &s4)
 				for i, v := range s4 {
 					sg[j+i] = v * scale
 				}
 			}
 		}
 		for ; j < n; j++ {
-			sg[j] = dot(qg, k[j*stride:j*stride+hd]) * scale
+			sg[j] = dot(qg, k[j*kstride:j*kstride+hd]) * scale
 		}
 	}
 }
@@ -72,18 +94,26 @@ func groupScores(s []float32, n int, q []float32, heads, hd int, k []float32, st
 // weightedSums sets out[g·hd+i] = Σ_j p[g·n+j]·v[j·stride+i] for the heads rows
 // of p, each element weightedSum's chain (0, then + float32(p·v) for j in
 // order). With AVX-512 and a head dim that is a multiple of 64 one kernel runs
-// the group, 64 elements a call, each value row loaded once for all its heads.
+// the group (addWeightedValues), each value row loaded once for all its heads.
 func weightedSums(out, p []float32, n, heads, hd int, v []float32, stride int) {
 	if useAVX512 && hd%64 == 0 {
 		clear(out[:heads*hd])
-		_, _ = p[heads*n-1], v[(n-1)*stride+hd-1]
-		for i := 0; i < hd; i += 64 { // the elements' chains are independent
-			weightedSumGroup64AVX512(&out[i], hd, &p[0], n, heads, &v[i], stride, n)
-		}
+		addWeightedValues(out, p, n, heads, hd, v, stride, n)
 		return
 	}
 	for g := range heads {
 		weightedSum(out[g*hd:(g+1)*hd], p[g*n:(g+1)*n], v, stride)
+	}
+}
+
+// addWeightedValues continues weightedSums' chains over n more positions:
+// out[g·hd+i] += p[g·pstride+j]·v[j·stride+i] for j < n in order. It needs
+// AVX-512 and a head dim that is a multiple of 64 (64 elements a call: the
+// elements' chains are independent).
+func addWeightedValues(out, p []float32, pstride, heads, hd int, v []float32, stride, n int) {
+	_, _, _ = out[heads*hd-1], p[(heads-1)*pstride+n-1], v[(n-1)*stride+hd-1]
+	for i := 0; i < hd; i += 64 {
+		weightedSumGroup64AVX512(&out[i], hd, &p[0], pstride, heads, &v[i], stride, n)
 	}
 }
 

@@ -86,7 +86,7 @@ func TestGroupScoresMatchDot(t *testing.T) {
 			}
 			withKernels(t, func(t *testing.T) {
 				got := make([]float32, len(want))
-				groupScores(got, tc.n, q, tc.heads, tc.hd, k, tc.stride, scale)
+				groupScores(got, tc.n, tc.n, q, tc.heads, tc.hd, k, tc.stride, scale)
 				require.Equal(t, bitsOf(want), bitsOf(got))
 			})
 		})
@@ -113,7 +113,7 @@ func TestGroupScoresHandDerived(t *testing.T) {
 	}
 	withKernels(t, func(t *testing.T) {
 		got := make([]float32, heads*n)
-		groupScores(got, n, q, heads, hd, k, stride, 0.125)
+		groupScores(got, n, n, q, heads, hd, k, stride, 0.125)
 		for g := range heads {
 			for j := range n {
 				require.Equal(t, math.Float32bits(float32((g+1)*j)/8), math.Float32bits(got[g*n+j]), "head %d key %d", g, j)

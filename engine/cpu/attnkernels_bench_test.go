@@ -28,13 +28,13 @@ func BenchmarkAttentionKernels(b *testing.B) {
 		}
 		b.Run(fmt.Sprintf("scores/n=%d", n), func(b *testing.B) {
 			for range b.N {
-				groupScores(s, n, q, heads, hd, kv, stride, 0.125)
+				groupScores(s, n, n, q, heads, hd, kv, stride, 0.125)
 			}
 			perPair(b)
 		})
 		b.Run(fmt.Sprintf("softmax/n=%d", n), func(b *testing.B) {
 			for range b.N {
-				groupScores(s, n, q, heads, hd, kv, stride, 0.125) // fresh scores each time
+				groupScores(s, n, n, q, heads, hd, kv, stride, 0.125) // fresh scores each time
 				softmaxRows(s, n, heads)
 			}
 			perPair(b)

@@ -30,6 +30,7 @@ type Engine struct {
 	rope    *ropeTable
 	cache   *kvCache
 	prefix  *prefixStore // nil when prefix sharing is off
+	share   *kvShare     // where attention may read a slot's shared prefix; nil when prefix is
 	bf16    *bf16State   // repacked weights in BF16 precision, else nil
 	buf     buffers
 	scratch []workerScratch // one per thread
@@ -48,6 +49,7 @@ var _ engine.Engine = (*Engine)(nil)
 type workerScratch struct {
 	tile   []float32 // a widened weight tile
 	scores []float32 // one attention row per query head of a kv head's group
+	ranges []kvRange // where attention reads a row's keys and values (kvShare)
 }
 
 // buffers are the activations of one step, grown on demand and then reused.
@@ -96,6 +98,9 @@ func New(m *engine.Model, opts engine.Options) (*Engine, error) {
 		seen:  make([]bool, opts.Slots),
 	}
 	e.prefix = newPrefixStore(e.cache, opts.Slots, prefixBudget)
+	if e.prefix != nil {
+		e.share = newKVShare(opts.Slots)
+	}
 	if opts.MatmulPrecision == engine.MatmulBF16 {
 		if !useBF16Asm {
 			slog.Warn("cpu engine: BF16 matmul precision without AVX512_BF16 runs the Go emulation, several times slower than fp32 precision",
@@ -150,6 +155,7 @@ func (e *Engine) Free(slot int) {
 		e.prompt.drop(slot)
 		if e.prefix != nil {
 			e.prefix.Release(slot)
+			e.share.free(slot)
 		}
 	}
 }
@@ -161,6 +167,6 @@ func (e *Engine) Close() error {
 	defer e.mu.Unlock()
 	e.closed = true
 	e.pool.close()
-	e.w, e.cache, e.buf, e.scratch, e.attnScores, e.prefix, e.bf16 = nil, &kvCache{}, buffers{}, nil, nil, nil, nil
+	e.w, e.cache, e.buf, e.scratch, e.attnScores, e.prefix, e.share, e.bf16 = nil, &kvCache{}, buffers{}, nil, nil, nil, nil, nil
 	return nil
 }
