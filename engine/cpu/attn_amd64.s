@@ -57,27 +57,26 @@ DATA attnPerm<>+56(SB)/4, $11
 DATA attnPerm<>+60(SB)/4, $15
 GLOBL attnPerm<>(SB), RODATA|NOPTR, $64
 
-// KEY64 leaves in t0 the 16 step-one lane sums of q (Z0-Z3) against the key at
-// b + i·s: lanes 0-15 are q[0:16]·k[0:16] + q[32:48]·k[32:48], lanes 16-31 the
-// other two products, then t0 = lo + hi.
-#define KEY64(b, i, s, t0, t1, t2, t3) \
+// CHAIN64 starts the lane chains of q (Z0-Z3) against the key at b + i·s:
+// lanes 0-15 (t0) get q[0:16]·k[0:16] + q[32:48]·k[32:48], lanes 16-31 (t1)
+// q[16:32]·k[16:32] + q[48:64]·k[48:64].
+#define CHAIN64(b, i, s, t0, t1, t2, t3) \
 	VMULPS 0(b)(i*s), Z0, t0 \
 	VMULPS 64(b)(i*s), Z1, t1 \
 	VMULPS 128(b)(i*s), Z2, t2 \
 	VMULPS 192(b)(i*s), Z3, t3 \
 	VADDPS t2, t0, t0 \
-	VADDPS t3, t1, t1 \
+	VADDPS t3, t1, t1
+
+// KEY64 leaves in t0 the 16 step-one lane sums (lo + hi) of a head-dim-64 key.
+#define KEY64(b, i, s, t0, t1, t2, t3) \
+	CHAIN64(b, i, s, t0, t1, t2, t3) \
 	VADDPS t1, t0, t0
 
-// KEY128 is KEY64 for head dim 128 (q in Z0-Z3, Z22-Z25): each lane's chain
-// has four products, added in order.
+// KEY128 is KEY64 for head dim 128 (q's second half in Z22-Z25): each lane's
+// chain has four products, added in order.
 #define KEY128(b, i, s, t0, t1, t2, t3) \
-	VMULPS 0(b)(i*s), Z0, t0 \
-	VMULPS 64(b)(i*s), Z1, t1 \
-	VMULPS 128(b)(i*s), Z2, t2 \
-	VMULPS 192(b)(i*s), Z3, t3 \
-	VADDPS t2, t0, t0 \
-	VADDPS t3, t1, t1 \
+	CHAIN64(b, i, s, t0, t1, t2, t3) \
 	VMULPS 256(b)(i*s), Z22, t2 \
 	VMULPS 320(b)(i*s), Z23, t3 \
 	VADDPS t2, t0, t0 \
