@@ -108,12 +108,15 @@ func weightedSums(out, p []float32, n, heads, hd int, v []float32, stride int) {
 
 // addWeightedValues continues weightedSums' chains over n more positions:
 // out[g·hd+i] += p[g·pstride+j]·v[j·stride+i] for j < n in order. It needs
-// AVX-512 and a head dim that is a multiple of 64 (64 elements a call: the
-// elements' chains are independent).
+// AVX-512 and a head dim that is a multiple of 64: a call runs up to four
+// heads over 64 elements (the elements' chains are independent).
 func addWeightedValues(out, p []float32, pstride, heads, hd int, v []float32, stride, n int) {
 	_, _, _ = out[heads*hd-1], p[(heads-1)*pstride+n-1], v[(n-1)*stride+hd-1]
-	for i := 0; i < hd; i += 64 {
-		weightedSumGroup64AVX512(&out[i], hd, &p[0], pstride, heads, &v[i], stride, n)
+	for g := 0; g < heads; g += 4 { // the kernel holds four heads' sums
+		k := min(4, heads-g)
+		for i := 0; i < hd; i += 64 {
+			weightedSumGroup64AVX512(&out[g*hd+i], hd, &p[g*pstride], pstride, k, &v[i], stride, n)
+		}
 	}
 }
 

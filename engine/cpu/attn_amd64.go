@@ -19,8 +19,8 @@ func sumsF64(s0, s1, s2, s3 *float32, n int, z *[4]float64)
 //go:noescape
 func scaleF64AVX2(s *float32, inv float64, n int)
 
-// weightedSumGroup64AVX512 adds a group's weighted sums of values over 64 of
-// their elements (attn_amd64.s); weightedSums says what it computes.
+// weightedSumGroup64AVX512 adds up to four heads' weighted sums of values over
+// 64 of their elements (attn_amd64.s); addWeightedValues says what it computes.
 //
 //go:noescape
 func weightedSumGroup64AVX512(out *float32, ostride int, p *float32, pstride int, heads int, v *float32, vstride int, n int)

@@ -294,78 +294,107 @@ scaleloop:
 
 // func weightedSumGroup64AVX512(out *float32, ostride int, p *float32, pstride int, heads int, v *float32, vstride int, n int)
 //
-// For heads g and elements i < 64: out[g·ostride + i] += p_g[j]·v[j·vstride + i]
-// for j = 0 … n−1 in order (p_g = p + g·pstride), each a rounded product then
-// an add (VMULPS, VADDPS): axpy's chain, continuing from out (zeroed by the
-// caller, that is weightedSum's chain). The positions go in blocks of 32 and
-// each block serves every head before the next, so a value row comes from cache
-// once for the group and from L1 for the other heads; a head's 64 sums stay in
-// Z0-Z3 through a block. Wider heads run 64 elements per call. Registers: DI
-// out, SI p, DX ostride, R9 pstride and R8 vstride in bytes, R10 the block's
-// first position, R11 its length, BX its first value row, R12 this head's out,
-// R13 its p from the block's start, AX heads left, R14 the value row, CX the
-// position in the block.
+// For heads g < heads (1 to 4) and elements i < 64: out[g·ostride + i] +=
+// p_g[j]·v[j·vstride + i] for j = 0 … n−1 in order (p_g = p + g·pstride, n > 0),
+// each a rounded product then an add (VMULPS, VADDPS): axpy's chain, continuing
+// from out (zeroed by the caller, that is weightedSum's chain). All heads' 64
+// sums stay in registers through the positions (head g in Z(4g)-Z(4g+3)), so a
+// value row is loaded once, into Z16-Z19, for every head of the group.
+// Registers: DI out, BX zero, R9 ostride and R13 3·ostride in bytes, SI R10 R11 R12 the
+// heads' p, AX the first value row and R14 this one, R8 vstride in bytes, DX n,
+// CX the position;
+// Z20-Z23 the heads' weights, Z24-Z27 products.
+
+// WHEAD adds head h's weight (pz, from preg) times the value row to a0-a3.
+#define WHEAD(preg, pz, a0, a1, a2, a3) \
+	VBROADCASTSS (preg)(CX*4), pz \
+	VMULPS Z16, pz, Z24 \
+	VMULPS Z17, pz, Z25 \
+	VMULPS Z18, pz, Z26 \
+	VMULPS Z19, pz, Z27 \
+	VADDPS Z24, a0, a0 \
+	VADDPS Z25, a1, a1 \
+	VADDPS Z26, a2, a2 \
+	VADDPS Z27, a3, a3
+
+#define WHEAD0 WHEAD(SI, Z20, Z0, Z1, Z2, Z3)
+#define WHEAD1 WHEAD(R10, Z21, Z4, Z5, Z6, Z7)
+#define WHEAD2 WHEAD(R11, Z22, Z8, Z9, Z10, Z11)
+#define WHEAD3 WHEAD(R12, Z23, Z12, Z13, Z14, Z15)
+
+// WLOAD and WSTORE move a head's 64 sums between out (b + i·s) and registers.
+#define WLOAD(b, i, s, a0, a1, a2, a3) \
+	VMOVUPS 0(b)(i*s), a0 \
+	VMOVUPS 64(b)(i*s), a1 \
+	VMOVUPS 128(b)(i*s), a2 \
+	VMOVUPS 192(b)(i*s), a3
+
+#define WSTORE(b, i, s, a0, a1, a2, a3) \
+	VMOVUPS a0, 0(b)(i*s) \
+	VMOVUPS a1, 64(b)(i*s) \
+	VMOVUPS a2, 128(b)(i*s) \
+	VMOVUPS a3, 192(b)(i*s)
+
+// WLOOP runs the positions with HEADS adding each head's products.
+#define WLOOP(label, HEADS) \
+	MOVQ AX, R14 \
+	XORQ CX, CX \
+label: \
+	VMOVUPS 0(R14), Z16 \
+	VMOVUPS 64(R14), Z17 \
+	VMOVUPS 128(R14), Z18 \
+	VMOVUPS 192(R14), Z19 \
+	HEADS \
+	ADDQ R8, R14 \
+	INCQ CX \
+	CMPQ CX, DX \
+	JLT  label
+
 TEXT ·weightedSumGroup64AVX512(SB), NOSPLIT, $0-64
 	MOVQ out+0(FP), DI
-	MOVQ ostride+8(FP), DX
-	SHLQ $2, DX
-	MOVQ p+16(FP), SI
-	MOVQ pstride+24(FP), R9
+	MOVQ ostride+8(FP), R9
 	SHLQ $2, R9
-	MOVQ v+40(FP), BX
+	LEAQ (R9)(R9*2), R13
+	MOVQ p+16(FP), SI
+	MOVQ pstride+24(FP), AX
+	SHLQ $2, AX
+	LEAQ (SI)(AX*1), R10
+	LEAQ (R10)(AX*1), R11
+	LEAQ (R11)(AX*1), R12
 	MOVQ vstride+48(FP), R8
 	SHLQ $2, R8
-	XORQ R10, R10
+	MOVQ n+56(FP), DX
+	MOVQ v+40(FP), AX
+	XORQ BX, BX
+	WLOAD(DI, BX, 1, Z0, Z1, Z2, Z3)
+	CMPQ heads+32(FP), $1
+	JEQ  heads1
+	WLOAD(DI, R9, 1, Z4, Z5, Z6, Z7)
+	CMPQ heads+32(FP), $2
+	JEQ  heads2
+	WLOAD(DI, R9, 2, Z8, Z9, Z10, Z11)
+	CMPQ heads+32(FP), $3
+	JEQ  heads3
+	WLOAD(DI, R13, 1, Z12, Z13, Z14, Z15)
+	WLOOP(loop4, WHEAD0 WHEAD1 WHEAD2 WHEAD3)
+	WSTORE(DI, R13, 1, Z12, Z13, Z14, Z15)
+	JMP  store3
 
-wblock:
-	MOVQ n+56(FP), R11
-	SUBQ R10, R11
-	CMPQ R11, $32
-	JLE  wblocklen
-	MOVQ $32, R11
-wblocklen:
-	MOVQ DI, R12
-	LEAQ (SI)(R10*4), R13
-	MOVQ heads+32(FP), AX
+heads3:
+	WLOOP(loop3, WHEAD0 WHEAD1 WHEAD2)
+store3:
+	WSTORE(DI, R9, 2, Z8, Z9, Z10, Z11)
+	JMP  store2
 
-whead:
-	VMOVUPS 0(R12), Z0
-	VMOVUPS 64(R12), Z1
-	VMOVUPS 128(R12), Z2
-	VMOVUPS 192(R12), Z3
-	MOVQ BX, R14
-	XORQ CX, CX
+heads2:
+	WLOOP(loop2, WHEAD0 WHEAD1)
+store2:
+	WSTORE(DI, R9, 1, Z4, Z5, Z6, Z7)
+	JMP  store1
 
-wpos:
-	VBROADCASTSS (R13)(CX*4), Z8
-	VMULPS 0(R14), Z8, Z4
-	VMULPS 64(R14), Z8, Z5
-	VMULPS 128(R14), Z8, Z6
-	VMULPS 192(R14), Z8, Z7
-	VADDPS Z4, Z0, Z0
-	VADDPS Z5, Z1, Z1
-	VADDPS Z6, Z2, Z2
-	VADDPS Z7, Z3, Z3
-	ADDQ R8, R14
-	INCQ CX
-	CMPQ CX, R11
-	JLT  wpos
-
-	VMOVUPS Z0, 0(R12)
-	VMOVUPS Z1, 64(R12)
-	VMOVUPS Z2, 128(R12)
-	VMOVUPS Z3, 192(R12)
-	ADDQ DX, R12
-	ADDQ R9, R13
-	DECQ AX
-	JNZ  whead
-
-	LEAQ (BX)(R8*8), BX
-	LEAQ (BX)(R8*8), BX
-	LEAQ (BX)(R8*8), BX
-	LEAQ (BX)(R8*8), BX
-	ADDQ $32, R10
-	CMPQ R10, n+56(FP)
-	JLT  wblock
+heads1:
+	WLOOP(loop1, WHEAD0)
+store1:
+	WSTORE(DI, BX, 1, Z0, Z1, Z2, Z3)
 	VZEROUPPER
 	RET
