@@ -8,7 +8,7 @@ package cpu
 //go:noescape
 func groupScores64AVX512(q *float32, heads int, k *float32, kstride int, blocks int, scale float32, out *float32, ostride int)
 
-// The softmax passes (attn_amd64.s); softmaxRows says what they compute.
+// The softmax passes (softmax_amd64.s); softmaxRows says what they compute.
 
 //go:noescape
 func maxAVX2(s *float32, n int) (m float32, ordered bool)
