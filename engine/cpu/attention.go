@@ -13,38 +13,115 @@ func (e *Engine) attention(layer int, rows []tokenRow, q, out []float32, capture
 	group := c.Heads / c.KVHeads
 	scale := float32(1 / math.Sqrt(float64(hd)))
 	keys, vals := e.cache.k[layer], e.cache.v[layer]
-	// One task per (row, kv head) runs that kv head's query heads back to back, so
-	// the slot's keys and values come from cache once per group, not once per head.
+	// One task per (row, kv head) runs that kv head's query heads together, so the
+	// slot's keys and values come from cache once per group, not once per head.
+	// Where a row's positions are read from: its slot, or for a prompt prefix
+	// that other slots of the batch share, the one slot kvShare picked for all of
+	// them (the same bits), so that a decode step reads a shared prefix once
+	// instead of once per sequence; that needs the kernels that continue a
+	// weighted sum across stretches.
 	e.pool.forEach(e.threads, len(rows)*c.KVHeads, func(worker, task int) {
 		r, kvh := task/c.KVHeads, task%c.KVHeads
 		row := rows[r]
-		base := e.cache.offset(row.slot, 0) + kvh*hd
-		s := e.scratch[worker].scores[:row.pos+1]
-		for h := kvh * group; h < (kvh+1)*group; h++ {
-			qh := q[r*qDim+h*hd : r*qDim+(h+1)*hd]
-			j := 0
-			if useAVX512 { // four keys per call, the same bits as dot
-				var s4 [4]float32
-				for ; j+4 <= len(s); j += 4 {
-					dot4(qh, keys[base+j*kvDim:base+(j+3)*kvDim+hd], kvDim, &s4)
-					for k, v := range s4 {
-						s[j+k] = v * scale
-					}
-				}
-			}
-			for ; j < len(s); j++ {
-				s[j] = dot(qh, keys[base+j*kvDim:base+j*kvDim+hd]) * scale
-			}
+		n := row.pos + 1
+		h0 := kvh * group
+		ws := &e.scratch[worker]
+		s := ws.scores[:group*n] // head h0+g's row at g·n
+		qg, o := q[r*qDim+h0*hd:r*qDim+(h0+group)*hd], out[r*qDim+h0*hd:r*qDim+(h0+group)*hd]
+		rs := append(ws.ranges[:0], kvRange{row.slot, 0, n})
+		if e.share != nil && useAVX512 && hd%64 == 0 {
+			rs = e.share.ranges(row.slot, n, rs)
+		}
+		ws.ranges = rs
+		for _, rg := range rs {
+			at := e.cache.offset(rg.slot, rg.from) + kvh*hd
+			groupScores(s[rg.from:], n, rg.to-rg.from, qg, group, hd, keys[at:], kvDim, scale)
+		}
+		for g := range group {
 			if capture && row.output >= 0 {
-				copy(e.attnScores[row.output][h*len(s):(h+1)*len(s)], s)
+				h := h0 + g
+				copy(e.attnScores[row.output][h*n:(h+1)*n], s[g*n:(g+1)*n])
 			}
-			softmax(s)
-			weightedSum(out[r*qDim+h*hd:r*qDim+(h+1)*hd], s, vals[base:], kvDim)
+		}
+		softmaxRows(s, n, group)
+		if len(rs) == 1 && rs[0].slot == row.slot {
+			weightedSums(o, s, n, group, hd, vals[e.cache.offset(row.slot, 0)+kvh*hd:], kvDim)
+			return
+		}
+		clear(o)
+		for _, rg := range rs {
+			at := e.cache.offset(rg.slot, rg.from) + kvh*hd
+			addWeightedValues(o, s[rg.from:], n, group, hd, vals[at:], kvDim, rg.to-rg.from)
 		}
 	})
 }
 
-// softmax normalises s in place; sums run in float64 in a fixed order.
+// groupScores sets s[g·sstride+j] = dot(q_g, k_j)·scale (the product rounded
+// once) for the heads query heads g, back to back in q (hd floats each), and
+// the n keys k_j = k[j·kstride : j·kstride+hd]. With AVX-512 and head dim 64
+// or 128, blocks of 16 keys go through groupScores64AVX512 or
+// groupScores128AVX512 (same bits, each key load serving the group's heads);
+// dot4 and dot do the rest, as they do everything elsewhere.
+func groupScores(s []float32, sstride, n int, q []float32, heads, hd int, k []float32, kstride int, scale float32) {
+	done := 0
+	if blocks := n / 16; useAVX512 && (hd == 64 || hd == 128) && blocks > 0 {
+		done = 16 * blocks
+		_, _, _ = q[heads*hd-1], k[(done-1)*kstride+hd-1], s[(heads-1)*sstride+done-1]
+		kernel := groupScores64AVX512
+		if hd == 128 {
+			kernel = groupScores128AVX512
+		}
+		kernel(&q[0], heads, &k[0], kstride, blocks, scale, &s[0], sstride)
+	}
+	for g := range heads {
+		qg, sg := q[g*hd:(g+1)*hd], s[g*sstride:g*sstride+n]
+		j := done
+		if useAVX512 { // four keys per call, the same bits as dot
+			var s4 [4]float32
+			for ; j+4 <= n; j += 4 {
+				dot4(qg, k[j*kstride:(j+3)*kstride+hd], kstride, &s4)
+				for i, v := range s4 {
+					sg[j+i] = v * scale
+				}
+			}
+		}
+		for ; j < n; j++ {
+			sg[j] = dot(qg, k[j*kstride:j*kstride+hd]) * scale
+		}
+	}
+}
+
+// weightedSums sets out[g·hd+i] = Σ_j p[g·n+j]·v[j·stride+i] for the heads rows
+// of p, each element weightedSum's chain (0, then + float32(p·v) for j in
+// order). With AVX-512 and a head dim that is a multiple of 64 one kernel runs
+// the group (addWeightedValues), each value row loaded once for all its heads.
+func weightedSums(out, p []float32, n, heads, hd int, v []float32, stride int) {
+	if useAVX512 && hd%64 == 0 {
+		clear(out[:heads*hd])
+		addWeightedValues(out, p, n, heads, hd, v, stride, n)
+		return
+	}
+	for g := range heads {
+		weightedSum(out[g*hd:(g+1)*hd], p[g*n:(g+1)*n], v, stride)
+	}
+}
+
+// addWeightedValues continues weightedSums' chains over n more positions:
+// out[g·hd+i] += p[g·pstride+j]·v[j·stride+i] for j < n in order. It needs
+// AVX-512 and a head dim that is a multiple of 64: a call runs up to four
+// heads over 64 elements (the elements' chains are independent).
+func addWeightedValues(out, p []float32, pstride, heads, hd int, v []float32, stride, n int) {
+	_, _, _ = out[heads*hd-1], p[(heads-1)*pstride+n-1], v[(n-1)*stride+hd-1]
+	for g := 0; g < heads; g += 4 { // the kernel holds four heads' sums
+		k := min(4, heads-g)
+		for i := 0; i < hd; i += 64 {
+			weightedSumGroup64AVX512(&out[g*hd+i], hd, &p[g*pstride], pstride, k, &v[i], stride, n)
+		}
+	}
+}
+
+// softmax normalises s in place; sums run in float64 in a fixed order. It is the
+// definition softmaxRows follows.
 func softmax(s []float32) {
 	m := s[0]
 	for _, v := range s {
@@ -58,5 +135,50 @@ func softmax(s []float32) {
 	inv := 1 / z
 	for j, v := range s {
 		s[j] = float32(float64(v) * inv)
+	}
+}
+
+// softmaxRows runs softmax on each of the rows s[g·n:(g+1)·n], g < rows, with
+// the same bits. With AVX2 its passes are vector kernels, and the float64 sums,
+// serial chains that SIMD cannot split without changing their bits, run four
+// rows side by side.
+func softmaxRows(s []float32, n, rows int) {
+	if !useSIMD || n < 8 {
+		for g := range rows {
+			softmax(s[g*n : (g+1)*n])
+		}
+		return
+	}
+	for g0 := 0; g0 < rows; g0 += 4 {
+		var row [4][]float32
+		var z [4]float64
+		var done [4]bool
+		k := min(4, rows-g0)
+		for g := range row {
+			row[g] = s[(g0+min(g, k-1))*n:][:n] // a short group repeats its last row
+		}
+		for g := range k {
+			m, ordered := maxAVX2(&row[g][0], n&^7)
+			for _, v := range row[g][n&^7:] {
+				m = max(m, v)
+			}
+			if !ordered || m != m { // NaN: Go's max decides which, and the row is NaN
+				softmax(row[g])
+				done[g] = true
+				continue
+			}
+			expSub(row[g], m)
+		}
+		sumsF64(&row[0][0], &row[1][0], &row[2][0], &row[3][0], n, &z)
+		for g := range k {
+			if done[g] {
+				continue
+			}
+			inv := 1 / z[g]
+			scaleF64AVX2(&row[g][0], inv, n&^7)
+			for j, v := range row[g][n&^7:] {
+				row[g][n&^7+j] = float32(float64(v) * inv)
+			}
+		}
 	}
 }

@@ -30,6 +30,7 @@ type Engine struct {
 	rope    *ropeTable
 	cache   *kvCache
 	prefix  *prefixStore // nil when prefix sharing is off
+	share   *kvShare     // where attention may read a slot's shared prefix; nil when prefix is
 	bf16    *bf16State   // repacked weights in BF16 precision, else nil
 	huge    *hugeWeights // the streamed matrices' copy or the BF16 panels in huge pages, else nil
 	// unhuge releases huge if the engine is dropped without Close.
@@ -50,7 +51,8 @@ var _ engine.Engine = (*Engine)(nil)
 // workerScratch is one thread's private space, so tasks never share buffers.
 type workerScratch struct {
 	tile   []float32 // a widened weight tile
-	scores []float32 // one attention row
+	scores []float32 // one attention row per query head of a kv head's group
+	ranges []kvRange // where attention reads a row's keys and values (kvShare)
 }
 
 // buffers are the activations of one step, grown on demand and then reused.
@@ -102,6 +104,9 @@ func New(m *engine.Model, opts engine.Options) (*Engine, error) {
 		seen:  make([]bool, opts.Slots),
 	}
 	e.prefix = newPrefixStore(e.cache, opts.Slots, prefixBudget)
+	if e.prefix != nil {
+		e.share = newKVShare(opts.Slots)
+	}
 	if opts.MatmulPrecision == engine.MatmulBF16 {
 		if !useBF16Asm {
 			slog.Warn("cpu engine: BF16 matmul precision without AVX512_BF16 runs the Go emulation, several times slower than fp32 precision",
@@ -124,7 +129,7 @@ func New(m *engine.Model, opts engine.Options) (*Engine, error) {
 	for range opts.Threads {
 		e.scratch = append(e.scratch, workerScratch{
 			tile:   make([]float32, tile),
-			scores: make([]float32, opts.MaxSeqLen),
+			scores: make([]float32, c.Heads/c.KVHeads*opts.MaxSeqLen),
 		})
 	}
 	return e, nil
@@ -164,6 +169,7 @@ func (e *Engine) Free(slot int) {
 		e.prompt.drop(slot)
 		if e.prefix != nil {
 			e.prefix.Release(slot)
+			e.share.free(slot)
 		}
 	}
 }
@@ -179,6 +185,6 @@ func (e *Engine) Close() error {
 		e.unhuge.Stop()
 		e.huge.release()
 	}
-	e.w, e.huge, e.cache, e.buf, e.scratch, e.attnScores, e.prefix, e.bf16 = nil, nil, &kvCache{}, buffers{}, nil, nil, nil, nil
+	e.w, e.huge, e.cache, e.buf, e.scratch, e.attnScores, e.prefix, e.share, e.bf16 = nil, nil, &kvCache{}, buffers{}, nil, nil, nil, nil, nil
 	return nil
 }

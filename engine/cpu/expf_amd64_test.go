@@ -48,14 +48,6 @@ func TestExpfKernelsMatchGo(t *testing.T) {
 	}
 }
 
-func bitsOf(v []float32) []uint32 {
-	out := make([]uint32, len(v))
-	for i, x := range v {
-		out[i] = math.Float32bits(x)
-	}
-	return out
-}
-
 func BenchmarkSwiglu(b *testing.B) {
 	const n = 1536 * 32
 	src, gate, up := make([]float32, n), make([]float32, n), make([]float32, n)

@@ -50,7 +50,7 @@ func (p memoryPlan) total() int64 { return p.KVCache + p.Buffers + p.BF16 }
 
 // planMemory sizes the KV cache and the largest step's buffers (see grow): token
 // rows up to slots × prefill chunk, per-input logits and attention scores, one
-// scratch per thread, the RoPE table.
+// scratch per thread (a weight tile, a group's attention rows), the RoPE table.
 func planMemory(c *engine.Config, o engine.Options, tile int) memoryPlan {
 	slots, maxSeq := int64(o.Slots), int64(o.MaxSeqLen)
 	hid, qDim, kvDim := int64(c.HiddenSize), int64(c.Heads*c.HeadDim), int64(c.KVHeads*c.HeadDim)
@@ -61,7 +61,7 @@ func planMemory(c *engine.Config, o engine.Options, tile int) memoryPlan {
 	const f32 = 4
 	perRow := f32 * (2*hid + 2*qDim + 2*kvDim + 2*int64(c.Intermediate))
 	perInput := f32 * (hid + int64(c.VocabSize) + int64(c.Heads)*maxSeq)
-	perThread := f32 * (int64(tile) + maxSeq)
+	perThread := f32 * (int64(tile) + int64(c.Heads/c.KVHeads)*maxSeq)
 	p := memoryPlan{
 		KVCache: 2 * f32 * int64(c.Layers) * slots * maxSeq * kvDim,
 		Buffers: slots*chunk*perRow + slots*perInput + int64(o.Threads)*perThread + f32*maxSeq*int64(c.HeadDim),

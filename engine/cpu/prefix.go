@@ -63,6 +63,7 @@ func (e *Engine) AttachPrefix(slot int, prompt []int32) (int, error) {
 		return 0, fmt.Errorf("cpu engine: attach prefix: %w", err)
 	}
 	e.cache.lens[slot] = n
+	e.share.attach(slot, prompt, n)
 	return n, nil
 }
 

@@ -1,0 +1,7 @@
+//go:build !amd64 || purego
+
+package cpu
+
+import "testing"
+
+func setAVX2Only(testing.TB) {}

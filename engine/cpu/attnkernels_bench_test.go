@@ -1,0 +1,49 @@
+package cpu
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// BenchmarkAttentionKernels runs each step of a SmolLM2 group's attention (3
+// query heads over one kv head, head dim 64) alone on n L1/L2-resident positions,
+// single-threaded: ns per (position, head) pair is the figure to compare.
+func BenchmarkAttentionKernels(b *testing.B) {
+	const heads, hd, stride = 3, 64, 192
+	for _, n := range []int{64, 512} {
+		r := rand.New(rand.NewPCG(4, 5))
+		q := make([]float32, heads*hd)
+		kv := make([]float32, n*stride)
+		for i := range q {
+			q[i] = float32(r.NormFloat64())
+		}
+		for i := range kv {
+			kv[i] = float32(r.NormFloat64())
+		}
+		s := make([]float32, heads*n)
+		out := make([]float32, heads*hd)
+		perPair := func(b *testing.B) {
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n*heads), "ns/pair")
+		}
+		b.Run(fmt.Sprintf("scores/n=%d", n), func(b *testing.B) {
+			for range b.N {
+				groupScores(s, n, n, q, heads, hd, kv, stride, 0.125)
+			}
+			perPair(b)
+		})
+		b.Run(fmt.Sprintf("softmax/n=%d", n), func(b *testing.B) {
+			for range b.N {
+				groupScores(s, n, n, q, heads, hd, kv, stride, 0.125) // fresh scores each time
+				softmaxRows(s, n, heads)
+			}
+			perPair(b)
+		})
+		b.Run(fmt.Sprintf("values/n=%d", n), func(b *testing.B) {
+			for range b.N {
+				weightedSums(out, s, n, heads, hd, kv, stride)
+			}
+			perPair(b)
+		})
+	}
+}
