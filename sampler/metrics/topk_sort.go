@@ -52,31 +52,37 @@ func topKBySort(dst []Candidate, logits []float32, k int) []Candidate {
 	return dst
 }
 
-// radixSort sorts keys ascending with an LSD radix sort on bytes, using tmp (of
-// the same length) as the second buffer, and returns whichever holds the result.
-// Byte positions where every key agrees (most of the id's high bytes) are skipped.
+// radixSort sorts keys ascending by their high 32 bits (the rank of the logit)
+// with an LSD radix sort on 11-bit digits, using tmp (of the same length) as the
+// second buffer, and returns whichever holds the result. Every pass is stable and
+// topKBySort builds the keys in ascending id order, so equal logits keep that
+// order: the result is the full 64-bit order, in three passes instead of the
+// eight a byte-wise sort of the whole key takes. A digit on which every key
+// agrees is skipped.
 func radixSort(keys, tmp []uint64) []uint64 {
 	if len(keys) < 2 {
 		return keys
 	}
-	var counts [8][256]int
+	const bits, buckets = 11, 1 << 11
+	shifts := [3]uint{32, 32 + bits, 32 + 2*bits}
+	var counts [3][buckets]uint32
 	for _, key := range keys {
-		for d := range 8 {
-			counts[d][byte(key>>(8*d))]++
-		}
+		counts[0][(key>>shifts[0])&(buckets-1)]++
+		counts[1][(key>>shifts[1])&(buckets-1)]++
+		counts[2][key>>shifts[2]]++
 	}
-	for d := range 8 {
+	for d, shift := range shifts {
 		c := &counts[d]
-		if c[byte(keys[0]>>(8*d))] == len(keys) {
+		if c[(keys[0]>>shift)&(buckets-1)] == uint32(len(keys)) {
 			continue
 		}
-		sum := 0
+		var sum uint32
 		for i, n := range c {
 			c[i] = sum
 			sum += n
 		}
 		for _, key := range keys {
-			b := byte(key >> (8 * d))
+			b := (key >> shift) & (buckets - 1)
 			tmp[c[b]] = key
 			c[b]++
 		}
