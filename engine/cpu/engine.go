@@ -30,7 +30,7 @@ type Engine struct {
 	rope    *ropeTable
 	cache   *kvCache
 	prefix  *prefixStore // nil when prefix sharing is off
-	share   *kvShare     // where attention may read a slot's shared prefix; nil when prefix is
+	share   *kvShare     // where attention may read a slot's shared prefix; nil when prefix is nil
 	bf16    *bf16State   // repacked weights in BF16 precision, else nil
 	huge    *hugeWeights // the streamed matrices' copy or the BF16 panels in huge pages, else nil
 	// unhuge releases huge if the engine is dropped without Close.
@@ -87,8 +87,9 @@ func New(m *engine.Model, opts engine.Options) (*Engine, error) {
 		if err := checkBudget(&c, opts, tile, avail); err != nil {
 			return nil, fmt.Errorf("cpu engine: model %s: %w", m.Dir, err)
 		}
-		free = avail - planMemory(&c, opts, tile).total()
-		prefixBudget = engine.CapPrefixCache(prefixBudget, avail, planMemory(&c, opts, tile).total())
+		planned := planMemory(&c, opts, tile).total()
+		free = avail - planned
+		prefixBudget = engine.CapPrefixCache(prefixBudget, avail, planned)
 	}
 	w, err := loadWeights(m)
 	if err != nil {

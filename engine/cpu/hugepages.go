@@ -30,7 +30,6 @@ var hugePageMin int64 = 64 << 20
 type hugeWeights struct {
 	mapping []byte // for unmapHuge
 	rest    []byte // the part not handed out yet
-	bytes   int64
 }
 
 // lineAligned rounds n up to whole cache lines: each piece starts on one.
@@ -46,7 +45,7 @@ func newHugeWeights(total int64) (*hugeWeights, error) {
 	if err != nil {
 		return nil, fmt.Errorf("map %s of weights in huge pages: %w", engine.GiB(total), err)
 	}
-	return &hugeWeights{mapping: mapping, rest: mem, bytes: total}, nil
+	return &hugeWeights{mapping: mapping, rest: mem}, nil
 }
 
 // take hands out the next n (> 0) bytes.
@@ -68,6 +67,16 @@ func streamedMatrices(w *weights) []*matrix {
 	return append(ms, w.head)
 }
 
+// streamedBytes is the room size(m) takes for each of w's streamed matrices,
+// each piece starting on a cache line.
+func streamedBytes(w *weights, size func(m *matrix) int64) int64 {
+	var total int64
+	for _, m := range streamedMatrices(w) {
+		total += lineAligned(size(m))
+	}
+	return total
+}
+
 // matrixBytes is m's size in its stored dtype.
 func matrixBytes(m *matrix) int64 {
 	return int64(m.rows) * int64(m.cols) * int64(m.dtype.Size())
@@ -79,11 +88,7 @@ func matrixBytes(m *matrix) int64 {
 // plan; the prefix cache takes at most the other half). It returns nil, leaving
 // w as it was, otherwise.
 func moveToHugePages(w *weights, free int64) (*hugeWeights, error) {
-	ms := streamedMatrices(w)
-	var total int64
-	for _, m := range ms {
-		total += lineAligned(matrixBytes(m))
-	}
+	total := streamedBytes(w, matrixBytes)
 	if total > free/2 {
 		return nil, nil
 	}
@@ -92,7 +97,7 @@ func moveToHugePages(w *weights, free int64) (*hugeWeights, error) {
 	if h == nil || err != nil {
 		return nil, err
 	}
-	for _, m := range ms {
+	for _, m := range streamedMatrices(w) {
 		n := m.rows * m.cols
 		switch p := h.take(matrixBytes(m)); m.dtype {
 		case engine.F32:
@@ -118,11 +123,7 @@ func moveToHugePages(w *weights, free int64) (*hugeWeights, error) {
 // matrices (the memory plan counts the panels already), or returns nil as
 // newHugeWeights does. Panels stream from memory at batch 1 as the weights do.
 func hugePanels(w *weights) (*hugeWeights, error) {
-	var total int64
-	for _, m := range streamedMatrices(w) {
-		total += lineAligned(bf16PanelBytes(m.rows, m.cols))
-	}
-	return newHugeWeights(total)
+	return newHugeWeights(streamedBytes(w, func(m *matrix) int64 { return bf16PanelBytes(m.rows, m.cols) }))
 }
 
 // release unmaps the memory; nothing may read the matrices or panels in it
