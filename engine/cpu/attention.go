@@ -29,7 +29,7 @@ func (e *Engine) attention(layer int, rows []tokenRow, q, out []float32, capture
 		s := ws.scores[:group*n] // head h0+g's row at g·n
 		qg, o := q[r*qDim+h0*hd:r*qDim+(h0+group)*hd], out[r*qDim+h0*hd:r*qDim+(h0+group)*hd]
 		rs := append(ws.ranges[:0], kvRange{row.slot, 0, n})
-		if e.share != nil && useAVX512 && hd%64 == 0 {
+		if e.share != nil && canAddWeightedValues(hd) {
 			rs = e.share.ranges(row.slot, n, rs)
 		}
 		ws.ranges = rs
@@ -96,7 +96,7 @@ func groupScores(s []float32, sstride, n int, q []float32, heads, hd int, k []fl
 // order). With AVX-512 and a head dim that is a multiple of 64 one kernel runs
 // the group (addWeightedValues), each value row loaded once for all its heads.
 func weightedSums(out, p []float32, n, heads, hd int, v []float32, stride int) {
-	if useAVX512 && hd%64 == 0 {
+	if canAddWeightedValues(hd) {
 		clear(out[:heads*hd])
 		addWeightedValues(out, p, n, heads, hd, v, stride, n)
 		return
@@ -106,9 +106,14 @@ func weightedSums(out, p []float32, n, heads, hd int, v []float32, stride int) {
 	}
 }
 
+// canAddWeightedValues reports whether addWeightedValues runs for head dim hd:
+// weightedSums' group kernel, and the stretches that reading a shared prefix
+// from other slots splits a row's positions into, both need it.
+func canAddWeightedValues(hd int) bool { return useAVX512 && hd%64 == 0 }
+
 // addWeightedValues continues weightedSums' chains over n more positions:
-// out[g·hd+i] += p[g·pstride+j]·v[j·stride+i] for j < n in order. It needs
-// AVX-512 and a head dim that is a multiple of 64: a call runs up to four
+// out[g·hd+i] += p[g·pstride+j]·v[j·stride+i] for j < n in order, where
+// canAddWeightedValues(hd): a call runs up to four
 // heads over 64 elements (the elements' chains are independent).
 func addWeightedValues(out, p []float32, pstride, heads, hd int, v []float32, stride, n int) {
 	_, _, _ = out[heads*hd-1], p[(heads-1)*pstride+n-1], v[(n-1)*stride+hd-1]

@@ -39,6 +39,9 @@ func newKVShare(slots int) *kvShare {
 
 // fed records tokens a committed step appended to slot at position start.
 func (k *kvShare) fed(slot, start int, tokens []int32) {
+	if k == nil {
+		return
+	}
 	if have := len(k.tokens[slot]); have > start { // positions rewritten: no reader may keep them
 		k.handOff(slot)
 		k.tokens[slot] = k.tokens[slot][:start]
@@ -84,8 +87,8 @@ func (k *kvShare) attach(slot int, prompt []int32, n int) {
 	k.segs[slot] = append(k.segs[slot], kvSeg{best, common, k.gen[best]})
 }
 
-// free forgets slot's tokens, handing its readers to another slot first. attach
-// and free do nothing on a nil kvShare (no sharing).
+// free forgets slot's tokens, handing its readers to another slot first. fed,
+// attach and free do nothing on a nil kvShare (no sharing).
 func (k *kvShare) free(slot int) {
 	if k == nil {
 		return

@@ -37,9 +37,7 @@ func (e *Engine) Step(ctx context.Context, in []engine.Input, out *[]engine.Outp
 		start := e.cache.lens[inp.Slot]
 		e.cache.lens[inp.Slot] += len(inp.Tokens)
 		e.storeBlocks(inp, start)
-		if e.share != nil {
-			e.share.fed(inp.Slot, start, inp.Tokens)
-		}
+		e.share.fed(inp.Slot, start, inp.Tokens)
 	}
 	if err := e.fillOutputs(in, out); err != nil {
 		return err
