@@ -71,27 +71,25 @@ func bf16Block(t0, n int) int {
 // cols: the row VDPBF16PS broadcasts one dword of per pair.
 func packBF16(dst []uint32, x []float32, n, cols int) {
 	k2 := (cols + 1) / 2
-	if cols%2 == 0 && useRoundAsm {
-		// Even rows pack back to back, so the tokens are one run of pairs.
+	if cols%2 == 0 { // even rows pack back to back: the tokens are one run of pairs
 		x, dst = x[:n*cols], dst[:n*k2]
-		m := len(x) &^ 15
-		if m > 0 {
+		i := 0
+		if m := len(x) &^ 15; useRoundAsm && m > 0 {
 			roundBF16AVX512(&dst[0], &x[0], m)
+			i = m
 		}
-		for i := m; i < len(x); i += 2 {
+		for ; i < len(x); i += 2 {
 			dst[i/2] = uint32(roundBF16(x[i])) | uint32(roundBF16(x[i+1]))<<16
 		}
 		return
 	}
-	for t := range n {
+	for t := range n { // odd rows: each ends in a pair padded with a zero
 		xt := x[t*cols : (t+1)*cols]
 		d := dst[t*k2 : (t+1)*k2]
 		for kp := range cols / 2 {
 			d[kp] = uint32(roundBF16(xt[2*kp])) | uint32(roundBF16(xt[2*kp+1]))<<16
 		}
-		if cols%2 == 1 {
-			d[k2-1] = uint32(roundBF16(xt[cols-1]))
-		}
+		d[k2-1] = uint32(roundBF16(xt[cols-1]))
 	}
 }
 
