@@ -13,10 +13,11 @@ import (
 	"github.com/entropix-eval/entropix-eval/internal/sharedtest"
 )
 
-// TestSharedTasksScore loads every task of ../shared/tasks except GPQA (which
-// is refused), renders doc 0's target and grades a response written the way
-// the task's first filter expects an answer: it must score 1 under every
-// metric of that filter, and a wrong answer 0.
+// TestSharedTasksScore loads every task of ../shared/tasks, renders doc 0's
+// target and grades a response written the way the task's first filter expects
+// an answer: it must score 1 under every metric of that filter, and a wrong
+// answer 0. A task listed in refusedSharedTasks must fail to load with that
+// error instead, so a task that starts loading has to gain a crafted response.
 func TestSharedTasksScore(t *testing.T) {
 	ix, err := datasets.NewIndex(sharedtest.Path(t, "tasks/lm-eval"))
 	require.NoError(t, err)
@@ -48,12 +49,14 @@ func TestSharedTasksScore(t *testing.T) {
 		}
 		t.Run(e.Name, func(t *testing.T) {
 			task, err := ix.Task(e.Name)
-			if strings.HasPrefix(e.Name, "gpqa") {
-				require.ErrorIs(t, err, datasets.ErrUnsupportedTask)
+			var data *datasets.TaskData
+			if err == nil {
+				data, err = datasets.LoadTaskData(task, src, 0)
+			}
+			if want, refused := refusedSharedTasks(e.Name); refused {
+				require.ErrorContains(t, err, want)
 				return
 			}
-			require.NoError(t, err)
-			data, err := datasets.LoadTaskData(task, src, 0)
 			require.NoError(t, err)
 			doc := data.Docs.Problems[0].Doc
 			target, err := task.Target(doc)
@@ -85,4 +88,22 @@ func TestSharedTasksScore(t *testing.T) {
 			}
 		})
 	}
+}
+
+// refusedSharedTasks names the shared tasks that do not load yet and the error
+// each gives: Python hooks without a Go port, and the gaps the ported-hooks
+// issue lists.
+func refusedSharedTasks(name string) (string, bool) {
+	switch {
+	case strings.HasPrefix(name, "gpqa"), strings.HasPrefix(name, "aime"),
+		strings.HasPrefix(name, "hendrycks_math"), strings.HasPrefix(name, "minerva_math"),
+		strings.HasPrefix(name, "mmlu_pro"), strings.HasPrefix(name, "bbh_cot_zeroshot"),
+		name == "ifeval":
+		return "is Python code, which entropix-eval cannot run", true
+	case name == "triviaqa":
+		return "decontamination is not supported", true
+	case name == "nq_open":
+		return "data not found offline", true
+	}
+	return "", false
 }

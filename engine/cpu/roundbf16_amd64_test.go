@@ -13,6 +13,7 @@ import (
 // TestRoundBF16KernelMatchesRule checks the kernel against roundBF16, itself checked
 // against hand-derived bits in TestRoundBF16.
 func TestRoundBF16KernelMatchesRule(t *testing.T) {
+	requireAVX512F(t)
 	const block = 16
 	src := make([]float32, 0, len(roundBF16Cases)+block)
 	for _, c := range roundBF16Cases { // the hand-derived cases first, then random bits
@@ -52,9 +53,19 @@ func TestPackBF16KernelPathsAgree(t *testing.T) {
 	}
 }
 
+// requireAVX512F skips a test that calls an AVX-512F kernel directly on a CPU
+// without it (AVX2-only parts such as Zen 3 would die with SIGILL).
+func requireAVX512F(t *testing.T) {
+	t.Helper()
+	if !hasAVX512F() {
+		t.Skip("no AVX-512F on this CPU: the kernel cannot run here (packBF16 uses the Go path)")
+	}
+}
+
 func FuzzRoundBF16Kernel(f *testing.F) {
 	f.Add(uint32(0x3f808000), uint32(0x7f800001))
 	f.Fuzz(func(t *testing.T, a, b uint32) {
+		requireAVX512F(t)
 		var src [16]float32
 		for i := range src {
 			src[i] = math.Float32frombits(a + uint32(i)*b)
