@@ -73,7 +73,7 @@ func addRunAliases(fs *flag.FlagSet, cfg *eval.Config, lm *lmEvalFlags) {
 		}
 		return nil
 	})
-	fs.Func("sampler", `one sampler, repeatable: NAME[:VARIANT][:FIELD=VALUE,...], e.g. --sampler min_p:temperature=0.7,min_p=0.1 --sampler entropix:frog`, func(s string) error {
+	fs.Func("sampler", `one sampler, repeatable: NAME[:VARIANT][:FIELD=VALUE,...] (or NAME[:VARIANT],FIELD=VALUE,...), e.g. --sampler min_p:temperature=0.7,min_p=0.1 --sampler entropix:frog,faithful=true`, func(s string) error {
 		spec, err := parseSamplerFlag(s)
 		if err != nil {
 			return err
@@ -196,12 +196,15 @@ func genKwargsSampler(s string) (eval.SamplerSpec, int, error) {
 	return eval.SamplerSpec{Name: "combined", Params: params}, maxNew, nil
 }
 
-// parseSamplerFlag parses one --sampler value: NAME, NAME:VARIANT, NAME:FIELDS or
-// NAME:VARIANT:FIELDS, FIELDS being field=value pairs separated by commas.
+// parseSamplerFlag parses one --sampler value: NAME or NAME:VARIANT, then
+// optionally FIELDS after ':' or ',' (NAME:VARIANT:FIELDS, or sampler.ParseFlag's
+// NAME:VARIANT,FIELDS), FIELDS being field=value pairs separated by commas. One
+// value is exactly one sampler: anything that would read as a second one is an
+// error, never a silently dropped part.
 func parseSamplerFlag(s string) (eval.SamplerSpec, error) {
 	name, fields := s, ""
 	if i := strings.IndexByte(s, '='); i >= 0 {
-		j := strings.LastIndexByte(s[:i], ':')
+		j := strings.LastIndexAny(s[:i], ":,")
 		if j < 0 {
 			return eval.SamplerSpec{}, fmt.Errorf("%q: write NAME:FIELD=VALUE,... (e.g. min_p:min_p=0.1)", s)
 		}
@@ -217,6 +220,9 @@ func parseSamplerFlag(s string) (eval.SamplerSpec, error) {
 	specs, err := eval.ParseSamplerList(list)
 	if err != nil {
 		return eval.SamplerSpec{}, err
+	}
+	if len(specs) != 1 {
+		return eval.SamplerSpec{}, fmt.Errorf("%q reads as %d samplers; give each its own --sampler", s, len(specs))
 	}
 	return specs[0], nil
 }
