@@ -45,7 +45,7 @@ func runReport(_ context.Context, args []string, stdout, stderr io.Writer) error
 			"Reads results.arrow and traces.arrow of RUN_DIR and writes summary.arrow,\n"+
 			"comparisons.arrow, report.html (offline, self-contained), figures/ (SVG, PDF)\n"+
 			"and tables/ (LaTeX booktabs) into it.")
-		fs.PrintDefaults()
+		printFlags(fs, fs.Output())
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -23,7 +23,7 @@ func init() {
 		name:    "run",
 		summary: "evaluate a model on a benchmark with several samplers and seeds (resumable)",
 		examples: []string{
-			`entropix-eval run configs/gsm8k_cot.yaml --limit 50`,
+			`entropix-eval run configs/gsm8k-smoke.yaml --model HuggingFaceTB/SmolLM2-135M-Instruct --limit 10`,
 			`entropix-eval run --model HuggingFaceTB/SmolLM2-360M-Instruct --task gsm8k_cot --dataset "data/gsm8k/test-*.parquet" --sampler greedy --sampler entropix:frog --seeds 0,1,2 --out runs/smol`,
 			`entropix-eval run --model hf --model_args pretrained=HuggingFaceTB/SmolLM2-360M-Instruct,dtype=auto --tasks gsm8k_cot --dataset test.parquet --gen_kwargs temperature=0 --limit 0.1 --batch_size auto --output_path runs/lm`,
 		},
@@ -114,7 +114,7 @@ func newRunFlags(cfg *eval.Config, stderr io.Writer) *runFlags {
 			"Flags override the sweep file's fields. Running the same command again resumes\n"+
 			"an interrupted run in --out, or grows a finished one by more seeds, samplers or problems.")
 		fmt.Fprint(fs.Output(), runChoices())
-		fs.PrintDefaults()
+		printFlags(fs, fs.Output())
 	}
 	return rf
 }
