@@ -258,7 +258,11 @@ func fingerprintDiff(old, cur *Manifest) []string {
 			diffs = append(diffs, nf[i].Name+": "+fileSumsDiff(ofs, nf[i].Value.([]FileSum)))
 			continue
 		}
-		diffs = append(diffs, fmt.Sprintf("%s: %s → %s", nf[i].Name, abbreviate(ob), abbreviate(nb)))
+		if nf[i].Name == "max_new_tokens" {
+			diffs = append(diffs, fmt.Sprintf("max_new_tokens: %s → %s", effectiveMaxNew(old), effectiveMaxNew(cur)))
+			continue
+		}
+		diffs = append(diffs, valueDiffs(nf[i].Name, ob, nb)...)
 	}
 	return diffs
 }
@@ -299,14 +303,6 @@ func short(hash string) string {
 		return hash[:12] + "…"
 	}
 	return hash
-}
-
-func abbreviate(b []byte) string {
-	const n = 120
-	if len(b) > n {
-		return string(b[:n]) + "…"
-	}
-	return string(b)
 }
 
 // stripPaths keeps names and hashes only: the same model under another mount point
