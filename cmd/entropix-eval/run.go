@@ -157,6 +157,9 @@ func parseRunFlags(args []string, stderr io.Writer) (eval.Config, *runFlags, err
 	if err := rf.finish(&cfg, probe.Model); err != nil {
 		return eval.Config{}, nil, err
 	}
+	if err := defaultSampler(&cfg, rf.lm.tasks, stderr); err != nil {
+		return eval.Config{}, nil, err
+	}
 	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
 		return eval.Config{}, nil, fmt.Errorf("%w: invalid sweep:\n%w", errUsage, err)
@@ -175,6 +178,29 @@ func parseRunFlags(args []string, stderr io.Writer) (eval.Config, *runFlags, err
 	}
 	cfg.Model = dir
 	return cfg, rf, nil
+}
+
+// defaultSampler gives a run without samplers the one its task's
+// generation_kwargs name, as lm-eval runs a task without --gen_kwargs, and says
+// so; listed are lm-eval's --tasks when it names several.
+func defaultSampler(cfg *eval.Config, listed []string, stderr io.Writer) error {
+	if len(cfg.Samplers) > 0 || cfg.Task == "" {
+		return nil
+	}
+	tasks := listed
+	if len(tasks) < 2 {
+		var err error
+		if tasks, err = eval.ExpandTask(*cfg); err != nil {
+			return fmt.Errorf("%w: %w", errUsage, err)
+		}
+	}
+	spec, why, err := eval.TaskDefaultSampler(*cfg, tasks)
+	if err != nil {
+		return fmt.Errorf("%w: %w", errUsage, err)
+	}
+	cfg.Samplers = []eval.SamplerSpec{spec}
+	fmt.Fprintf(stderr, "no sampler given: %s, as lm-eval decodes the task (%s)\n", spec.DisplayLabel(), why)
+	return nil
 }
 
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {

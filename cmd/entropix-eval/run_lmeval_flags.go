@@ -151,49 +151,26 @@ func (lm *lmEvalFlags) parseModelArgs(s string) error {
 	return nil
 }
 
-// genKwargsSampler maps lm-eval's --gen_kwargs to one sampler spec.
+// genKwargsSampler maps lm-eval's --gen_kwargs to one sampler spec: values are
+// read as lm-eval reads them (booleans, numbers), then mapped by
+// eval.SamplerFromGenKwargs, as a task's generation_kwargs are.
 func genKwargsSampler(s string) (eval.SamplerSpec, int, error) {
-	params := map[string]any{}
-	doSample, maxNew := true, 0
+	kw := map[string]any{}
 	for _, kv := range splitList(s) {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
 			return eval.SamplerSpec{}, 0, fmt.Errorf("%q is not key=value", kv)
 		}
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		var err error
-		switch k {
-		case "temperature", "top_p", "min_p":
-			var f float64
-			if f, err = strconv.ParseFloat(v, 64); err == nil {
-				params[k] = f
-			}
-		case "top_k":
-			var n int
-			if n, err = strconv.Atoi(v); err == nil {
-				params[k] = float64(n)
-			}
-		case "do_sample":
-			doSample, err = strconv.ParseBool(v)
-		case "max_gen_toks", "max_new_tokens":
-			if maxNew, err = strconv.Atoi(v); err == nil && maxNew < 1 {
-				err = fmt.Errorf("want a positive integer")
-			}
-		default:
-			return eval.SamplerSpec{}, 0, fmt.Errorf("key %s is not supported (temperature, top_k, top_p, min_p, do_sample, max_gen_toks)", k)
-		}
-		if err != nil {
-			return eval.SamplerSpec{}, 0, fmt.Errorf("%s=%s: %w", k, v, err)
+		if b, err := strconv.ParseBool(v); err == nil && k == "do_sample" {
+			kw[k] = b
+		} else if f, err := strconv.ParseFloat(v, 64); err == nil {
+			kw[k] = f
+		} else {
+			kw[k] = v
 		}
 	}
-	if t, ok := params["temperature"]; !doSample || (ok && t == 0.0) {
-		// As lm-eval's HF model: temperature 0 turns sampling off, whatever else is set.
-		return eval.SamplerSpec{Name: "greedy"}, maxNew, nil
-	}
-	if len(params) == 0 {
-		return eval.SamplerSpec{Name: "temperature"}, maxNew, nil
-	}
-	return eval.SamplerSpec{Name: "combined", Params: params}, maxNew, nil
+	return eval.SamplerFromGenKwargs(kw)
 }
 
 // parseSamplerFlag parses one --sampler value: NAME or NAME:VARIANT, then
