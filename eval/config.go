@@ -23,6 +23,10 @@ import (
 type Config struct {
 	Name    string   `yaml:"name" json:"name,omitempty"`
 	Model   string   `yaml:"model" json:"model"`
+	// Tokenizer is a directory (or tokenizer.json) whose tokenizer.json and
+	// tokenizer_config.json replace the model's (lm-eval's model_args tokenizer=);
+	// empty: the model's own.
+	Tokenizer string `yaml:"tokenizer" json:"tokenizer,omitempty"`
 	Backend string   `yaml:"backend" json:"backend"`
 	Devices []string `yaml:"devices" json:"devices"`
 	// Threads per worker on the CPU backend; 0 splits the machine's cores evenly.

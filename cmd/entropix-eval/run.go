@@ -51,6 +51,7 @@ func newRunFlags(cfg *eval.Config, stderr io.Writer) *runFlags {
 	rf := &runFlags{fs: fs}
 	fs.StringVar(&cfg.Name, "name", cfg.Name, "sweep name")
 	fs.StringVar(&cfg.Model, "model", cfg.Model, "Hugging Face model directory (config.json, *.safetensors, tokenizer.json)")
+	fs.StringVar(&cfg.Tokenizer, "tokenizer", cfg.Tokenizer, "directory, tokenizer.json or ORG/NAME whose tokenizer.json (and tokenizer_config.json) replace the model's")
 	fs.StringVar(&cfg.Backend, "backend", cfg.Backend, "cpu or cuda (default cpu)")
 	fs.Func("devices", "comma-separated devices, one worker each (cpu,cpu or cuda:0,cuda:1)", func(s string) error {
 		cfg.Devices = splitList(s)
@@ -177,6 +178,9 @@ func parseRunFlags(args []string, stderr io.Writer) (eval.Config, *runFlags, err
 		return eval.Config{}, nil, err
 	}
 	cfg.Model = dir
+	if cfg.Tokenizer, err = resolveModel("tokenizer", cfg.Tokenizer, "", engine.HFCacheDirs()); err != nil {
+		return eval.Config{}, nil, err
+	}
 	return cfg, rf, nil
 }
 

@@ -32,6 +32,7 @@ const maxAutoBatch = 64
 // holds lm-eval's model type, --batch_size auto needs the model.
 type lmEvalFlags struct {
 	pretrained, revision, dtype string
+	tokenizer                   string // model_args tokenizer=
 	samplers                    []eval.SamplerSpec
 	tasks                       []string // --tasks, when it names several
 	sizing                      runSizing
@@ -112,7 +113,15 @@ func addRunAliases(fs *flag.FlagSet, cfg *eval.Config, lm *lmEvalFlags) {
 		cfg.Seeds = []uint64{v}
 		return nil
 	})
-	fs.Func("model_args", "lm-eval spelling of --model and --revision: pretrained=DIR|ORG/NAME[,revision=R][,dtype=auto|float32]", func(s string) error {
+	fs.Func("device", "lm-eval spelling of --backend and --devices for one device: cpu, cuda or cuda:N", func(s string) error {
+		backend, _, _ := strings.Cut(s, ":")
+		if backend != "cpu" && backend != "cuda" {
+			return fmt.Errorf("%q: want cpu, cuda or cuda:N (this harness has no %s backend)", s, backend)
+		}
+		cfg.Backend, cfg.Devices = backend, []string{s}
+		return nil
+	})
+	fs.Func("model_args", "lm-eval spelling of --model, --revision and --tokenizer: pretrained=DIR|ORG/NAME[,revision=R][,dtype=auto|float32][,tokenizer=DIR|ORG/NAME]", func(s string) error {
 		return lm.parseModelArgs(s)
 	})
 	fs.Func("gen_kwargs", "lm-eval spelling of one sampler: temperature=T,top_k=K,top_p=P,min_p=M,do_sample=BOOL,max_gen_toks=N (temperature 0 or do_sample=false is greedy; filters not given are off)", func(s string) error {
@@ -141,11 +150,13 @@ func (lm *lmEvalFlags) parseModelArgs(s string) error {
 			lm.revision = strings.TrimSpace(v)
 		case "dtype":
 			lm.dtype = strings.TrimSpace(v)
+		case "tokenizer":
+			lm.tokenizer = strings.TrimSpace(v)
 		case "trust_remote_code", "parallelize", "device_map":
 			// Loading options of transformers with no meaning here: the engine
 			// reads safetensors itself and places workers by --devices.
 		default:
-			return fmt.Errorf("key %s is not supported (pretrained, revision, dtype)", k)
+			return fmt.Errorf("key %s is not supported (pretrained, revision, dtype, tokenizer)", k)
 		}
 	}
 	return nil
@@ -251,6 +262,12 @@ func (lm *lmEvalFlags) finish(cfg *eval.Config, modelFlag string, modelFlagGiven
 		cfg.Model = lm.pretrained
 	case isType:
 		return fmt.Errorf("%w: --model %s is lm-eval's model type; name the checkpoint with --model_args pretrained=DIR|ORG/NAME or --model DIR|ORG/NAME", errUsage, cfg.Model)
+	}
+	switch {
+	case lm.tokenizer != "" && cfg.Tokenizer != "" && cfg.Tokenizer != lm.tokenizer:
+		return fmt.Errorf("%w: --tokenizer %s and --model_args tokenizer=%s name different tokenizers; give one", errUsage, cfg.Tokenizer, lm.tokenizer)
+	case lm.tokenizer != "":
+		cfg.Tokenizer = lm.tokenizer
 	}
 	if len(lm.samplers) > 0 {
 		cfg.Samplers = append(cfg.Samplers[:0:0], lm.samplers...)

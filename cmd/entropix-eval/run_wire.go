@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/entropix-eval/entropix-eval/engine"
@@ -28,8 +31,13 @@ func wireRunner(ctx context.Context, cfg eval.Config, sz runSizing) (*eval.Runne
 		}
 	}
 	fail := func(err error) (*eval.Runner, func(), error) { cleanup(); return nil, nil, err }
+	if cfg.Tokenizer != "" {
+		if model.TokenizerPath, err = tokenizerFile(cfg.Tokenizer); err != nil {
+			return fail(err)
+		}
+	}
 	if model.TokenizerPath == "" {
-		return fail(fmt.Errorf("model %s has no tokenizer.json; run needs one to build prompts", cfg.Model))
+		return fail(fmt.Errorf("%w: model %s has no tokenizer.json; run needs one to build prompts (name one with --tokenizer DIR|ORG/NAME or --model_args tokenizer=…)", errUsage, cfg.Model))
 	}
 	if mp := model.Config.MaxPositions; mp > 0 && cfg.MaxSeqLen > mp {
 		// As lm-eval does, a sequence never outgrows the model's trained positions.
@@ -166,6 +174,14 @@ func provenance(cfg eval.Config, model *engine.Model, dataFiles []string, sample
 	if err != nil {
 		return eval.Provenance{}, err
 	}
+	if cfg.Tokenizer != "" { // the tokenizer used, not the model's own
+		files = slices.DeleteFunc(files, isTokenizerFile)
+		for _, f := range []string{model.TokenizerPath, filepath.Join(filepath.Dir(model.TokenizerPath), "tokenizer_config.json")} {
+			if fileExists(f) {
+				files = append(files, f)
+			}
+		}
+	}
 	msum, err := eval.ChecksumFiles(files)
 	if err != nil {
 		return eval.Provenance{}, err
@@ -178,6 +194,33 @@ func provenance(cfg eval.Config, model *engine.Model, dataFiles []string, sample
 		Model: msum, Datasets: dsum, DType: computeDType(cfg.Backend), WeightDType: string(model.Config.DType),
 		SamplerOrder: samplerOrders(cfg, samplers),
 	}, nil
+}
+
+// tokenizerFile is the tokenizer.json a --tokenizer value names: the file, or
+// the one in the directory.
+func tokenizerFile(path string) (string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", fmt.Errorf("%w: --tokenizer %s: %w", errUsage, path, err)
+	}
+	if st.IsDir() {
+		path = filepath.Join(path, engine.TokenizerFile)
+	}
+	if !fileExists(path) {
+		return "", fmt.Errorf("%w: --tokenizer: %s does not exist", errUsage, path)
+	}
+	return path, nil
+}
+
+func fileExists(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// isTokenizerFile says whether a checkpoint file belongs to its tokenizer.
+func isTokenizerFile(path string) bool {
+	base := filepath.Base(path)
+	return base == engine.TokenizerFile || base == "tokenizer_config.json"
 }
 
 // samplerOrders names the truncation order each sampler applied, spelled out, e.g.
