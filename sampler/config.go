@@ -1,6 +1,7 @@
 package sampler
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -182,7 +183,7 @@ func (s Spec) NewResolved(lookup TokenLookup, text TokenText) (Sampler, error) {
 		}
 		var ok bool
 		if id, ok = lookup(c.ClarifyingToken); !ok {
-			return nil, fmt.Errorf("sampler entropix: clarifying token %q does not exist in this tokenizer's vocabulary; set clarifying_token to a token it has, or clarifying_token_id", c.ClarifyingToken)
+			return nil, fmt.Errorf("sampler entropix: clarifying token %q %w; set clarifying_token to a token it has, or clarifying_token_id", c.ClarifyingToken, ErrNoClarifyingToken)
 		}
 	}
 	e, err := NewEntropix(c, id)
@@ -192,6 +193,11 @@ func (s Spec) NewResolved(lookup TokenLookup, text TokenText) (Sampler, error) {
 	e.clarifyText = resolved
 	return e, nil
 }
+
+// ErrNoClarifyingToken is the error of an Entropix spec whose clarifying token
+// text is not one token of the tokenizer; callers that know the tokenizer can
+// name the tokens it does have.
+var ErrNoClarifyingToken = errors.New("does not exist in this tokenizer's vocabulary")
 
 // Label is the short name traces and tables use ("min_p", "entropix:frog").
 func (s Spec) Label() string {

@@ -70,3 +70,16 @@ func TestRunDeviceFlag(t *testing.T) {
 	assert.ErrorContains(t, err, "no mps backend")
 	assert.True(t, errors.Is(err, errUsage))
 }
+
+// Entropix on a vocabulary without " ..." is refused (exit 2) naming the
+// look-alike tokens this tokenizer has, by id, and the spelling that picks one;
+// stories260K's SentencePiece vocabulary has the newline byte token <0x0A> = 13.
+func TestRunEntropixWithoutClarifyingTokenListsCandidates(t *testing.T) {
+	args := []string{"--model", sharedtest.Path(t, "models/stories260K-hf"), "--task", "gsm8k_cot_zeroshot",
+		"--dataset", sharedtest.Path(t, "data/gsm8k/sample/test-50.jsonl"), "--limit", "1", "--progress", "none",
+		"--sampler", "entropix:frog", "--out", t.TempDir()}
+	err := runQuiet(t, context.Background(), args)
+	require.Error(t, err)
+	assert.True(t, errors.Is(err, errUsage), "exit 2: %v", err)
+	assert.ErrorContains(t, err, `This tokenizer has "<0x0A>" id 13: add clarifying_token_id to the sampler, e.g. --sampler entropix:frog,clarifying_token_id=13`)
+}

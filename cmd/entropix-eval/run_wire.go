@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"github.com/entropix-eval/entropix-eval/engine"
 	"github.com/entropix-eval/entropix-eval/engine/tokenizer"
 	"github.com/entropix-eval/entropix-eval/eval"
+	"github.com/entropix-eval/entropix-eval/sampler"
 	"github.com/entropix-eval/entropix-eval/sampler/metrics"
 )
 
@@ -67,6 +69,9 @@ func wireRunner(ctx context.Context, cfg eval.Config, sz runSizing) (*eval.Runne
 	samplers := make([]eval.SamplerFactory, len(cfg.Samplers))
 	for i, s := range cfg.Samplers {
 		if samplers[i], err = resolve(s); err != nil {
+			if errors.Is(err, sampler.ErrNoClarifyingToken) {
+				err = fmt.Errorf("%w: %w. %s", errUsage, err, clarifyingCandidates(tok, s))
+			}
 			return fail(fmt.Errorf("samplers[%d]: %w", i, err))
 		}
 	}
@@ -154,6 +159,29 @@ func tokenTextLookup(tok *tokenizer.Tokenizer) func(string) (int32, bool) {
 		}
 		return ids[0], true
 	}
+}
+
+// clarifyingCandidates names the tokens of this tokenizer that could stand in for
+// Entropix's " ..." (the look-alikes the demo tries, in its order) and how to
+// pick one, for a spec whose clarifying token the vocabulary lacks. Nothing is
+// picked for the user: the token changes what Entropix emits.
+func clarifyingCandidates(tok *tokenizer.Tokenizer, s eval.SamplerSpec) string {
+	lookup := tokenTextLookup(tok)
+	var found []string
+	first := int32(-1)
+	for _, text := range demoClarifyingTexts {
+		if id, ok := lookup(text); ok {
+			found = append(found, fmt.Sprintf("%q id %d", text, id))
+			if first < 0 {
+				first = id
+			}
+		}
+	}
+	if len(found) == 0 {
+		return "This tokenizer has none of " + fmt.Sprintf("%q", demoClarifyingTexts) + " as one token: set clarifying_token_id to a token of your choice"
+	}
+	return fmt.Sprintf("This tokenizer has %s: add clarifying_token_id to the sampler, e.g. --sampler %s,clarifying_token_id=%d",
+		strings.Join(found, ", "), s.Name, first)
 }
 
 // tokenIDText names a token id as the tokenizer decodes it alone (special tokens
