@@ -11,11 +11,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
+	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/entropix-eval/entropix-eval/engine"
+	"github.com/entropix-eval/entropix-eval/internal/suggest"
 )
 
 // Config is a sweep: what to evaluate, how, and where the run directory goes. It is
@@ -124,9 +127,49 @@ func ParseConfig(data []byte) (Config, error) {
 		if errors.Is(err, io.EOF) {
 			return Config{}, errors.New("empty document")
 		}
-		return Config{}, err
+		return Config{}, explainUnknownKeys(err)
 	}
 	return cfg, nil
+}
+
+// unknownConfigKey is yaml.v3's message for a key Config does not have.
+var unknownConfigKey = regexp.MustCompile(`^line (\d+): field (.+) not found in type eval\.Config$`)
+
+// explainUnknownKeys rewrites yaml.v3's "field X not found in type eval.Config"
+// as the sweep file's own terms: the line, the key, the key it most likely
+// meant, and the keys a sweep file takes.
+func explainUnknownKeys(err error) error {
+	var te *yaml.TypeError
+	if !errors.As(err, &te) {
+		return err
+	}
+	keys := ConfigKeys()
+	msgs := make([]string, len(te.Errors))
+	unknown := false
+	for i, e := range te.Errors {
+		msgs[i] = e
+		if m := unknownConfigKey.FindStringSubmatch(e); m != nil {
+			msgs[i] = fmt.Sprintf("line %s: unknown key %s%s", m[1], m[2], suggest.Hint(m[2], keys))
+			unknown = true
+		}
+	}
+	if unknown {
+		msgs = append(msgs, "a sweep file's keys are: "+strings.Join(keys, ", "))
+	}
+	return errors.New(strings.Join(msgs, "\n"))
+}
+
+// ConfigKeys lists the keys of a sweep file: Config's YAML names, in field order.
+func ConfigKeys() []string {
+	t := reflect.TypeFor[Config]()
+	keys := make([]string, 0, t.NumField())
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
+		if name != "" && name != "-" {
+			keys = append(keys, name)
+		}
+	}
+	return keys
 }
 
 // WithDefaults fills the fields a sweep may leave out.

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/entropix-eval/entropix-eval/internal/suggest"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -224,7 +225,7 @@ func (s Spec) Describe() map[string]any {
 func decodeBaseline(name string, m map[string]any) (Params, Order, error) {
 	p, ok := baselineDefaults[name]
 	if !ok {
-		return p, OrderHF, fmt.Errorf("field name: unknown sampler %q (want one of %s)", name, strings.Join(SamplerNames, ", "))
+		return p, OrderHF, fmt.Errorf("field name: unknown sampler %q%s (want one of %s)", name, suggest.Hint(name, SamplerNames), strings.Join(SamplerNames, ", "))
 	}
 	order := OrderHF
 	for _, k := range slices.Sorted(maps.Keys(m)) {
@@ -247,7 +248,7 @@ func decodeBaseline(name string, m map[string]any) (Params, Order, error) {
 				}
 			}
 		default:
-			err = fmt.Errorf("field %s: unknown for sampler %s (fields: temperature, top_k, top_p, min_p, order)", k, name)
+			err = fmt.Errorf("field %s: unknown for sampler %s%s (fields: temperature, top_k, top_p, min_p, order)", k, name, suggest.Hint(k, []string{"temperature", "top_k", "top_p", "min_p", "order"}))
 		}
 		if err != nil {
 			return p, order, err

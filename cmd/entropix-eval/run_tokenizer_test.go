@@ -83,3 +83,22 @@ func TestRunEntropixWithoutClarifyingTokenListsCandidates(t *testing.T) {
 	assert.True(t, errors.Is(err, errUsage), "exit 2: %v", err)
 	assert.ErrorContains(t, err, `This tokenizer has "<0x0A>" id 13: add clarifying_token_id to the sampler, e.g. --sampler entropix:frog,clarifying_token_id=13`)
 }
+
+// Misspelt names get a suggestion: task, sampler, sampler field, variant.
+func TestRunSuggestsNames(t *testing.T) {
+	isolateDemoEnv(t)
+	base := []string{"--model", "/a", "--dataset", "d", "--out", "o"}
+	_, _, err := parseRunArgs(append(base, "--task", "gsm8k_cott"), io.Discard)
+	assert.ErrorContains(t, err, `unknown task "gsm8k_cott" (did you mean gsm8k_cot?)`)
+	for in, want := range map[string]string{
+		"minp":                         "(did you mean min_p?)",
+		"min_p:min_pp=0.1":             "field min_pp: unknown for sampler min_p (did you mean min_p?)",
+		"entropix:frogg":               `unknown Entropix variant "frogg" (did you mean frog?)`,
+		"entropix:frog,faithfull=true": "field faithfull: unknown Entropix field (did you mean faithful?)",
+	} {
+		spec, err := parseSamplerFlag(in)
+		require.NoError(t, err, in)
+		_, err = eval.NewSamplerResolver(nil, nil)(spec)
+		assert.ErrorContains(t, err, want, in)
+	}
+}
