@@ -24,14 +24,14 @@ import (
 // Config is a sweep: what to evaluate, how, and where the run directory goes. It is
 // read from YAML (unknown fields are errors) and overridden by command-line flags.
 type Config struct {
-	Name    string   `yaml:"name" json:"name,omitempty"`
-	Model   string   `yaml:"model" json:"model"`
+	Name  string `yaml:"name" json:"name,omitempty"`
+	Model string `yaml:"model" json:"model"`
 	// Tokenizer is a directory (or tokenizer.json) whose tokenizer.json and
 	// tokenizer_config.json replace the model's (lm-eval's model_args tokenizer=);
 	// empty: the model's own.
-	Tokenizer string `yaml:"tokenizer" json:"tokenizer,omitempty"`
-	Backend string   `yaml:"backend" json:"backend"`
-	Devices []string `yaml:"devices" json:"devices"`
+	Tokenizer string   `yaml:"tokenizer" json:"tokenizer,omitempty"`
+	Backend   string   `yaml:"backend" json:"backend"`
+	Devices   []string `yaml:"devices" json:"devices"`
 	// Threads per worker on the CPU backend; 0 splits the machine's cores evenly.
 	Threads      int `yaml:"threads" json:"threads,omitempty"`
 	BatchSize    int `yaml:"batch_size" json:"batch_size"`
