@@ -204,6 +204,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	// tasks too), then the group's aggregate_metric_list into group_results.json.
 	fmt.Fprintf(stdout, "%s: %d tasks: %s\n", cfg.Task, len(tasks), strings.Join(tasks, ", "))
 	out := cfg.Out
+	if err := eval.ClaimDir(out); err != nil {
+		return err
+	}
 	for _, t := range tasks {
 		c := cfg
 		c.Task, c.Out = t, filepath.Join(out, t)

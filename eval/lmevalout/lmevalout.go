@@ -38,8 +38,9 @@ const Dir = "lm-eval"
 const maxSampleLine = 64 << 20
 
 // Write rewrites dir's lm-eval files from its result files and returns their
-// paths. Earlier lm-eval files there are removed first, so a rescored run never
-// keeps stale ones beside the new.
+// paths. Earlier lm-eval files there are removed first (only files of the
+// names Write gives, see removeOurs), so a rescored run never keeps stale ones
+// beside the new.
 func Write(dir string) ([]string, error) {
 	m, err := eval.ReadManifest(dir)
 	if err != nil {
@@ -58,7 +59,7 @@ func Write(dir string) ([]string, error) {
 		return nil, err
 	}
 	root := filepath.Join(dir, Dir)
-	if err := os.RemoveAll(root); err != nil {
+	if err := removeOurs(root); err != nil {
 		return nil, fmt.Errorf("lm-eval files: %w", err)
 	}
 	date := m.Started.UTC()
