@@ -26,6 +26,7 @@ import (
 
 	"github.com/entropix-eval/entropix-eval/eval"
 	"github.com/entropix-eval/entropix-eval/internal/pyjson"
+	"github.com/entropix-eval/entropix-eval/internal/safepath"
 )
 
 // ErrNotWritten says a run has no lm-eval equivalent, so no files were written.
@@ -83,7 +84,10 @@ func Write(dir string) ([]string, error) {
 			}
 			r := run{m: m, task: task, info: info, seed: seed, modelName: modelName, dateID: dateID,
 				results: res, samples: lines[runID], original: original}
-			out := filepath.Join(root, SanitizeModelName(runID), SanitizeModelName(modelName))
+			out, err := safepath.Join(root, SanitizeModelName(runID), SanitizeModelName(modelName))
+			if err != nil {
+				return nil, fmt.Errorf("lm-eval files for %s: %w", runID, err)
+			}
 			files, err := r.write(out)
 			if err != nil {
 				return nil, fmt.Errorf("lm-eval files for %s: %w", runID, err)
