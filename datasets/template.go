@@ -73,6 +73,9 @@ func (t *Template) Render(d Doc) (any, error) {
 	if t == nil {
 		return "", nil
 	}
+	if err := t.checkNulls(d); err != nil {
+		return nil, err
+	}
 	if v, ok := d[t.Source]; ok {
 		return v, nil
 	}
@@ -86,6 +89,40 @@ func (t *Template) Render(d Doc) (any, error) {
 		return nil, fmt.Errorf("%s: render: %s", t.Key, shortJinjaError(err, t.Source))
 	}
 	return out.String(), nil
+}
+
+// checkNulls refuses a doc whose NULL column the template names: Jinja would
+// print it as "None" (gonja as ""), so a NULL answer became the target "" and
+// scored 0 without a word. The same rule as the GSM8K loader, which refuses a
+// NULL question or answer; a NULL column the template never names is fine.
+// The names are found in the source text, so a template that only tests the
+// column (`x is none`) is refused too: the message says which column to fill.
+func (t *Template) checkNulls(d Doc) error {
+	for k, v := range d {
+		if v == nil && mentions(t.Source, k) {
+			return fmt.Errorf("%s reads column %q, which is NULL (None) in this doc: %w; fill it in or drop the row", t.Key, k, ErrNull)
+		}
+	}
+	return nil
+}
+
+// mentions reports whether name occurs in src as a whole identifier.
+func mentions(src, name string) bool {
+	ident := func(b byte) bool {
+		return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+	}
+	for i := 0; name != ""; {
+		j := strings.Index(src[i:], name)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(name)
+		if (start == 0 || !ident(src[start-1])) && (end == len(src) || !ident(src[end])) {
+			return true
+		}
+		i = start + 1
+	}
+	return false
 }
 
 // nonFiniteFloat is a NaN or ±Inf doc value, printed as Jinja prints a
