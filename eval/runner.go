@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/entropix-eval/entropix-eval/internal/safepath"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -150,6 +151,11 @@ func (r *Runner) Run(ctx context.Context) (*Manifest, error) {
 func resolveTask(t TaskSpec, cfg Config) (TaskSpec, error) {
 	if t.Name == "" {
 		t.Name = cfg.Task
+	}
+	// The name becomes lm-eval's samples_<task>_<date>.jsonl and a group
+	// member's folder.
+	if err := safepath.Name("task", t.Name); err != nil {
+		return t, err
 	}
 	if cfg.MaxNewTokens > 0 {
 		t.MaxNewTokens = cfg.MaxNewTokens
