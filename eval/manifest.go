@@ -165,8 +165,13 @@ type RunStats struct {
 	OutsideShare    float64 `json:"outside_engine_share"`
 	GeneratedTokens int     `json:"generated_tokens"`
 	ItemsThisRun    int     `json:"items_this_session"`
-	ItemsResumed    int     `json:"items_from_journal"`
-	PromptsCut      int     `json:"prompts_left_truncated"`
+	// SequencesDecoded are the sequences the engines decoded this session, and
+	// SequencesRecorded the items written: a deterministic sampler's (greedy's)
+	// other seeds and repeats are recorded from one decoded sequence.
+	SequencesDecoded  int `json:"sequences_decoded"`
+	SequencesRecorded int `json:"sequences_recorded"`
+	ItemsResumed      int `json:"items_from_journal"`
+	PromptsCut        int `json:"prompts_left_truncated"`
 	// PromptTokens are the prompt tokens of the sequences this session started;
 	// PrefillComputed those the engines computed, the rest coming from their prefix
 	// caches in PrefixHits sequences.

@@ -165,6 +165,9 @@ func planDemo(f demoFlags, choice demoModelChoice) (demoPlan, error) {
 	if out == "" {
 		out = newDemoRunDir("runs", time.Now())
 	}
+	if err := eval.ClaimDir(out); err != nil {
+		return demoPlan{}, err
+	}
 	data, err := datasets.WriteDemo(out)
 	if err != nil {
 		return demoPlan{}, err

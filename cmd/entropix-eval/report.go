@@ -54,16 +54,17 @@ func runReport(_ context.Context, args []string, stdout, stderr io.Writer) error
 		return fmt.Errorf("%w: report takes one run directory", errUsage)
 	}
 	dir := fs.Arg(0)
-	if _, err := os.Stat(filepath.Join(dir, runreport.ResultsFile)); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
 	// The report's files are written under the run directory's lock, so a report
-	// never interleaves with a run, merge or another report writing there.
-	lock, err := eval.LockDir(dir)
+	// never interleaves with a run, merge or another report writing there; the
+	// lock comes first, so a run still writing is named as such.
+	lock, err := eval.LockRunDir(dir)
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	defer lock.Unlock()
+	if _, err := os.Stat(filepath.Join(dir, runreport.ResultsFile)); err != nil {
+		return fmt.Errorf("report: %s has no results yet (its run has not finished; run the same command again to finish it): %w", dir, err)
+	}
 	return writeReport(dir, opt, stdout)
 }
 

@@ -8,13 +8,13 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/entropix-eval/entropix-eval/engine"
 	"github.com/entropix-eval/entropix-eval/eval"
+	"github.com/entropix-eval/entropix-eval/internal/safepath"
 	"github.com/entropix-eval/entropix-eval/reports/runreport"
 )
 
@@ -234,9 +234,18 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	// tasks too), then the group's aggregate_metric_list into group_results.json.
 	fmt.Fprintf(stdout, "%s: %d tasks: %s\n", cfg.Task, len(tasks), strings.Join(tasks, ", "))
 	out := cfg.Out
+	if err := eval.ClaimDir(out); err != nil {
+		return err
+	}
 	for _, t := range tasks {
 		c := cfg
-		c.Task, c.Out = t, filepath.Join(out, t)
+		c.Task = t
+		if err := safepath.Name("task", t); err != nil {
+			return fmt.Errorf("%w: %s: %w", errUsage, cfg.Task, err)
+		}
+		if c.Out, err = safepath.Join(out, t); err != nil {
+			return fmt.Errorf("%w: %s: %w", errUsage, cfg.Task, err)
+		}
 		if err := runOne(ctx, c, rf, stdout); err != nil {
 			return fmt.Errorf("task %s: %w", t, err)
 		}
