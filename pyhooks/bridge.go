@@ -278,6 +278,15 @@ func exchange(p *process, req request, items [][]byte) ([]json.RawMessage, error
 	w.Write(hdr)
 	w.WriteByte('\n')
 	for _, it := range items {
+		// JSON strings escape their newlines, so a raw one is layout: a space.
+		if bytes.ContainsAny(it, "\r\n") {
+			it = bytes.Map(func(r rune) rune {
+				if r == '\n' || r == '\r' {
+					return ' '
+				}
+				return r
+			}, it)
+		}
 		w.Write(it)
 		w.WriteByte('\n')
 	}

@@ -181,12 +181,40 @@ class StandInDataset:
         return StandInDataset([{k: v for k, v in r.items() if k not in drop} for r in out], cols)
 
 
-def make_dataset(rows, columns):
+def install_datasets_stand_in():
+    """Without the datasets package, `import datasets` in a hook (most
+    utils.py files import it, often only for annotations) gets a module whose
+    Dataset is the stand-in; anything else it is asked for is an error that
+    says so. Returns whether the real package is there."""
     try:
-        import datasets
+        import datasets  # noqa: F401
+
+        return True
     except ImportError:
-        return StandInDataset(rows, columns)
+        pass
+    import types
+
+    mod = types.ModuleType("datasets")
+    mod.Dataset = StandInDataset
+
+    def missing(name):
+        raise AttributeError(f"datasets.{name}: the datasets package is not installed in this interpreter; "
+                             "entropix-eval's stand-in has only Dataset (see docs/python-hooks.md)")
+
+    mod.__getattr__ = missing
+    sys.modules["datasets"] = mod
+    return False
+
+
+REAL_DATASETS = None
+
+
+def make_dataset(rows, columns):
     ordered = [{c: r.get(c) for c in columns} for r in rows]
+    if not REAL_DATASETS:
+        return StandInDataset(ordered, columns)
+    import datasets
+
     return datasets.Dataset.from_list(ordered)
 
 
@@ -224,6 +252,8 @@ def op_hello(req, items):
             info[mod] = version(mod)
         except Exception:
             info[mod] = None
+    if not REAL_DATASETS:
+        info["datasets"] = None
     return [info]
 
 
@@ -322,9 +352,10 @@ def serve(proto_in, proto_out):
         if not header:
             return
         req = json.loads(header)
-        items = [json.loads(proto_in.readline()) for _ in range(req.get("n", 0))]
+        raw = [proto_in.readline() for _ in range(req.get("n", 0))]
         rid = req.get("id")
         try:
+            items = [json.loads(line) for line in raw]
             out = OPS[req["op"]](req, items)
             lines = [to_json(v) for v in out]
         except ItemError as e:
@@ -336,6 +367,24 @@ def serve(proto_in, proto_out):
         send({"id": rid, "ok": True, "n": len(lines)}, lines)
 
 
+def seed_like_lm_eval():
+    """simple_evaluate's seeds: random 0, numpy 1234 (torch is not imported
+    here: a hook that draws from torch's global generator is not
+    reproduced). Hooks such as GPQA's process_docs shuffle with the global
+    random module, so their output depends on the order of calls."""
+    import random
+
+    random.seed(0)
+    try:
+        import numpy
+    except ImportError:
+        return
+    numpy.random.seed(1234)
+
+
 if __name__ == "__main__":
     set_memory_limit(sys.argv)
-    serve(*setup_channels())
+    channels = setup_channels()
+    REAL_DATASETS = install_datasets_stand_in()
+    seed_like_lm_eval()
+    serve(*channels)

@@ -199,7 +199,10 @@ func TestFaultHookPrintsToStdout(t *testing.T) {
 	out, err := b.DocTo(context.Background(), Call{Task: "t", Kind: "doc_to_text", Hook: testHook(t, "prints")}, docLines(t))
 	require.NoError(t, err)
 	assert.Equal(t, []string{`"printed"`, `"printed"`, `"printed"`}, texts(out))
-	assert.Contains(t, string(b.proc.stderr.Bytes()), "a hook printing to stdout 3")
+	// stderr is copied by its own goroutine: it may trail the reply.
+	assert.Eventually(t, func() bool {
+		return strings.Contains(string(b.proc.stderr.Bytes()), "a hook printing to stdout 3")
+	}, 10*time.Second, 10*time.Millisecond)
 }
 
 // Allocation past the memory bound is a MemoryError in the hook, reported
