@@ -67,6 +67,9 @@ type Task struct {
 	// Repeats is lm-eval's repeats: responses per doc fed together to the
 	// filters (self-consistency).
 	Repeats int
+	// PythonHooks are the task's `!function` hooks, for the Python bridge
+	// (only with Index.PythonHooks; otherwise such a task is refused).
+	PythonHooks []PythonHook
 }
 
 // FewshotConfig is lm-eval's fewshot_config after inheritance from the task.
@@ -96,6 +99,8 @@ type FilterStep struct {
 
 // MetricSpec is one metric_list entry.
 type MetricSpec struct {
+	// Metric is the name, or "!function module.name" for a Python metric
+	// function (Aggregation likewise).
 	Metric            string
 	Aggregation       string
 	HigherIsBetter    bool
@@ -103,6 +108,8 @@ type MetricSpec struct {
 	IgnorePunctuation bool
 	IgnoreNumbers     bool
 	RegexesToIgnore   []string
+	// Args are a Python metric's other keyword arguments (--python-hooks).
+	Args map[string]any
 }
 
 // EvalSplit is the split lm-eval evaluates: test_split, else validation_split.

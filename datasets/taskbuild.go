@@ -24,7 +24,10 @@ var (
 		"doc_to_audio":    "multimodal input",
 		"use_prompt":      "promptsource templates",
 		"fewshot_indices": "index-selected few-shot pools",
+		"class":           "a Python task class (the whole task in Python; the bridge runs hooks, not task classes)",
 	}
+	// pythonKeys are refused keys the Python bridge runs (--python-hooks).
+	pythonKeys = map[string]bool{"process_docs": true, "process_results": true}
 	fewshotKeys = []string{"sampler", "split", "samples", "doc_to_text", "doc_to_target", "doc_to_choice",
 		"gen_prefix", "fewshot_delimiter", "target_delimiter"}
 	// FilterFunctions are the filter_list functions this harness implements,
@@ -56,11 +59,15 @@ func taskError(rc *rawConfig, key, format string, args ...any) error {
 	return fmt.Errorf("%s: key %s: %s: %w", where, key, fmt.Sprintf(format, args...), ErrUnsupportedTask)
 }
 
-// buildTask turns a merged task config into a Task, refusing what it cannot run.
-func buildTask(rc *rawConfig) (*Task, error) {
+// buildTask turns a merged task config into a Task, refusing what it cannot
+// run; with python, `!function` hooks are kept for the Python bridge.
+func buildTask(rc *rawConfig, python bool) (*Task, error) {
 	k := rc.Keys
 	for _, key := range sortedKeys(k) {
-		if path, f, ok := findFunction(key, k[key]); ok {
+		if python && pythonKeys[key] {
+			continue
+		}
+		if path, f, ok := findFunction(key, k[key]); ok && !python {
 			at := ""
 			if path != key {
 				at = " at " + path
@@ -74,7 +81,7 @@ func buildTask(rc *rawConfig) (*Task, error) {
 			return nil, taskError(rc, key, "unknown task key (supported: %s)", strings.Join(taskKeys, ", "))
 		}
 	}
-	g := getter{rc: rc}
+	g := getter{rc: rc, python: python}
 	t := &Task{
 		Name: g.str("task"), Alias: g.str("task_alias"), File: rc.File,
 		DatasetPath: g.str("dataset_path"), DatasetName: g.str("dataset_name"),
@@ -98,6 +105,9 @@ func buildTask(rc *rawConfig) (*Task, error) {
 			t.Version = PyStr(v)
 		}
 	}
+	if python {
+		t.PythonHooks = g.pythonHooks()
+	}
 	t.Description = g.template("description", "")
 	t.DocToText = g.template("doc_to_text", "")
 	t.DocToTarget = g.template("doc_to_target", "")
@@ -111,7 +121,7 @@ func buildTask(rc *rawConfig) (*Task, error) {
 	t.Fewshot = g.fewshot(t)
 	t.Until, t.MaxNewTokens, t.Generation = g.generation(t)
 	t.Filters = g.filters()
-	t.Metrics = g.metrics()
+	t.Metrics = g.metrics(t)
 	if g.err != nil {
 		return nil, g.err
 	}
@@ -134,6 +144,9 @@ func buildTask(rc *rawConfig) (*Task, error) {
 type getter struct {
 	rc  *rawConfig
 	err error
+	// python: `!function` values are Python hooks (recorded in
+	// Task.PythonHooks), not refusals.
+	python bool
 }
 
 func (g *getter) fail(key, format string, args ...any) {
@@ -203,6 +216,10 @@ func (g *getter) template(key, def string) *Template {
 		return NewTemplate(key, x)
 	case int64:
 		return NewTemplate(key, PyStr(x))
+	case pyFunction:
+		if g.python {
+			return NewTemplate(key, def) // the hook renders it (Task.PythonHooks)
+		}
 	}
 	g.fail(key, "want a template string, got %s", kindOf(v))
 	return NewTemplate(key, def)

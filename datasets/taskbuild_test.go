@@ -52,7 +52,7 @@ func buildFromFS(fsys fstest.MapFS, file string) (*Task, error) {
 	if err != nil {
 		return nil, err
 	}
-	return buildTask(rc)
+	return buildTask(rc, false)
 }
 
 func TestIncludeMergesShallowAndDetectsCycles(t *testing.T) {

@@ -53,6 +53,9 @@ type Entry struct {
 // lm-eval's TaskManager does.
 type Index struct {
 	entries map[string]*Entry
+	// PythonHooks builds tasks with `!function` hooks for the Python bridge
+	// (--python-hooks) instead of refusing them.
+	PythonHooks bool
 }
 
 // NewIndex indexes the built-in tasks and then each include path (a
@@ -245,7 +248,7 @@ func (ix *Index) Task(name string) (*Task, error) {
 	for k, o := range rc.Origin {
 		rc.Origin[k] = showPath(e.root, o)
 	}
-	t, err := buildTask(rc)
+	t, err := buildTask(rc, ix.PythonHooks)
 	if err != nil {
 		return nil, err
 	}

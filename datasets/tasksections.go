@@ -23,6 +23,9 @@ func (g *getter) fewshot(t *Task) FewshotConfig {
 		return fc
 	}
 	for _, key := range sortedKeys(m) {
+		if _, isFn := m[key].(pyFunction); isFn && g.python && (key == "process_docs" || key == "samples") {
+			continue // the bridge runs it (Task.PythonHooks)
+		}
 		if !slices.Contains(fewshotKeys, key) {
 			g.fail("fewshot_config", "%s is not supported (supported: %s)", key, strings.Join(fewshotKeys, ", "))
 			return fc
@@ -57,6 +60,9 @@ func (g *getter) fewshot(t *Task) FewshotConfig {
 	}
 	if _, ok := m["doc_to_choice"]; ok {
 		g.fail("fewshot_config", "doc_to_choice is not supported")
+	}
+	if _, isFn := m["samples"].(pyFunction); isFn && g.python {
+		return fc
 	}
 	if s, ok := m["samples"]; ok && s != nil {
 		list, ok := s.([]any)
@@ -139,6 +145,12 @@ func (g *getter) filters() []FilterPipeline {
 		p := FilterPipeline{Name: name}
 		for j, s := range steps {
 			sm, ok := s.(map[string]any)
+			if ok && g.python {
+				if step, ok := pythonFilterStep(sm); ok {
+					p.Steps = append(p.Steps, step)
+					continue
+				}
+			}
 			fn, _ := sm["function"].(string)
 			params, known := FilterFunctions[fn]
 			if !ok || !known {
@@ -167,7 +179,7 @@ func (g *getter) filters() []FilterPipeline {
 	return out
 }
 
-func (g *getter) metrics() []MetricSpec {
+func (g *getter) metrics(t *Task) []MetricSpec {
 	v, ok := g.rc.Keys["metric_list"]
 	if !ok || v == nil {
 		// lm-eval's default metric for generate_until.
@@ -181,6 +193,15 @@ func (g *getter) metrics() []MetricSpec {
 	var out []MetricSpec
 	for i, e := range list {
 		m, ok := e.(map[string]any)
+		if ok && g.python {
+			if ms, ok := g.pythonMetric(t, i, m); ok {
+				out = append(out, ms)
+				continue
+			}
+			if g.err != nil {
+				return nil
+			}
+		}
 		name, _ := m["metric"].(string)
 		if !ok || !slices.Contains(MetricNames, name) {
 			g.fail("metric_list", "entry %d: metric %v is not supported (supported: %s)", i, m["metric"], strings.Join(MetricNames, ", "))

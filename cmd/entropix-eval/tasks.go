@@ -21,6 +21,7 @@ func init() {
 			`entropix-eval tasks`,
 			`entropix-eval tasks gsm8k_cot`,
 			`entropix-eval tasks --include-path my_tasks --check`,
+			`entropix-eval tasks --include-path lm_eval/tasks --check --python-hooks`,
 		},
 		run: func(ctx context.Context, args []string) error {
 			return runTasks(args, os.Stdout, os.Stderr)
@@ -41,6 +42,7 @@ func runTasks(args []string, stdout, stderr io.Writer) error {
 		return nil
 	})
 	check := fs.Bool("check", false, "build every task and report the ones this harness refuses, and why")
+	py := pythonHookFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: entropix-eval tasks [--include-path DIR]... [--task FILE.yaml]... [--check] [NAME]\n\n"+
 			"Lists the built-in tasks and those under the include paths, with their source.\n"+
@@ -54,6 +56,7 @@ func runTasks(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	ix.PythonHooks = py.enabled
 	for _, f := range files {
 		if _, err := ix.AddFile(f); err != nil {
 			return err
@@ -61,17 +64,25 @@ func runTasks(args []string, stdout, stderr io.Writer) error {
 	}
 	switch fs.NArg() {
 	case 0:
-		return listTasks(stdout, ix, *check)
+		return listTasks(stdout, ix, *check, *py)
 	case 1:
 		return showTask(stdout, ix, fs.Arg(0))
 	}
 	return fmt.Errorf("%w: tasks takes at most one name", errUsage)
 }
 
-func listTasks(w io.Writer, ix *datasets.Index, check bool) error {
+func listTasks(w io.Writer, ix *datasets.Index, check bool, py pythonHookOptions) error {
+	var hookErrs map[string]error
+	if check && py.enabled {
+		var err error
+		if hookErrs, err = checkPythonHooks(w, ix, py); err != nil {
+			return err
+		}
+	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tKIND\tSOURCE\tFILE")
 	var refused []string
+	accepted, bridged := 0, 0
 	for _, e := range ix.Entries() {
 		kind := e.Kind
 		switch {
@@ -80,9 +91,19 @@ func listTasks(w io.Writer, ix *datasets.Index, check bool) error {
 		case e.Kind != datasets.KindTask:
 			kind = fmt.Sprintf("%s (%d)", e.Kind, len(e.Members))
 		case check:
-			if _, err := ix.Task(e.Name); err != nil {
+			t, err := ix.Task(e.Name)
+			if err == nil {
+				err = hookErrs[e.Name]
+			}
+			switch {
+			case err != nil:
 				kind = "refused"
 				refused = append(refused, fmt.Sprintf("%s: %v", e.Name, err))
+			case len(t.PythonHooks) > 0:
+				kind, bridged = "python", bridged+1
+			}
+			if err == nil {
+				accepted++
 			}
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Name, kind, e.Source, e.File)
@@ -92,6 +113,13 @@ func listTasks(w io.Writer, ix *datasets.Index, check bool) error {
 	}
 	for _, r := range refused {
 		fmt.Fprintln(w, r)
+	}
+	if check {
+		fmt.Fprintf(w, "%d tasks accepted, %d refused", accepted, len(refused))
+		if py.enabled {
+			fmt.Fprintf(w, "; %d of the accepted run Python hooks (--python-hooks)", bridged)
+		}
+		fmt.Fprintln(w)
 	}
 	return nil
 }
@@ -115,6 +143,9 @@ func showTask(w io.Writer, ix *datasets.Index, name string) error {
 		return err
 	}
 	fmt.Fprintf(w, "%s from %s (%s)\n", t.Name, t.File, t.Source)
+	for _, h := range t.PythonHooks {
+		fmt.Fprintf(w, "  %-16s %s (Python, --python-hooks)\n", "hook", h)
+	}
 	d := t.Describe()
 	for _, k := range []string{"version", "dataset_path", "dataset_name", "split", "num_fewshot", "fewshot_sampler",
 		"fewshot_split", "fewshot_samples", "until", "max_gen_toks", "repeats", "filters", "metrics"} {

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/entropix-eval/entropix-eval/datasets"
+	"github.com/entropix-eval/entropix-eval/pyhooks"
+)
+
+// pythonHookOptions are --python-hooks and its companions.
+type pythonHookOptions struct {
+	enabled bool
+	python  string
+	timeout time.Duration
+	memory  int64
+}
+
+func pythonHookFlags(fs *flag.FlagSet) *pythonHookOptions {
+	o := &pythonHookOptions{}
+	fs.BoolVar(&o.enabled, "python-hooks", false, "run lm-eval task hooks (`!function` in task YAML) that have no Go port in a Python interpreter: "+
+		"this runs code from the task folders (docs/python-hooks.md)")
+	fs.StringVar(&o.python, "python", "python3", "the Python interpreter for --python-hooks (a path, or a name on PATH)")
+	fs.DurationVar(&o.timeout, "python-timeout", pyhooks.DefaultCallTimeout, "time bound of one --python-hooks call (a batch of docs)")
+	fs.Int64Var(&o.memory, "python-memory", pyhooks.DefaultMemoryLimit, "address-space bound of the --python-hooks interpreter in bytes (RLIMIT_AS; -1: none)")
+	return o
+}
+
+func (o pythonHookOptions) bridge() *pyhooks.Bridge {
+	return pyhooks.New(pyhooks.Options{Python: o.python, CallTimeout: o.timeout, MemoryLimit: o.memory})
+}
+
+// checkPythonHooks checks, for every task that builds with Python hooks,
+// that each hook's file exists and defines the function, reading the files
+// with Python's ast module (no hook runs). It returns the problem per task
+// name and prints which interpreter checked.
+func checkPythonHooks(w io.Writer, ix *datasets.Index, o pythonHookOptions) (map[string]error, error) {
+	b := o.bridge()
+	defer b.Close()
+	ctx := context.Background()
+	in, err := b.Interpreter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(w, "Python hooks checked with %s (Python %s; datasets %s; lm_eval %s)\n", in.Executable, in.Version, orNone(in.Datasets), orNone(in.LMEval))
+	var hooks []pyhooks.Hook
+	seen := map[pyhooks.Hook]int{}
+	users := map[string][]pyhooks.Hook{}
+	for _, e := range ix.Entries() {
+		if e.Err != nil || e.Kind != datasets.KindTask {
+			continue
+		}
+		t, err := ix.Task(e.Name)
+		if err != nil {
+			continue
+		}
+		for _, h := range t.PythonHooks {
+			ph := pyhooks.Hook{File: h.File, Function: h.Function}
+			if _, ok := seen[ph]; !ok {
+				seen[ph] = len(hooks)
+				hooks = append(hooks, ph)
+			}
+			users[e.Name] = append(users[e.Name], ph)
+		}
+	}
+	problems, err := b.Check(ctx, hooks)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]error{}
+	for task, hs := range users {
+		for _, h := range hs {
+			if p := problems[seen[h]]; p != nil {
+				out[task] = fmt.Errorf("%w (--python-hooks)", p)
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "not installed"
+	}
+	return s
+}

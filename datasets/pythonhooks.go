@@ -1,0 +1,223 @@
+package datasets
+
+// Tasks whose `!function` hooks run in the user's Python (--python-hooks,
+// package pyhooks): which places may hold a hook, and the hooks a task uses.
+
+import (
+	"fmt"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// PythonHook is one `!function module.name` of a task that the Python
+// bridge runs: where the YAML names it, the file lm-eval would import it
+// from (module.py, dots as folders, next to the YAML that sets the key) and
+// the name in it.
+type PythonHook struct {
+	// Key is the key path, e.g. process_docs, filter_list[0].filter[1].function,
+	// metric_list[2].aggregation.
+	Key      string
+	Kind     string // see pythonHookKind
+	File     string
+	Function string
+}
+
+func (h PythonHook) String() string {
+	return fmt.Sprintf("%s: !function %s from %s", h.Key, h.Function, h.File)
+}
+
+var (
+	filterHookPath = regexp.MustCompile(`^filter_list\[\d+\]\.filter\[\d+\]\.(function|filter_fn)$`)
+	metricHookPath = regexp.MustCompile(`^metric_list\[\d+\]\.(metric|aggregation)$`)
+)
+
+// pythonHookKind says what the bridge does with a !function at keyPath, or
+// why it cannot run one there.
+func pythonHookKind(keyPath string) (string, error) {
+	switch keyPath {
+	case "process_docs", "fewshot_config.process_docs":
+		return "process_docs", nil
+	case "doc_to_text", "doc_to_target", "doc_to_choice", "process_results":
+		return keyPath, nil
+	case "fewshot_config.doc_to_text", "fewshot_config.doc_to_target":
+		return strings.TrimPrefix(keyPath, "fewshot_config."), nil
+	case "fewshot_config.samples":
+		return "fewshot_samples", nil
+	case "class":
+		return "", fmt.Errorf("a Python task class replaces lm-eval's whole task logic; the bridge runs hooks, not task classes")
+	case "custom_dataset":
+		return "", fmt.Errorf("a Python dataset loader is not run by the bridge")
+	case "doc_to_image", "doc_to_audio":
+		return "", fmt.Errorf("multimodal input is not supported")
+	}
+	if m := filterHookPath.FindStringSubmatch(keyPath); m != nil {
+		if m[1] == "filter_fn" {
+			return "filter_fn", nil
+		}
+		return "filter", nil
+	}
+	if m := metricHookPath.FindStringSubmatch(keyPath); m != nil {
+		return m[1], nil
+	}
+	return "", fmt.Errorf("the bridge runs no hook at %s", keyPath)
+}
+
+// pythonHooks lists every !function of the config as a PythonHook, refusing
+// those the bridge cannot run (each named).
+func (g *getter) pythonHooks() []PythonHook {
+	var out []PythonHook
+	for _, key := range sortedKeys(g.rc.Keys) {
+		for _, fp := range pyFunctionsIn(key, g.rc.Keys[key]) {
+			kind, err := pythonHookKind(fp.path)
+			if err != nil {
+				g.fail(key, "%s at %s: %v", fp.f, fp.path, err)
+				continue
+			}
+			i := strings.LastIndex(fp.f.Spec, ".")
+			if i <= 0 || i == len(fp.f.Spec)-1 {
+				g.fail(key, "%s at %s: want !function module.name", fp.f, fp.path)
+				continue
+			}
+			module, fn := fp.f.Spec[:i], fp.f.Spec[i+1:]
+			origin := g.rc.Origin[key]
+			if origin == "" {
+				origin = g.rc.File
+			}
+			if strings.HasPrefix(origin, "builtin:") {
+				g.fail(key, "%s at %s: a built-in task has no Python files", fp.f, fp.path)
+				continue
+			}
+			file := filepath.Join(filepath.Dir(origin), filepath.FromSlash(strings.ReplaceAll(module, ".", "/"))+".py")
+			out = append(out, PythonHook{Key: fp.path, Kind: kind, File: file, Function: fn})
+		}
+	}
+	return out
+}
+
+type pyFunctionAt struct {
+	path string
+	f    pyFunction
+}
+
+// pyFunctionsIn lists every !function inside v with its key path.
+func pyFunctionsIn(prefix string, v any) []pyFunctionAt {
+	switch x := v.(type) {
+	case pyFunction:
+		return []pyFunctionAt{{prefix, x}}
+	case map[string]any:
+		var out []pyFunctionAt
+		for _, k := range sortedKeys(x) {
+			out = append(out, pyFunctionsIn(prefix+"."+k, x[k])...)
+		}
+		return out
+	case []any:
+		var out []pyFunctionAt
+		for i, e := range x {
+			out = append(out, pyFunctionsIn(prefix+"["+strconv.Itoa(i)+"]", e)...)
+		}
+		return out
+	}
+	return nil
+}
+
+// Hook returns the task's Python hook at key path, if it has one.
+func (t *Task) Hook(key string) (PythonHook, bool) {
+	i := slices.IndexFunc(t.PythonHooks, func(h PythonHook) bool { return h.Key == key })
+	if i < 0 {
+		return PythonHook{}, false
+	}
+	return t.PythonHooks[i], true
+}
+
+// pythonFunctionName is how a hook stands in a filter step or metric name
+// (FilterStep.Function, MetricSpec.Metric/Aggregation).
+func pythonFunctionName(f pyFunction) string { return "!function " + path.Clean(f.Spec) }
+
+// pythonFilterStep reads a filter step the bridge runs: a filter class
+// (`function: !function utils.Class`, its other keys the constructor's
+// arguments) or lm-eval's "custom" filter with a `filter_fn` hook.
+func pythonFilterStep(sm map[string]any) (FilterStep, bool) {
+	params := map[string]any{}
+	for k, v := range sm {
+		if k != "function" {
+			params[k] = v
+		}
+	}
+	switch fn := sm["function"].(type) {
+	case pyFunction:
+		return FilterStep{Function: pythonFunctionName(fn), Params: params}, true
+	case string:
+		if f, ok := sm["filter_fn"].(pyFunction); fn == "custom" && ok {
+			params["filter_fn"] = pythonFunctionName(f)
+			return FilterStep{Function: "custom", Params: params}, true
+		}
+	}
+	return FilterStep{}, false
+}
+
+// NativeCorpusMetrics are metrics computed natively (package textmetrics)
+// over the whole corpus, each with its own aggregation of the same name:
+// lm-eval keeps (reference, response) per doc and calls sacrebleu once.
+var NativeCorpusMetrics = []string{"bleu", "chrf"}
+
+// pythonMetric reads a metric_list entry with --python-hooks: a metric or
+// aggregation function run by the bridge, a metric a process_results hook
+// returns, bleu or chrf (native, corpus-level), or lm-eval's passthrough f1
+// with a Python aggregation. ok is false for what the regular rules read.
+func (g *getter) pythonMetric(t *Task, i int, m map[string]any) (MetricSpec, bool) {
+	ms := MetricSpec{Aggregation: "mean", HigherIsBetter: true}
+	_, hasResults := t.Hook("process_results")
+	aggHook, aggIsHook := m["aggregation"].(pyFunction)
+	switch x := m["metric"].(type) {
+	case pyFunction:
+		ms.Metric = pythonFunctionName(x)
+	case string:
+		ms.Metric = x
+		switch {
+		case slices.Contains(MetricNames, x) && !hasResults && !aggIsHook:
+			return MetricSpec{}, false // the regular rules
+		case slices.Contains(NativeCorpusMetrics, x):
+			ms.Aggregation = x // lm-eval's default for it, also over process_results values
+		case hasResults, slices.Contains(MetricNames, x) && aggIsHook, x == "f1" && aggIsHook:
+		default:
+			g.fail("metric_list", "entry %d: metric %s is not supported (with --python-hooks: %s, %s, f1 with a Python aggregation, a !function metric, or any metric a process_results hook returns)",
+				i, x, strings.Join(MetricNames, ", "), strings.Join(NativeCorpusMetrics, ", "))
+			return MetricSpec{}, false
+		}
+	default:
+		g.fail("metric_list", "entry %d: want a metric name or a !function, got %s", i, kindOf(m["metric"]))
+		return MetricSpec{}, false
+	}
+	switch a := m["aggregation"].(type) {
+	case nil:
+	case string:
+		if a != "mean" && a != "nanmean" && a != ms.Aggregation {
+			g.fail("metric_list", "%s: aggregation %s: with --python-hooks mean, nanmean, %s or a !function", ms.Metric, a, ms.Aggregation)
+			return MetricSpec{}, false
+		}
+		ms.Aggregation = a
+	case pyFunction:
+		ms.Aggregation = pythonFunctionName(aggHook)
+	default:
+		g.fail("metric_list", "%s: aggregation: want a name or a !function, got %s", ms.Metric, kindOf(a))
+		return MetricSpec{}, false
+	}
+	if hb, ok := m["higher_is_better"].(bool); ok {
+		ms.HigherIsBetter = hb
+	}
+	for _, key := range sortedKeys(m) {
+		switch key {
+		case "metric", "aggregation", "higher_is_better":
+		default:
+			if ms.Args == nil {
+				ms.Args = map[string]any{}
+			}
+			ms.Args[key] = m[key]
+		}
+	}
+	return ms, true
+}

@@ -1,0 +1,116 @@
+package datasets
+
+import (
+	"path/filepath"
+	"testing"
+	"testing/fstest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/entropix-eval/entropix-eval/internal/sharedtest"
+)
+
+func buildPythonFromFS(fsys fstest.MapFS, file string) (*Task, error) {
+	rc, err := loadRawConfig(fsys, file)
+	if err != nil {
+		return nil, err
+	}
+	return buildTask(rc, true)
+}
+
+// With --python-hooks every !function is kept as a hook with the file
+// lm-eval would import it from (next to the YAML that sets the key, dots as
+// folders), and the places the bridge cannot serve are refused by name.
+func TestPythonHooksBuild(t *testing.T) {
+	fsys := fstest.MapFS{
+		"sub/_tpl_yaml": {Data: []byte("dataset_path: a/b\ntest_split: test\nprocess_docs: !function utils.process_docs\n" +
+			"fewshot_config:\n  sampler: first_n\n  samples: !function utils.samples\n  doc_to_text: !function pkg.mod.shot_text\n")},
+		"sub/t.yaml": {Data: []byte("include: _tpl_yaml\ntask: t\ndoc_to_text: !function utils.doc_to_text\ndoc_to_target: answer\n" +
+			"process_results: !function utils.process_results\n" +
+			"filter_list:\n  - name: f\n    filter:\n      - function: !function utils.MyFilter\n        k: 3\n      - function: take_first\n" +
+			"  - name: c\n    filter:\n      - function: custom\n        filter_fn: !function utils.fn\n" +
+			"metric_list:\n  - metric: acc\n  - metric: inst_acc\n    aggregation: !function utils.agg\n    average: weighted\n" +
+			"  - metric: !function utils.my_metric\n")},
+	}
+	task, err := buildPythonFromFS(fsys, "sub/t.yaml")
+	require.NoError(t, err)
+	got := map[string]PythonHook{}
+	for _, h := range task.PythonHooks {
+		got[h.Key] = h
+	}
+	want := map[string][2]string{
+		"process_docs":                       {"process_docs", "sub/utils.py"},
+		"fewshot_config.samples":             {"fewshot_samples", "sub/utils.py"},
+		"fewshot_config.doc_to_text":         {"doc_to_text", "sub/pkg/mod.py"},
+		"doc_to_text":                        {"doc_to_text", "sub/utils.py"},
+		"process_results":                    {"process_results", "sub/utils.py"},
+		"filter_list[0].filter[0].function":  {"filter", "sub/utils.py"},
+		"filter_list[1].filter[0].filter_fn": {"filter_fn", "sub/utils.py"},
+		"metric_list[1].aggregation":         {"aggregation", "sub/utils.py"},
+		"metric_list[2].metric":              {"metric", "sub/utils.py"},
+	}
+	assert.Len(t, got, len(want))
+	for key, w := range want {
+		assert.Equal(t, w[0], got[key].Kind, key)
+		assert.Equal(t, filepath.FromSlash(w[1]), got[key].File, key)
+	}
+	assert.Equal(t, "shot_text", got["fewshot_config.doc_to_text"].Function)
+	assert.Equal(t, FilterStep{Function: "!function utils.MyFilter", Params: map[string]any{"k": int64(3)}}, task.Filters[0].Steps[0])
+	assert.Equal(t, "custom", task.Filters[1].Steps[0].Function)
+	assert.Equal(t, []MetricSpec{
+		{Metric: "acc", Aggregation: "mean", HigherIsBetter: true},
+		{Metric: "inst_acc", Aggregation: "!function utils.agg", HigherIsBetter: true, Args: map[string]any{"average": "weighted"}},
+		{Metric: "!function utils.my_metric", Aggregation: "mean", HigherIsBetter: true},
+	}, task.Metrics)
+
+	_, err = buildFromFS(fsys, "sub/t.yaml")
+	assert.ErrorContains(t, err, "is Python code", "without --python-hooks the task is refused")
+}
+
+func TestPythonHooksMetricsAndRefusals(t *testing.T) {
+	task, err := buildPythonFromFS(fstest.MapFS{"t.yaml": {Data: []byte(minimalTask +
+		"metric_list:\n  - metric: bleu\n  - metric: chrf\n    aggregation: chrf\n  - metric: exact_match\n    aggregation: !function u.agg\n")}}, "t.yaml")
+	require.NoError(t, err)
+	assert.Equal(t, "bleu", task.Metrics[0].Aggregation)
+	assert.Equal(t, "chrf", task.Metrics[1].Aggregation)
+	assert.Equal(t, "!function u.agg", task.Metrics[2].Aggregation)
+
+	for _, c := range []struct{ yaml, want string }{
+		{"class: !function utils.MyTask\n", "a Python task class"},
+		{"doc_to_image: !function utils.img\n", "multimodal input is not supported"},
+		{"custom_dataset: !function utils.load\n", "a Python dataset loader"},
+		{"metric_list:\n  - metric: ter\n", "metric ter is not supported (with --python-hooks"},
+		{"metric_list:\n  - metric: f1\n", "metric f1 is not supported"},
+		{"metric_list:\n  - metric: bleu\n    aggregation: median\n", "aggregation median"},
+		{"process_docs: !function process_docs\n", "want !function module.name"},
+	} {
+		_, err := buildPythonFromFS(fstest.MapFS{"t.yaml": {Data: []byte(minimalTask + c.yaml)}}, "t.yaml")
+		assert.ErrorContains(t, err, c.want, c.yaml)
+		assert.ErrorIs(t, err, ErrUnsupportedTask)
+	}
+}
+
+func TestPythonHooksSharedIFEval(t *testing.T) {
+	root := sharedtest.Path(t, "tasks/lm-eval")
+	ix, err := NewIndex(root)
+	require.NoError(t, err)
+	_, err = ix.Task("ifeval")
+	require.ErrorIs(t, err, ErrUnsupportedTask)
+
+	ix.PythonHooks = true
+	task, err := ix.Task("ifeval")
+	require.NoError(t, err)
+	file := filepath.Join(root, "ifeval", "utils.py")
+	assert.Equal(t, []PythonHook{
+		{Key: "metric_list[1].aggregation", Kind: "aggregation", File: file, Function: "agg_inst_level_acc"},
+		{Key: "metric_list[3].aggregation", Kind: "aggregation", File: file, Function: "agg_inst_level_acc"},
+		{Key: "process_results", Kind: "process_results", File: file, Function: "process_results"},
+	}, task.PythonHooks)
+	var names []string
+	for _, m := range task.Metrics {
+		names = append(names, m.Metric+"/"+m.Aggregation)
+	}
+	assert.Equal(t, []string{"prompt_level_strict_acc/mean", "inst_level_strict_acc/!function utils.agg_inst_level_acc",
+		"prompt_level_loose_acc/mean", "inst_level_loose_acc/!function utils.agg_inst_level_acc"}, names)
+}
