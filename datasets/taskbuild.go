@@ -27,7 +27,7 @@ var (
 		"class":           "a Python task class (the whole task in Python; the bridge runs hooks, not task classes)",
 	}
 	// pythonKeys are refused keys the Python bridge runs (--python-hooks).
-	pythonKeys = map[string]bool{"process_docs": true, "process_results": true}
+	pythonKeys  = map[string]bool{"process_docs": true, "process_results": true}
 	fewshotKeys = []string{"sampler", "split", "samples", "doc_to_text", "doc_to_target", "doc_to_choice",
 		"gen_prefix", "fewshot_delimiter", "target_delimiter"}
 	// FilterFunctions are the filter_list functions this harness implements,
