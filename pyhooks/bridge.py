@@ -210,18 +210,19 @@ REAL_DATASETS = None
 
 
 def make_dataset(rows, columns):
-    ordered = [{c: r.get(c) for c in columns} for r in rows]
     if not REAL_DATASETS:
-        return StandInDataset(ordered, columns)
+        return StandInDataset(rows, columns)
     import datasets
 
-    return datasets.Dataset.from_list(ordered)
+    return datasets.Dataset.from_list([{c: r.get(c) for c in columns} for r in rows])
 
 
 def dataset_rows(ds):
     if isinstance(ds, list):
         return ds, list(ds[0].keys()) if ds else []
-    return [dict(r) for r in ds], list(ds.column_names)
+    if isinstance(ds, StandInDataset):
+        return ds._rows, ds.column_names
+    return list(ds), list(ds.column_names)
 
 
 # --- requests ---------------------------------------------------------------

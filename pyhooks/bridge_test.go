@@ -14,7 +14,7 @@ import (
 	"github.com/entropix-eval/entropix-eval/internal/pythontest"
 )
 
-func testBridge(t *testing.T, opts Options) *Bridge {
+func testBridge(t testing.TB, opts Options) *Bridge {
 	t.Helper()
 	opts.Python = pythontest.Python(t)
 	b := New(opts)
@@ -22,11 +22,15 @@ func testBridge(t *testing.T, opts Options) *Bridge {
 	return b
 }
 
-func testHook(t *testing.T, fn string) Hook {
+func testHook(t testing.TB, fn string) Hook {
+	return Hook{File: mustAbs(t, filepath.Join("testdata", "hooks", "utils.py")), Function: fn}
+}
+
+func mustAbs(t testing.TB, p string) string {
 	t.Helper()
-	p, err := filepath.Abs(filepath.Join("testdata", "hooks", "utils.py"))
+	abs, err := filepath.Abs(p)
 	require.NoError(t, err)
-	return Hook{File: p, Function: fn}
+	return abs
 }
 
 func lines(t *testing.T, vs ...any) [][]byte {
