@@ -289,6 +289,12 @@ def op_filter(req, items):
     return list(f.apply(resps, docs))
 
 
+def op_custom_filter(req, items):
+    # lm-eval's CustomFilter: filter_fn(resps, docs) for the whole list.
+    fn = hook(req)
+    return list(fn([it["resps"] for it in items], [it["doc"] for it in items]))
+
+
 def op_process_results(req, items):
     fn = hook(req)
     return each(items, lambda it: fn(it["doc"], it["results"]))
@@ -312,7 +318,7 @@ def op_aggregation(req, items):
 
 
 OPS = {"hello": op_hello, "check": op_check, "process_docs": op_process_docs, "doc_to": op_doc_to,
-       "filter": op_filter, "process_results": op_process_results, "metric": op_metric,
+       "filter": op_filter, "custom_filter": op_custom_filter, "process_results": op_process_results, "metric": op_metric,
        "aggregation": op_aggregation}
 
 

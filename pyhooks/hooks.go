@@ -138,11 +138,21 @@ func (b *Bridge) Filter(ctx context.Context, c Call, args map[string]any, items 
 	if err != nil {
 		return nil, fmt.Errorf("task %s: filter %s: arguments: %w", c.Task, c.Hook, err)
 	}
+	return b.filter(ctx, c, request{Op: "filter", Args: a}, items)
+}
+
+// CustomFilter runs lm-eval's "custom" filter: its filter_fn hook called
+// with the items' responses and docs.
+func (b *Bridge) CustomFilter(ctx context.Context, c Call, items []FilterItem) ([]json.RawMessage, error) {
+	return b.filter(ctx, c, request{Op: "custom_filter"}, items)
+}
+
+func (b *Bridge) filter(ctx context.Context, c Call, req request, items []FilterItem) ([]json.RawMessage, error) {
 	lines := make([][]byte, len(items))
 	for i, it := range items {
 		lines[i] = rawObject("resps", it.Resps, "doc", it.Doc)
 	}
-	out, err := b.do(ctx, c, request{Op: "filter", Args: a}, lines)
+	out, err := b.do(ctx, c, req, lines)
 	if err == nil && len(out) != len(items) {
 		return nil, fmt.Errorf("task %s: filter %s returned %d values for %d docs", c.Task, c.Hook, len(out), len(items))
 	}

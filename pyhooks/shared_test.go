@@ -39,18 +39,12 @@ type hooksJSON struct {
 }
 
 // sharedBridge is a bridge whose interpreter sees lm-eval's task files and
-// core modules from ../shared as an lm-eval installation (testdata/site).
+// core modules from ../shared as an lm-eval installation.
 func sharedBridge(t *testing.T) (*pyhooks.Bridge, string, *hooksJSON) {
 	t.Helper()
 	root := sharedtest.Path(t, "tasks")
 	py := pythontest.Python(t, "nltk", "langdetect", "immutabledict", "packaging")
-	site, err := filepath.Abs(filepath.Join("testdata", "site"))
-	require.NoError(t, err)
-	b := pyhooks.New(pyhooks.Options{Python: py, Env: []string{
-		"PYTHONPATH=" + site, "LOCAL_RANK=1",
-		"ENTROPIX_TEST_LMEVAL_CORE=" + filepath.Join(root, "lm-eval-core"),
-		"ENTROPIX_TEST_LMEVAL_TASKS=" + filepath.Join(root, "lm-eval"),
-	}})
+	b := pyhooks.New(pyhooks.Options{Python: py, Env: pythontest.LMEvalEnv(t, root)})
 	t.Cleanup(func() { require.NoError(t, b.Close()) })
 	var hj hooksJSON
 	sharedtest.ReadJSON(t, "tasks/expected/hooks.json", &hj)
