@@ -4,7 +4,11 @@ package datasets
 // package pyhooks): which places may hold a hook, and the hooks a task uses.
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"io"
+	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -24,6 +28,10 @@ type PythonHook struct {
 	Kind     string // see pythonHookKind
 	File     string
 	Function string
+	// SHA256 is the file's hash when the task was built ("" when it could
+	// not be read; the bridge's check names the problem): it goes into the
+	// task's description, so a changed hook never resumes an old run.
+	SHA256 string
 }
 
 func (h PythonHook) String() string {
@@ -92,7 +100,7 @@ func (g *getter) pythonHooks() []PythonHook {
 				continue
 			}
 			file := filepath.Join(filepath.Dir(origin), filepath.FromSlash(strings.ReplaceAll(module, ".", "/"))+".py")
-			out = append(out, PythonHook{Key: fp.path, Kind: kind, File: file, Function: fn})
+			out = append(out, PythonHook{Key: fp.path, Kind: kind, File: file, Function: fn, SHA256: fileSHA256(file)})
 		}
 	}
 	return out
@@ -122,6 +130,32 @@ func pyFunctionsIn(prefix string, v any) []pyFunctionAt {
 		return out
 	}
 	return nil
+}
+
+// maxHookFileBytes bounds a Python file read for its hash.
+const maxHookFileBytes = 4 << 20
+
+func fileSHA256(file string) string {
+	f, err := os.Open(file)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	h := sha256.New()
+	if n, err := io.Copy(h, io.LimitReader(f, maxHookFileBytes+1)); err != nil || n > maxHookFileBytes {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// describeHooks is the hooks' part of Task.Describe: key, file name,
+// function and hash of each (the folder is left out, as for the YAML).
+func (t *Task) describeHooks() []string {
+	var out []string
+	for _, h := range t.PythonHooks {
+		out = append(out, fmt.Sprintf("%s: %s.%s sha256:%s", h.Key, strings.TrimSuffix(filepath.Base(h.File), ".py"), h.Function, h.SHA256))
+	}
+	return out
 }
 
 // Hook returns the task's Python hook at key path, if it has one.

@@ -1,7 +1,9 @@
 package datasets
 
 import (
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -102,15 +104,51 @@ func TestPythonHooksSharedIFEval(t *testing.T) {
 	task, err := ix.Task("ifeval")
 	require.NoError(t, err)
 	file := filepath.Join(root, "ifeval", "utils.py")
+	sum := sharedSum(t, "lm-eval/ifeval/utils.py")
 	assert.Equal(t, []PythonHook{
-		{Key: "metric_list[1].aggregation", Kind: "aggregation", File: file, Function: "agg_inst_level_acc"},
-		{Key: "metric_list[3].aggregation", Kind: "aggregation", File: file, Function: "agg_inst_level_acc"},
-		{Key: "process_results", Kind: "process_results", File: file, Function: "process_results"},
+		{Key: "metric_list[1].aggregation", Kind: "aggregation", File: file, Function: "agg_inst_level_acc", SHA256: sum},
+		{Key: "metric_list[3].aggregation", Kind: "aggregation", File: file, Function: "agg_inst_level_acc", SHA256: sum},
+		{Key: "process_results", Kind: "process_results", File: file, Function: "process_results", SHA256: sum},
 	}, task.PythonHooks)
+	assert.Contains(t, task.Describe()["python_hooks"], "process_results: utils.process_results sha256:"+sum)
 	var names []string
 	for _, m := range task.Metrics {
 		names = append(names, m.Metric+"/"+m.Aggregation)
 	}
 	assert.Equal(t, []string{"prompt_level_strict_acc/mean", "inst_level_strict_acc/!function utils.agg_inst_level_acc",
 		"prompt_level_loose_acc/mean", "inst_level_loose_acc/!function utils.agg_inst_level_acc"}, names)
+}
+
+// sharedSum is a file's SHA-256 as ../shared/tasks/SHA256SUMS lists it.
+func sharedSum(t *testing.T, rel string) string {
+	b, err := os.ReadFile(sharedtest.Path(t, "tasks/SHA256SUMS"))
+	require.NoError(t, err)
+	for _, line := range strings.Split(string(b), "\n") {
+		if sum, name, ok := strings.Cut(line, "  "); ok && name == rel {
+			return sum
+		}
+	}
+	t.Fatalf("SHA256SUMS lists no %s", rel)
+	return ""
+}
+
+// A hook file that changes changes the task's description, which run
+// manifests and fingerprints hash: an edited hook never resumes an old run.
+func TestPythonHookChangeChangesDescription(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "t.yaml"), []byte(minimalTask+"process_results: !function utils.process_results\n"), 0o600))
+	describe := func(utils string) any {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "utils.py"), []byte(utils), 0o600))
+		ix, err := NewIndex(dir)
+		require.NoError(t, err)
+		ix.PythonHooks = true
+		task, err := ix.Task("t")
+		require.NoError(t, err)
+		return task.Describe()["python_hooks"]
+	}
+	a := describe("def process_results(doc, results):\n    return {'acc': 1}\n")
+	b := describe("def process_results(doc, results):\n    return {'acc': 0}\n")
+	assert.NotEqual(t, a, b)
+	// sha256 of the first file's bytes, by sha256sum.
+	assert.Equal(t, []string{"process_results: utils.process_results sha256:1d3ff03607495934c6d1f07edf81d0818703ef7777a4bab2505877e3c8e1d983"}, a)
 }

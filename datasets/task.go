@@ -213,6 +213,9 @@ func (t *Task) Describe() map[string]any {
 	if len(t.Generation) > 0 {
 		out["generation_kwargs"] = maps.Clone(t.Generation)
 	}
+	if len(t.PythonHooks) > 0 {
+		out["python_hooks"] = t.describeHooks()
+	}
 	var fl []string
 	for _, f := range t.Filters {
 		var steps []string
