@@ -99,11 +99,34 @@ func (g *getter) pythonHooks() []PythonHook {
 				g.fail(key, "%s at %s: a built-in task has no Python files", fp.f, fp.path)
 				continue
 			}
-			file := filepath.Join(filepath.Dir(origin), filepath.FromSlash(strings.ReplaceAll(module, ".", "/"))+".py")
+			file := g.hookFile(origin, module)
 			out = append(out, PythonHook{Key: fp.path, Kind: kind, File: file, Function: fn, SHA256: fileSHA256(file)})
 		}
 	}
 	return out
+}
+
+// hookFile is the file lm-eval imports module from: module.py (dots as
+// folders) next to the YAML; failing that lm-eval imports the module by
+// name, which for lm_eval.tasks.X is X under the include directory when it
+// is lm-eval's task tree.
+func (g *getter) hookFile(origin, module string) string {
+	rel := filepath.FromSlash(strings.ReplaceAll(module, ".", "/")) + ".py"
+	file := filepath.Join(filepath.Dir(origin), rel)
+	if _, err := os.Stat(file); err == nil || g.rc.Root == "" {
+		return file
+	}
+	if sub, ok := strings.CutPrefix(module, "lm_eval.tasks."); ok {
+		if f := filepath.Join(g.rc.Root, filepath.FromSlash(strings.ReplaceAll(sub, ".", "/"))+".py"); fileExists(f) {
+			return f
+		}
+	}
+	return file
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
 }
 
 type pyFunctionAt struct {

@@ -80,6 +80,7 @@ func TestPythonHooksMetricsAndRefusals(t *testing.T) {
 
 	for _, c := range []struct{ yaml, want string }{
 		{"class: !function utils.MyTask\n", "a Python task class"},
+		{"unsafe_code: true\nprocess_results: !function utils.pass_at_1\n", "executes generated code"},
 		{"doc_to_image: !function utils.img\n", "multimodal input is not supported"},
 		{"custom_dataset: !function utils.load\n", "a Python dataset loader"},
 		{"metric_list:\n  - metric: ter\n", "metric ter is not supported (with --python-hooks"},
@@ -151,4 +152,24 @@ func TestPythonHookChangeChangesDescription(t *testing.T) {
 	assert.NotEqual(t, a, b)
 	// sha256 of the first file's bytes, by sha256sum.
 	assert.Equal(t, []string{"process_results: utils.process_results sha256:1d3ff03607495934c6d1f07edf81d0818703ef7777a4bab2505877e3c8e1d983"}, a)
+}
+
+// A hook named by its package path (lm_eval.tasks.folder.utils.fn, as
+// noreval's YAML does) is found under the include directory, which stands
+// for lm_eval/tasks.
+func TestPythonHookByPackagePath(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "fam", "sub"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "fam", "sub", "t.yaml"),
+		[]byte(minimalTask+"process_docs: !function lm_eval.tasks.fam.utils.pick\n"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "fam", "utils.py"), []byte("def pick(ds):\n    return ds\n"), 0o600))
+	ix, err := NewIndex(root)
+	require.NoError(t, err)
+	ix.PythonHooks = true
+	task, err := ix.Task("t")
+	require.NoError(t, err)
+	h, ok := task.Hook("process_docs")
+	require.True(t, ok)
+	assert.Equal(t, filepath.Join(root, "fam", "utils.py"), h.File)
+	assert.Equal(t, "pick", h.Function)
 }

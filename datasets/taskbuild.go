@@ -106,6 +106,10 @@ func buildTask(rc *rawConfig, python bool) (*Task, error) {
 		}
 	}
 	if python {
+		if unsafe, _ := k["unsafe_code"].(bool); unsafe {
+			// lm-eval runs these only with --confirm_run_unsafe_code.
+			return nil, taskError(rc, "unsafe_code", "the task executes generated code; the Python bridge does not run such tasks")
+		}
 		t.PythonHooks = g.pythonHooks()
 	}
 	t.Description = g.template("description", "")

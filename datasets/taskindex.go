@@ -245,6 +245,9 @@ func (ix *Index) Task(name string) (*Task, error) {
 		return nil, err
 	}
 	rc.File = e.File
+	if e.Source != "builtin" && e.Source != "file" {
+		rc.Root = e.root
+	}
 	for k, o := range rc.Origin {
 		rc.Origin[k] = showPath(e.root, o)
 	}

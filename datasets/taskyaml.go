@@ -25,6 +25,9 @@ type rawConfig struct {
 	File   string // the file that was asked for
 	Keys   map[string]any
 	Origin map[string]string
+	// Root is the include directory the file was found under ("" for a
+	// built-in task or a --task file): lm-eval's package lm_eval.tasks.
+	Root string
 }
 
 // maxYAMLBytes bounds one task file; real ones are a few kilobytes.
