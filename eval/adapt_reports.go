@@ -16,4 +16,6 @@ func (ReportsArrow) WriteTraces(path string, rows []reports.TraceRow, p reports.
 
 // WriteParquetCopy writes the Parquet copy of an Arrow file beside it, for
 // DuckDB, pandas and polars (reports.WriteParquetCopy).
-func (ReportsArrow) WriteParquetCopy(arrowPath string) error { return reports.WriteParquetCopy(arrowPath) }
+func (ReportsArrow) WriteParquetCopy(arrowPath string) error {
+	return reports.WriteParquetCopy(arrowPath)
+}

@@ -74,5 +74,3 @@ func ArrowToParquet(arrowPath, path string) (err error) {
 	}
 	return out.commit()
 }
-
-
