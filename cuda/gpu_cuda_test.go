@@ -243,7 +243,7 @@ func TestGPUEveryDevice(t *testing.T) {
 }
 
 // The strided-batched binding computes what a host loop computes.
-func TestCublasStridedBatchedGemm(t *testing.T) {
+func TestGPUCublasStridedBatchedGemm(t *testing.T) {
 	needGPU(t)
 	m, _ := loadShared(t, sharedModels[0])
 	e := newGPU(t, m, engine.Options{Slots: 1, MaxSeqLen: 16, MetricLayer: -1})
