@@ -4,8 +4,8 @@
 Same checkpoint, same workload as `go test -tags cuda -bench . ./cuda/`: random prompts
 of 512 tokens, greedy decoding, BF16 weights, SDPA attention, through model.generate,
 at the batch sizes of --batches (cuda/bench/window.sh: 1 and 64). Prints one JSON
-object per measurement and writes them to --out. Written for transformers 5.x (which
-takes `dtype=`; 4.x before 4.56 took `torch_dtype=`).
+object per measurement and writes each to --out as it comes. Written for transformers
+5.x, which takes `dtype=` (4.x before 4.56 took `torch_dtype=`).
 
 decode tok/s = batch * (N - 1) / (t(generate N tokens) - t(generate 1 token)), so the
 prefill is subtracted; prefill tok/s = batch * 512 / t(generate 1 token).
@@ -58,17 +58,24 @@ def main():
     eos = eos[0] if isinstance(eos, list) else eos
     vocab = model.config.vocab_size
     gen = torch.Generator().manual_seed(0)
-    rows = []
+    # Each row is written as soon as it is measured: a peer stopped by its time limit
+    # still leaves what it measured.
+    out = open(args.out, "w")
+
+    def emit(row):
+        print(json.dumps(row), flush=True)
+        out.write(json.dumps(row) + "\n")
+        out.flush()
+
     meta = {
         "peer": "transformers.generate",
         "transformers": transformers.__version__,
         "torch": torch.__version__,
         "device": torch.cuda.get_device_name(0),
         "dtype": str(model.dtype),
-        "attention": model.config._attn_implementation,
+        "attention": getattr(model.config, "_attn_implementation", "unknown"),
     }
-    print(json.dumps(meta), flush=True)
-    rows.append(meta)
+    emit(meta)
     for batch in [int(b) for b in args.batches.split(",")]:
         ids = torch.randint(0, vocab, (batch, args.context), generator=gen).cuda()
         try:
@@ -86,11 +93,8 @@ def main():
         except torch.cuda.OutOfMemoryError as e:  # report, keep going
             row = {"batch": batch, "error": "out of memory: %s" % str(e).splitlines()[0]}
             torch.cuda.empty_cache()
-        print(json.dumps(row), flush=True)
-        rows.append(row)
-    with open(args.out, "w") as f:
-        for r in rows:
-            f.write(json.dumps(r) + "\n")
+        emit(row)
+    out.close()
 
 
 if __name__ == "__main__":
