@@ -94,17 +94,29 @@ func TestWindow(t *testing.T) {
 	t.Run("missing data", func(t *testing.T) {
 		prep := copyDir(t, w.prep)
 		require.NoError(t, os.Remove(filepath.Join(prep, "shared/models/tiny-qwen2/model.safetensors")))
-		out, code := w.run(t, prep, t.TempDir(), nil)
+		o := t.TempDir()
+		out, code := w.run(t, prep, o, nil, "LD_LIBRARY_PATH="+standIn)
 		require.NotZero(t, code)
 		require.Contains(t, out, "prepared data missing or corrupt")
 		require.Contains(t, out, "shared/models/tiny-qwen2/model.safetensors")
+		require.FileExists(t, filepath.Join(o, "test-gpu.log"), "the rest still runs")
+
+		// A new file, not a write through the hard link to the shared prepared folder.
+		require.NoError(t, os.Remove(filepath.Join(prep, "mkmodel")))
+		require.NoError(t, os.WriteFile(filepath.Join(prep, "mkmodel"), []byte("cut off"), 0o755))
+		o = t.TempDir()
+		out, code = w.run(t, prep, o, nil, "LD_LIBRARY_PATH="+standIn)
+		require.NotZero(t, code)
+		require.Contains(t, out, "mkmodel: FAILED")
+		require.NoFileExists(t, filepath.Join(o, "test-gpu.log"), "nothing runs without the binaries")
 	})
 
 	t.Run("driver with no device", func(t *testing.T) {
 		// The test binary's own probe exits 0 with SKIP here: the window must not.
 		out, code := w.run(t, w.prep, t.TempDir(), nil, "LD_LIBRARY_PATH="+standIn, "ENTROPIX_STANDIN_DEVICES=0")
 		require.NotZero(t, code)
-		require.Contains(t, out, "GPU tests: skipped, the test binary found no usable GPU: SKIP: no usable CUDA device (probe 0)")
+		require.Contains(t, out, "GPU tests: not run, the test binary found no usable GPU: "+
+			"FAIL: no usable CUDA device (probe 0) and ENTROPIX_REQUIRE_GPU is set")
 	})
 
 	t.Run("device whose JIT refuses the PTX", func(t *testing.T) {
