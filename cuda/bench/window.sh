@@ -127,6 +127,22 @@ setup_cublas() {
   export LD_LIBRARY_PATH
 }
 
+# setup_libcuda: when the loader cannot find the driver's libcuda.so.1 for the test
+# binary, the folder holding it goes on LD_LIBRARY_PATH (a container may mount the
+# driver under /usr/local/nvidia without telling the loader). Never a toolkit's stub.
+setup_libcuda() {
+  local lib
+  timeout 10 ldd "$PREP/cuda.test" 2>/dev/null | grep -q 'libcuda.so.1 => not found' || return 0
+  lib=$(timeout 10 find /usr/local/nvidia /usr/lib/x86_64-linux-gnu /usr/lib64 /usr/lib -maxdepth 3 \
+    -name libcuda.so.1 ! -path '*stubs*' ! -path '*compat*' 2>/dev/null | head -1)
+  if [[ -z "$lib" ]]; then
+    problem "the driver's libcuda.so.1 is nowhere the loader or window.sh looks"
+    return
+  fi
+  LD_LIBRARY_PATH="$(dirname "$lib")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export LD_LIBRARY_PATH
+}
+
 # preflight_report prints what the machine is, which driver and libraries the test
 # binary loads, and what ptxas makes of each embedded PTX for this GPU. It runs in a
 # child shell under the pre-flight's timeout.
@@ -287,6 +303,7 @@ summary() {
 
 mkmodel_pid=
 if check_prep; then
+  setup_libcuda
   setup_cublas
   if [[ $MODE == window ]]; then
     start_mkmodel
