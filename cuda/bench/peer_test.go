@@ -1,3 +1,5 @@
+//go:build !cudasim
+
 package bench
 
 import (

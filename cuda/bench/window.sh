@@ -283,9 +283,10 @@ summary() {
       timeout 10 python3 cuda/bench/summarize.py "$OUT" 2>&1 || echo "(summarize.py failed)"
       echo
       echo "From test-gpu.log: the device, each kernel's resources, the largest GPU-vs-CPU"
-      echo "deviations per model and mode, and greedy steps that diverged inside the BF16 noise:"
+      echo "deviations per model and mode, greedy steps that diverged inside the BF16 noise,"
+      echo "and each Entropix variant's decisions against the CPU's:"
       echo
-      grep -E '^ +[a-z_]+\.go:[0-9]+: (device |kernel |.*max deviations|.*diverges inside)' "$OUT/test-gpu.log" 2>/dev/null |
+      grep -E '^ +[a-z_]+\.go:[0-9]+: (device |kernel |.*max deviations|.*diverges inside|.*branches differ at)' "$OUT/test-gpu.log" 2>/dev/null |
         sed 's/^ *[a-z_]*\.go:[0-9]*: /    /'
     fi
     if [[ $MODE == sanitize ]]; then

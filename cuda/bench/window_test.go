@@ -1,3 +1,7 @@
+//go:build !cudasim
+
+// (`make cudasim` runs ./cuda/... again with its tag; these tests do not depend on it.)
+
 // Package bench holds the CUDA backend's GPU-window scripts; its test runs window.sh
 // here, without a GPU, against what `make gpu-prep` builds: with a stand-in
 // libcuda.so.1, and with stand-ins for the test binary, nvidia-smi, compute-sanitizer
