@@ -105,12 +105,8 @@ func entropixDecisions(t *testing.T, m *engine.Model, prompt []int32, steps int,
 func TestEmulatedEntropixDecisionsMatchCPU(t *testing.T) {
 	for _, sm := range sharedModels {
 		m, cases := loadShared(t, sm)
-		steps := 16
-		if m.Config.VocabSize > 10000 {
-			steps = 2 // the emulator's 128k-row LM head is slow
-		}
 		bf := bf16Model(t, m)
-		runs := entropixDecisions(t, m, cases[0].PromptIDs, steps,
+		runs := entropixDecisions(t, m, cases[0].PromptIDs, emulatedSteps(&m.Config, 16),
 			func(o engine.Options) engine.Engine { return newEmulated(t, m, o) },
 			func(o engine.Options) engine.Engine { return newCPU(t, bf, o) })
 		for _, r := range runs {
