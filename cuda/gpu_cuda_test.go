@@ -243,7 +243,7 @@ func TestGPUEveryDevice(t *testing.T) {
 }
 
 // The strided-batched binding computes what a host loop computes.
-func TestCublasStridedBatchedGemm(t *testing.T) {
+func TestGPUCublasStridedBatchedGemm(t *testing.T) {
 	needGPU(t)
 	m, _ := loadShared(t, sharedModels[0])
 	e := newGPU(t, m, engine.Options{Slots: 1, MaxSeqLen: 16, MetricLayer: -1})
@@ -319,5 +319,23 @@ func TestGPUPrefixSharing(t *testing.T) {
 			compareOutput(t, fmt.Sprintf("%s/%s/slot%d", sm.Name, tc.name, tc.slot), &got[0], &w, sm.tol, r)
 		}
 		r.log(t, sm.Name+"/prefix sharing")
+	}
+}
+
+// Every Entropix variant takes the CPU backend's branch at every step on every shared
+// model, and the same token wherever the branch picks it without a draw (tokens drawn
+// over a flat distribution may differ; they are counted in the log).
+func TestGPUEntropixDecisionsMatchCPU(t *testing.T) {
+	needGPU(t)
+	for _, sm := range sharedModels {
+		m, cases := loadShared(t, sm)
+		bf := bf16Model(t, m)
+		runs := entropixDecisions(t, m, cases[0].PromptIDs, 24,
+			func(o engine.Options) engine.Engine { return newGPU(t, m, o) },
+			func(o engine.Options) engine.Engine { return newCPU(t, bf, o) })
+		for _, r := range runs {
+			t.Logf("%s %s", sm.Name, r)
+			require.Zero(t, r.strategy+r.token, "%s %s", sm.Name, r)
+		}
 	}
 }

@@ -33,6 +33,15 @@ func (e emulated) AttachPrefix(slot int, prompt []int32) (int, error) {
 	return e.attachPrefix(slot, prompt)
 }
 
+// emulatedSteps is n decode steps, or 2 for a large vocabulary: the emulator's LM head
+// over 128k rows is slow.
+func emulatedSteps(c *engine.Config, n int) int {
+	if c.VocabSize > 10000 {
+		return 2
+	}
+	return n
+}
+
 // newEmulated is the pipeline on the test device. Prefix sharing is off unless o
 // asks for a budget: the default gigabyte would be allocated in host memory.
 func newEmulated(t testing.TB, m *engine.Model, o engine.Options) emulated {
@@ -52,10 +61,7 @@ func newEmulated(t testing.TB, m *engine.Model, o engine.Options) emulated {
 func TestEmulatedPipelineMatchesCPU(t *testing.T) {
 	for _, sm := range sharedModels {
 		m, cases := loadShared(t, sm)
-		steps := 24
-		if m.Config.VocabSize > 10000 {
-			steps = 2 // the emulator's 128k-row LM head is slow
-		}
+		steps := emulatedSteps(&m.Config, 24)
 		for _, mode := range attnModes {
 			o := mode
 			o.Slots, o.MaxSeqLen, o.TopK = 1, 64, 0

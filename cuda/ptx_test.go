@@ -81,7 +81,7 @@ func TestPTXMatchesSources(t *testing.T) {
 		require.NoError(t, err)
 		sum := sha256.Sum256(src)
 		require.Equal(t, recorded[n], hex.EncodeToString(sum[:]),
-			"%s changed since cuda/ptx was generated (or is new): run `make ptx` (nvcc >= 11.8) and commit the PTX with it", n)
+			"%s changed since cuda/ptx was generated (or is new): run `make ptx` with cuda/nvcc118.sh's nvcc (docs/cuda.md) and commit the PTX with it", n)
 		if strings.HasSuffix(n, ".cu") {
 			_, err := ptxFiles.ReadFile("ptx/" + strings.TrimSuffix(n, ".cu") + ".ptx")
 			require.NoError(t, err, "%s has no PTX", n)

@@ -42,6 +42,9 @@ type Config struct {
 	// changes a result, so neither is part of the run's fingerprint.
 	PrefixCacheMB int  `yaml:"prefix_cache_mb" json:"prefix_cache_mb,omitempty"`
 	NoPrefixCache bool `yaml:"no_prefix_cache" json:"no_prefix_cache,omitempty"`
+	// NoParquet leaves out the Parquet copies of the run's Arrow files (written
+	// by default, for DuckDB and pandas); not part of the fingerprint.
+	NoParquet bool `yaml:"no_parquet" json:"no_parquet,omitempty"`
 	// MatmulPrecision is the engine's weight-matmul precision, fp32 (the default)
 	// or bf16 (engine.MatmulPrecision): bf16 changes results, so it is part of the
 	// fingerprint.

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 
+	"github.com/entropix-eval/entropix-eval/reports"
 	"github.com/entropix-eval/entropix-eval/reports/runreport"
 )
 
@@ -104,6 +105,8 @@ var ourTopFiles = map[string]bool{
 	RunDirMarker: true, ManifestFile: true, ProblemsFile: true, JournalFile: true,
 	ResultsArrow: true, TracesArrow: true, ResultsJSONFile: true, SamplesFile: true, GroupResultsFile: true,
 	runreport.SummaryFile: true, runreport.ComparisonsFile: true, runreport.HTMLFile: true,
+	reports.ParquetPath(ResultsArrow): true, reports.ParquetPath(TracesArrow): true,
+	reports.ParquetPath(runreport.SummaryFile): true, reports.ParquetPath(runreport.ComparisonsFile): true,
 }
 
 // ourSubdirFile says whether name is a file the report writes into its

@@ -61,6 +61,7 @@ func newRunFlags(cfg *eval.Config, stderr io.Writer) *runFlags {
 	fs.IntVar(&cfg.MaxSeqLen, "max-seq-len", cfg.MaxSeqLen, "KV-cache length of one sequence (default 2048)")
 	fs.IntVar(&cfg.PrefillChunk, "prefill-chunk", cfg.PrefillChunk, "prompt tokens per sequence per step (default 256)")
 	fs.IntVar(&cfg.PrefixCacheMB, "prefix-cache-mb", cfg.PrefixCacheMB, "memory per worker for reused prompt prefixes, MiB (default 1024)")
+	fs.BoolVar(&cfg.NoParquet, "no-parquet", cfg.NoParquet, "write the run's tables as Arrow files only (by default each .arrow also gets a .parquet copy beside it, for DuckDB and pandas)")
 	fs.BoolVar(&cfg.NoPrefixCache, "no-prefix-cache", cfg.NoPrefixCache, "compute every prompt in full (the results are the same)")
 	fs.StringVar(&cfg.MatmulPrecision, "matmul-precision", cfg.MatmulPrecision, matmulPrecisionUsage)
 	fs.StringVar(&rf.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the whole run to this file (`go tool pprof`); not part of the run's fingerprint")
