@@ -43,6 +43,9 @@ type Entry struct {
 	// Err says why a file could not be indexed (a YAML error); the entry is
 	// listed so the user sees it, and refused when asked for.
 	Err error
+	// OutputType is a task's output_type after includes (lm-eval's default
+	// generate_until when unset), for tallies of tasks that are refused.
+	OutputType string
 
 	fsys fs.FS
 	path string
@@ -140,7 +143,10 @@ func (ix *Index) addFile(fsys fs.FS, p, source, root string) []string {
 	rc.File = display
 	switch t := rc.Keys["task"].(type) {
 	case string:
-		e := &Entry{Name: t, Kind: KindTask, File: display, Source: source, fsys: fsys, path: p, root: root}
+		e := &Entry{Name: t, Kind: KindTask, File: display, Source: source, fsys: fsys, path: p, root: root, OutputType: "generate_until"}
+		if ot, ok := rc.Keys["output_type"].(string); ok {
+			e.OutputType = ot
+		}
 		ix.entries[t] = e
 		tags := tagNames(rc.Keys["tag"])
 		if g, ok := rc.Keys["group"]; ok { // lm-eval < 0.4.3 spelled tags "group"

@@ -35,7 +35,7 @@ func TestTasksCheckPythonHooks(t *testing.T) {
 	assert.Regexp(t, `bad\s+refused\s+`, s)
 	assert.Contains(t, s, "bad: python hook utils.py:missing: utils.py defines no missing (--python-hooks)")
 	assert.Contains(t, s, "Python hooks checked with ")
-	assert.Regexp(t, `\n6 tasks accepted, 1 refused; 1 of the accepted run Python hooks`, s) // 5 built-in gsm8k tasks
+	assert.Regexp(t, `\n6 tasks accepted, 1 refused; generate_until: 6 of 7 accepted; 1 of the accepted run Python hooks`, s) // 5 built-in gsm8k tasks
 
 	out.Reset()
 	require.NoError(t, runTasks([]string{"--include-path", dir, "--check"}, &out, io.Discard))

@@ -82,7 +82,7 @@ func listTasks(w io.Writer, ix *datasets.Index, check bool, py pythonHookOptions
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tKIND\tSOURCE\tFILE")
 	var refused []string
-	accepted, bridged := 0, 0
+	accepted, bridged, generative, generativeAccepted := 0, 0, 0, 0
 	for _, e := range ix.Entries() {
 		kind := e.Kind
 		switch {
@@ -105,6 +105,12 @@ func listTasks(w io.Writer, ix *datasets.Index, check bool, py pythonHookOptions
 			if err == nil {
 				accepted++
 			}
+			if e.OutputType == "generate_until" {
+				generative++
+				if err == nil {
+					generativeAccepted++
+				}
+			}
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Name, kind, e.Source, e.File)
 	}
@@ -115,7 +121,7 @@ func listTasks(w io.Writer, ix *datasets.Index, check bool, py pythonHookOptions
 		fmt.Fprintln(w, r)
 	}
 	if check {
-		fmt.Fprintf(w, "%d tasks accepted, %d refused", accepted, len(refused))
+		fmt.Fprintf(w, "%d tasks accepted, %d refused; generate_until: %d of %d accepted", accepted, len(refused), generativeAccepted, generative)
 		if py.enabled {
 			fmt.Fprintf(w, "; %d of the accepted run Python hooks (--python-hooks)", bridged)
 		}
