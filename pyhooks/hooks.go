@@ -120,9 +120,6 @@ func (b *Bridge) DocTo(ctx context.Context, c Call, docs [][]byte) ([]json.RawMe
 	return b.do(ctx, c, request{Op: "doc_to"}, docs)
 }
 
-// Items are JSON values as Python's json.dumps writes them (datasets.EncodeDoc
-// for docs); they travel as they are.
-
 // FilterItem is one doc's responses (a list, or one value once a step has
 // reduced them) and the doc, as lm-eval's Filter.apply receives them.
 type FilterItem struct {
@@ -134,9 +131,9 @@ type FilterItem struct {
 // applies it to the items (lm-eval passes a task's whole list at once; a
 // batch here is a slice of it).
 func (b *Bridge) Filter(ctx context.Context, c Call, args map[string]any, items []FilterItem) ([]json.RawMessage, error) {
-	a, err := json.Marshal(args)
+	a, err := argsJSON(c, args)
 	if err != nil {
-		return nil, fmt.Errorf("task %s: filter %s: arguments: %w", c.Task, c.Hook, err)
+		return nil, err
 	}
 	return b.filter(ctx, c, request{Op: "filter", Args: a}, items)
 }
@@ -148,10 +145,7 @@ func (b *Bridge) CustomFilter(ctx context.Context, c Call, items []FilterItem) (
 }
 
 func (b *Bridge) filter(ctx context.Context, c Call, req request, items []FilterItem) ([]json.RawMessage, error) {
-	lines := make([][]byte, len(items))
-	for i, it := range items {
-		lines[i] = rawObject("resps", it.Resps, "doc", it.Doc)
-	}
+	lines := linesOf(items, func(it FilterItem) []byte { return rawObject("resps", it.Resps, "doc", it.Doc) })
 	out, err := b.do(ctx, c, req, lines)
 	if err == nil && len(out) != len(items) {
 		return nil, fmt.Errorf("task %s: filter %s returned %d values for %d docs", c.Task, c.Hook, len(out), len(items))
@@ -169,10 +163,7 @@ type ResultsItem struct {
 // ProcessResults runs a process_results hook per doc; each answer is the
 // dict of metric values it returned.
 func (b *Bridge) ProcessResults(ctx context.Context, c Call, items []ResultsItem) ([]json.RawMessage, error) {
-	lines := make([][]byte, len(items))
-	for i, it := range items {
-		lines[i] = rawObject("doc", it.Doc, "results", it.Results)
-	}
+	lines := linesOf(items, func(it ResultsItem) []byte { return rawObject("doc", it.Doc, "results", it.Results) })
 	return b.do(ctx, c, request{Op: "process_results"}, lines)
 }
 
@@ -186,15 +177,29 @@ type MetricItem struct {
 // scoring does: fn(references=[gold], predictions=[result], **args), and on
 // TypeError fn([gold, result]).
 func (b *Bridge) Metric(ctx context.Context, c Call, args map[string]any, items []MetricItem) ([]json.RawMessage, error) {
+	a, err := argsJSON(c, args)
+	if err != nil {
+		return nil, err
+	}
+	lines := linesOf(items, func(it MetricItem) []byte { return rawObject("gold", it.Gold, "result", it.Result) })
+	return b.do(ctx, c, request{Op: "metric", Args: a}, lines)
+}
+
+// argsJSON is a hook's keyword arguments from the YAML.
+func argsJSON(c Call, args map[string]any) (json.RawMessage, error) {
 	a, err := json.Marshal(args)
 	if err != nil {
-		return nil, fmt.Errorf("task %s: metric %s: arguments: %w", c.Task, c.Hook, err)
+		return nil, fmt.Errorf("task %s: %s %s: arguments: %w", c.Task, c.Kind, c.Hook, err)
 	}
-	lines := make([][]byte, len(items))
+	return a, nil
+}
+
+func linesOf[T any](items []T, line func(T) []byte) [][]byte {
+	out := make([][]byte, len(items))
 	for i, it := range items {
-		lines[i] = rawObject("gold", it.Gold, "result", it.Result)
+		out[i] = line(it)
 	}
-	return b.do(ctx, c, request{Op: "metric", Args: a}, lines)
+	return out
 }
 
 // Aggregate calls an aggregation function on all per-doc values of a metric.
