@@ -219,7 +219,7 @@ func pythonFilterStep(sm map[string]any) (FilterStep, bool) {
 // NativeCorpusMetrics are metrics computed natively (package textmetrics)
 // over the whole corpus, each with its own aggregation of the same name:
 // lm-eval keeps (reference, response) per doc and calls sacrebleu once.
-var NativeCorpusMetrics = []string{"bleu", "chrf"}
+var NativeCorpusMetrics = []string{"bleu", "chrf", "ter"}
 
 // pythonMetric reads a metric_list entry with --python-hooks: a metric or
 // aggregation function run by the bridge, a metric a process_results hook

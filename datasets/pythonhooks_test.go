@@ -83,7 +83,7 @@ func TestPythonHooksMetricsAndRefusals(t *testing.T) {
 		{"unsafe_code: true\nprocess_results: !function utils.pass_at_1\n", "executes generated code"},
 		{"doc_to_image: !function utils.img\n", "multimodal input is not supported"},
 		{"custom_dataset: !function utils.load\n", "a Python dataset loader"},
-		{"metric_list:\n  - metric: ter\n", "metric ter is not supported (with --python-hooks"},
+		{"metric_list:\n  - metric: wer\n", "metric wer is not supported (with --python-hooks"},
 		{"metric_list:\n  - metric: f1\n", "metric f1 is not supported"},
 		{"metric_list:\n  - metric: bleu\n    aggregation: median\n", "aggregation median"},
 		{"process_docs: !function process_docs\n", "want !function module.name"},

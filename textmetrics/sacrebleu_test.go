@@ -24,10 +24,11 @@ for line in sys.stdin:
     items = json.loads(line)
     refs = list(zip(*[[r] for r, _ in items]))
     preds = [p for _, p in items]
-    print(json.dumps([sacrebleu.corpus_bleu(preds, refs).score, sacrebleu.corpus_chrf(preds, refs).score]))
+    print(json.dumps([sacrebleu.corpus_bleu(preds, refs).score, sacrebleu.corpus_chrf(preds, refs).score,
+                      sacrebleu.corpus_ter(preds, refs).score]))
 `
 
-// TestAgainstSacrebleuSource compares LMEvalBLEU and LMEvalCHRF with
+// TestAgainstSacrebleuSource compares LMEvalBLEU, LMEvalCHRF and LMEvalTER with
 // sacrebleu's own implementation on 2,000 generated corpora. sacrebleu is in
 // neither Debian nor ../shared, so this runs only where
 // ENTROPIX_SACREBLEU_SRC names a directory that imports it (a checkout of
@@ -43,6 +44,9 @@ func TestAgainstSacrebleuSource(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	sentence := func() string {
 		n := rng.IntN(14)
+		if rng.IntN(10) == 0 {
+			n = rng.IntN(90) // long: TER's beam and shift limits come into play
+		}
 		parts := make([]string, n)
 		for i := range parts {
 			parts[i] = words[rng.IntN(len(words))]
@@ -77,15 +81,17 @@ func TestAgainstSacrebleuSource(t *testing.T) {
 	require.NoError(t, err)
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	require.Len(t, lines, len(corpora))
-	identical, maxDiff := [2]int{}, 0.0
+	identical, maxDiff := [3]int{}, 0.0
 	for i, line := range lines {
-		var want [2]float64
+		var want [3]float64
 		require.NoError(t, json.Unmarshal([]byte(line), &want))
 		bleu, err := LMEvalBLEU(corpora[i])
 		require.NoError(t, err)
 		chrf, err := LMEvalCHRF(corpora[i])
 		require.NoError(t, err)
-		for k, got := range []float64{bleu, chrf} {
+		ter, err := LMEvalTER(corpora[i])
+		require.NoError(t, err)
+		for k, got := range []float64{bleu, chrf, ter} {
 			d := math.Abs(got - want[k])
 			maxDiff = max(maxDiff, d)
 			if d == 0 {
@@ -96,5 +102,5 @@ func TestAgainstSacrebleuSource(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("bit-identical to sacrebleu: BLEU %d of %d, chrF %d of %d; largest difference %g", identical[0], len(lines), identical[1], len(lines), maxDiff)
+	t.Logf("bit-identical to sacrebleu: BLEU %d, chrF %d, TER %d of %d; largest difference %g", identical[0], identical[1], identical[2], len(lines), maxDiff)
 }

@@ -154,15 +154,13 @@ func (s *Scorer) fold(ctx context.Context, m datasets.MetricSpec, values []any) 
 	switch agg := m.Aggregation; {
 	case agg == "mean", agg == "nanmean":
 		return mean(values, agg == "nanmean")
-	case agg == "bleu", agg == "chrf":
+	case agg == "bleu", agg == "chrf", agg == "ter":
 		items, err := passthroughItems(values)
 		if err != nil {
 			return 0, err
 		}
-		if agg == "bleu" {
-			return textmetrics.LMEvalBLEU(items)
-		}
-		return textmetrics.LMEvalCHRF(items)
+		return map[string]func([]textmetrics.Item) (float64, error){
+			"bleu": textmetrics.LMEvalBLEU, "chrf": textmetrics.LMEvalCHRF, "ter": textmetrics.LMEvalTER}[agg](items)
 	case strings.HasPrefix(agg, "!function "):
 		h, ok := specHook(s.task, m, "aggregation")
 		if !ok {

@@ -35,6 +35,7 @@ filter_list:
 metric_list:
   - metric: bleu
   - metric: chrf
+  - metric: ter
   - metric: exact_match
   - metric: !function utils.pred_len
   - metric: f1
@@ -92,7 +93,7 @@ func TestMixedPipelinesAndMetrics(t *testing.T) {
 	assert.Equal(t, `"A B C D E AND MORE WORDS"`, string(got[0].Filtered["shout"]))
 	m, err := pyjson.Dumps(got[0].Metrics["words"])
 	require.NoError(t, err)
-	assert.Equal(t, `{"bleu": ["a b c d f", "a b c d e"], "chrf": ["a b c d f", "a b c d e"], "exact_match": 0.0, "pred_len": 9, "f1": ["a b c d f", "a b c d e"]}`, string(m))
+	assert.Equal(t, `{"bleu": ["a b c d f", "a b c d e"], "chrf": ["a b c d f", "a b c d e"], "ter": ["a b c d f", "a b c d e"], "exact_match": 0.0, "pred_len": 9, "f1": ["a b c d f", "a b c d e"]}`, string(m))
 
 	aggs, err := s.Aggregate(ctx, got)
 	require.NoError(t, err)
@@ -104,6 +105,8 @@ func TestMixedPipelinesAndMetrics(t *testing.T) {
 	chrf, err := textmetrics.LMEvalCHRF([]textmetrics.Item{{Refs: []string{"a b c d f"}, Pred: "a b c d e"}, {Refs: []string{"z w"}, Pred: "x y"}})
 	require.NoError(t, err)
 	assert.Equal(t, chrf, byKey["chrf,words"])
+	// TER: one substitution in five reference words, two in two: 3/7.
+	assert.InDelta(t, 100*3.0/7, byKey["ter,words"], 1e-12)
 	assert.Equal(t, 0.0, byKey["exact_match,words"])
 	assert.Equal(t, 6.0, byKey["pred_len,words"], "(9 + 3) / 2")
 	assert.Equal(t, 2.0, byKey["f1,words"])
