@@ -67,3 +67,19 @@ func BenchmarkBridgeProcessResults(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N*len(items))/b.Elapsed().Seconds(), "docs/s")
 }
+
+// BenchmarkBridgeStartup starts an interpreter, loads the bridge and
+// answers its first request, then stops it: the fixed cost of a run.
+func BenchmarkBridgeStartup(b *testing.B) {
+	py := testBridge(b, Options{}).opts.Python
+	ctx := context.Background()
+	for range b.N {
+		br := New(Options{Python: py})
+		if _, err := br.Interpreter(ctx); err != nil {
+			b.Fatal(err)
+		}
+		if err := br.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

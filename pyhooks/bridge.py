@@ -63,6 +63,7 @@ def load_module(path):
     mod.__mtime__ = mtime
     spec.loader.exec_module(mod)
     sys.modules[name] = mod
+    seed_numpy_once()
     return mod
 
 
@@ -375,18 +376,25 @@ def serve(proto_in, proto_out):
 
 
 def seed_like_lm_eval():
-    """simple_evaluate's seeds: random 0, numpy 1234 (torch is not imported
-    here: a hook that draws from torch's global generator is not
+    """simple_evaluate's seeds: random 0 here, numpy 1234 once a hook's
+    module has imported numpy (importing it for every run would cost more
+    than many runs' hooks; a draw at a module's import time is not seeded),
+    torch not at all (a hook drawing from torch's global generator is not
     reproduced). Hooks such as GPQA's process_docs shuffle with the global
     random module, so their output depends on the order of calls."""
     import random
 
     random.seed(0)
-    try:
-        import numpy
-    except ImportError:
-        return
-    numpy.random.seed(1234)
+
+
+NUMPY_SEEDED = False
+
+
+def seed_numpy_once():
+    global NUMPY_SEEDED
+    if not NUMPY_SEEDED and "numpy" in sys.modules:
+        sys.modules["numpy"].random.seed(1234)
+        NUMPY_SEEDED = True
 
 
 if __name__ == "__main__":
