@@ -293,12 +293,21 @@ func exchange(p *process, req request, items [][]byte) ([]json.RawMessage, error
 	if err := w.Flush(); err != nil {
 		return nil, fmt.Errorf("send: %w", err)
 	}
-	line, err := readLine(p.out)
+	return readReply(p.out, req.ID)
+}
+
+// maxReplyItems bounds the item count a reply header may announce.
+const maxReplyItems = 1 << 24
+
+// readReply reads the reply to request id: its header, then the items it
+// announces, or the hook's error.
+func readReply(r *bufio.Reader, id int) ([]json.RawMessage, error) {
+	line, err := readLine(r)
 	if err != nil {
 		return nil, err
 	}
 	var rep reply
-	if err := json.Unmarshal(line, &rep); err != nil || rep.ID != req.ID {
+	if err := json.Unmarshal(line, &rep); err != nil || rep.ID != id || rep.N < 0 || rep.N > maxReplyItems {
 		return nil, fmt.Errorf("protocol: unexpected reply %.200q", line)
 	}
 	if !rep.OK {
@@ -307,11 +316,13 @@ func exchange(p *process, req request, items [][]byte) ([]json.RawMessage, error
 		}
 		return nil, rep.Error
 	}
-	out := make([]json.RawMessage, rep.N)
-	for i := range out {
-		if out[i], err = readLine(p.out); err != nil {
+	out := make([]json.RawMessage, 0, min(rep.N, 1<<10))
+	for range rep.N {
+		item, err := readLine(r)
+		if err != nil {
 			return nil, err
 		}
+		out = append(out, item)
 	}
 	return out, nil
 }

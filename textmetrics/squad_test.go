@@ -35,3 +35,22 @@ func TestSquadF1(t *testing.T) {
 		assert.Equal(t, c.exact, SquadExact(c.gold, c.pred), "exact(%q, %q)", c.gold, c.pred)
 	}
 }
+
+// F1 is symmetric, in [0, 1], and 1 for a string against itself; the
+// normaliser is idempotent.
+func FuzzSquadF1(f *testing.F) {
+	f.Add("The cat sat", "a cat sat down")
+	f.Add("Ça, l'été!", "the ÇA")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		x, y := SquadF1(a, b), SquadF1(b, a)
+		if x != y || x < 0 || x > 1 {
+			t.Fatalf("f1(%q, %q) = %v, reversed %v", a, b, x, y)
+		}
+		if SquadF1(a, a) != 1 {
+			t.Fatalf("f1(%q, itself) = %v", a, SquadF1(a, a))
+		}
+		if n := SquadNormalize(a); SquadNormalize(n) != n {
+			t.Fatalf("normalize(%q) = %q is not a fixed point", a, n)
+		}
+	})
+}
