@@ -124,6 +124,11 @@ func TestFilterClassWithArguments(t *testing.T) {
 		map[string]any{"lowercase": true, "fallback": "NONE"}, items)
 	require.NoError(t, err)
 	assert.Equal(t, []string{`["paris", "lyon"]`, `["none"]`}, texts(out))
+
+	// A filter fails for its batch, not for one doc: the batch is named.
+	_, err = b.Filter(context.Background(), Call{Task: "t", Kind: "filter", Hook: testHook(t, "FirstWordFilter"), Docs: []int{4, 5}},
+		map[string]any{"no_such_argument": 1}, items)
+	assert.ErrorContains(t, err, "task t: filter hook utils.py:FirstWordFilter on docs 4-5 raised TypeError")
 }
 
 func TestProcessResultsMetricAggregation(t *testing.T) {
@@ -189,7 +194,7 @@ func TestFaultHookHangs(t *testing.T) {
 	_, err := b.DocTo(ctx, Call{Task: "slow", Kind: "doc_to_text", Hook: testHook(t, "hangs"), Docs: []int{0}}, docLines(t)[:1])
 	require.Error(t, err)
 	assert.Less(t, time.Since(start), 30*time.Second)
-	assert.Contains(t, err.Error(), "task slow: doc_to_text hook utils.py:hangs (docs 0-0)")
+	assert.Contains(t, err.Error(), "task slow: doc_to_text hook utils.py:hangs (doc 0)")
 	assert.Contains(t, err.Error(), "no answer within 2s")
 	out, err := b.DocTo(ctx, Call{Task: "slow", Kind: "doc_to_text", Hook: testHook(t, "doc_to_text")}, docLines(t)[:1])
 	require.NoError(t, err)

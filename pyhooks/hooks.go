@@ -37,8 +37,10 @@ type HookError struct {
 	Task string `json:"-"`
 	Hook Hook   `json:"-"`
 	Kind string `json:"-"` // process_docs, doc_to_text, filter, ...
-	// DocID is the doc the hook failed on, -1 when the call was not per doc.
+	// DocID is the doc the hook failed on, -1 when the call was not per doc;
+	// Docs then are the ids of the batch it was given (nil if none).
 	DocID     int    `json:"-"`
+	Docs      []int  `json:"-"`
 	Type      string `json:"type"`
 	Message   string `json:"message"`
 	Traceback string `json:"traceback"`
@@ -48,10 +50,21 @@ type HookError struct {
 
 func (e *HookError) Error() string {
 	where := fmt.Sprintf("task %s: %s hook %s", e.Task, e.Kind, e.Hook)
-	if e.DocID >= 0 {
+	switch {
+	case e.DocID >= 0:
 		where += fmt.Sprintf(" on doc %d", e.DocID)
+	case len(e.Docs) > 0:
+		where += " on " + docRange(e.Docs)
 	}
 	return fmt.Sprintf("%s raised %s: %s\n%s", where, e.Type, e.Message, indent(e.Traceback))
+}
+
+// docRange names a batch's docs by its first and last id.
+func docRange(ids []int) string {
+	if len(ids) == 1 {
+		return fmt.Sprintf("doc %d", ids[0])
+	}
+	return fmt.Sprintf("docs %d-%d", ids[0], ids[len(ids)-1])
 }
 
 func indent(s string) string {
@@ -86,12 +99,14 @@ func (b *Bridge) do(ctx context.Context, c Call, req request, items [][]byte) ([
 		he.Task, he.Hook, he.Kind, he.DocID = c.Task, c.Hook, c.Kind, -1
 		if he.Index != nil && *he.Index >= 0 && *he.Index < len(c.Docs) {
 			he.DocID = c.Docs[*he.Index]
+		} else {
+			he.Docs = c.Docs
 		}
 		return nil, he
 	}
 	docs := ""
 	if len(c.Docs) > 0 {
-		docs = fmt.Sprintf(" (docs %d-%d)", c.Docs[0], c.Docs[len(c.Docs)-1])
+		docs = " (" + docRange(c.Docs) + ")"
 	}
 	return nil, fmt.Errorf("task %s: %s hook %s%s: %w", c.Task, c.Kind, c.Hook, docs, err)
 }
