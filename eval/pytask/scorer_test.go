@@ -1,4 +1,4 @@
-package pyscore
+package pytask
 
 import (
 	"context"
