@@ -77,22 +77,25 @@ def hook(req):
 
 
 def defined_names(path):
-    """Top-level names a module defines, read with ast: nothing is run."""
+    """Top-level names a module defines, read with ast (nothing is run):
+    name -> "function", "class" or "name" (an assignment or import)."""
     with open(path, "rb") as f:
         tree = ast.parse(f.read(), filename=path)
-    names = set()
+    names = {}
     for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            names[node.name] = "function"
+        elif isinstance(node, ast.ClassDef):
+            names[node.name] = "class"
         elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for t in targets:
                 for n in ast.walk(t):
                     if isinstance(n, ast.Name):
-                        names.add(n.id)
+                        names[n.id] = "name"
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             for a in node.names:
-                names.add(a.asname or a.name.split(".")[0])
+                names[a.asname or a.name.split(".")[0]] = "name"
     return names
 
 
@@ -262,11 +265,21 @@ def op_hello(req, items):
 def op_check(req, items):
     out = []
     for it in items:
+        base = os.path.basename(it["file"])
         try:
-            ok = it["function"] in defined_names(it["file"])
-            out.append(None if ok else f"{os.path.basename(it['file'])} defines no {it['function']}")
+            kind = defined_names(it["file"]).get(it["function"])
         except (OSError, SyntaxError, ValueError) as e:
             out.append(f"{type(e).__name__}: {e}")
+            continue
+        want = it.get("want")
+        if kind is None:
+            out.append(f"{base} defines no {it['function']}")
+        elif want == "class" and kind == "function":
+            out.append(f"{base}: {it['function']} is a function; a filter step names a class (lm-eval instantiates it)")
+        elif want == "function" and kind == "class":
+            out.append(f"{base}: {it['function']} is a class; a function is expected here")
+        else:
+            out.append(None)
     return out
 
 

@@ -155,8 +155,10 @@ func TestProcessResultsMetricAggregation(t *testing.T) {
 
 func TestCheckReadsWithoutRunning(t *testing.T) {
 	b := testBridge(t, Options{})
-	hooks := []Hook{testHook(t, "process_docs"), testHook(t, "FirstWordFilter"), testHook(t, "NAMED"), testHook(t, "os"),
-		testHook(t, "nope"), {File: "/nonexistent/utils.py", Function: "f"}}
+	want := func(h Hook, kind string) Hook { h.Want = kind; return h }
+	hooks := []Hook{want(testHook(t, "process_docs"), "function"), want(testHook(t, "FirstWordFilter"), "class"), testHook(t, "NAMED"), testHook(t, "os"),
+		testHook(t, "nope"), {File: "/nonexistent/utils.py", Function: "f"},
+		want(testHook(t, "doc_to_text"), "class"), want(testHook(t, "FirstWordFilter"), "function")}
 	errs, err := b.Check(context.Background(), hooks)
 	require.NoError(t, err)
 	for i := range 4 {
@@ -164,6 +166,8 @@ func TestCheckReadsWithoutRunning(t *testing.T) {
 	}
 	assert.ErrorContains(t, errs[4], "utils.py defines no nope")
 	assert.ErrorContains(t, errs[5], "FileNotFoundError")
+	assert.ErrorContains(t, errs[6], "doc_to_text is a function; a filter step names a class")
+	assert.ErrorContains(t, errs[7], "FirstWordFilter is a class; a function is expected here")
 }
 
 // A hook's exception names the task, the hook, the doc (by its id, not its

@@ -16,6 +16,9 @@ import (
 type Hook struct {
 	File     string `json:"file"`
 	Function string `json:"function"`
+	// Want is what Check expects the name to be: "class" (a filter step),
+	// "function", or "" for either.
+	Want string `json:"want,omitempty"`
 }
 
 func (h Hook) String() string { return filepath.Base(h.File) + ":" + h.Function }
@@ -230,9 +233,9 @@ func (b *Bridge) Aggregate(ctx context.Context, c Call, values [][]byte) (json.R
 }
 
 // Check reports, per hook, whether its file exists and defines the name at
-// the top level (a def, class, assignment or import), reading the source
-// with Python's ast module: nothing in the file runs. The answer is nil for
-// a hook that is there, else why not.
+// the top level (a def, class, assignment or import) as what Hook.Want asks
+// for, reading the source with Python's ast module: nothing in the file
+// runs. The answer is nil for a hook that is there, else why not.
 func (b *Bridge) Check(ctx context.Context, hooks []Hook) ([]error, error) {
 	lines, err := marshalAll(hooks)
 	if err != nil {

@@ -58,7 +58,13 @@ func checkPythonHooks(w io.Writer, ix *datasets.Index, o pythonHookOptions) (map
 			continue
 		}
 		for _, h := range t.PythonHooks {
-			ph := pyhooks.Hook{File: h.File, Function: h.Function}
+			ph := pyhooks.Hook{File: h.File, Function: h.Function, Want: "function"}
+			switch h.Kind {
+			case "filter":
+				ph.Want = "class"
+			case "fewshot_samples":
+				ph.Want = "" // a function, or a list assigned to the name
+			}
 			if _, ok := seen[ph]; !ok {
 				seen[ph] = len(hooks)
 				hooks = append(hooks, ph)
