@@ -116,6 +116,12 @@ func ignorable(name string) bool {
 
 // checkTensors compares the loaded tensors with the ones the config implies.
 func (m *Model) checkTensors(source string, from map[string]string) error {
+	// Past twice the real count, the list itself would be the cost (and its
+	// errors say no more than this one); below it, each tensor is named.
+	if want, have := m.Config.ExpectedTensorCount(), len(m.Tensors); want > 2*have+16 {
+		return fmt.Errorf("model %s: config.json implies %d tensors (num_hidden_layers %d), the weights (%s) hold %d: the config does not describe these weights",
+			m.Dir, want, m.Config.Layers, source, have)
+	}
 	var errs []error
 	specs := m.Config.ExpectedTensors()
 	want := make(map[string]bool, len(specs))
