@@ -59,15 +59,9 @@ func readFile(path string, strs []string) (fileRows, error) {
 	case formatParquet:
 		rows, err = readParquetFile(path, strs)
 	case formatJSONL:
-		var b []byte
-		if b, err = readBoundedFile(path); err == nil {
-			rows, err = parseJSONLDocs(path, b, strs)
-		}
+		rows, err = readTextFile(path, strs, readJSONLDocs)
 	case formatCSV:
-		var b []byte
-		if b, err = readBoundedFile(path); err == nil {
-			rows, err = parseCSVDocs(path, b)
-		}
+		rows, err = readTextFile(path, strs, func(name string, r io.Reader, _ []string) (fileRows, error) { return readCSVDocs(name, r) })
 	case formatArrow:
 		rows, err = readArrowDocs(path)
 	default:
@@ -188,6 +182,16 @@ func readBoundedFile(path string) ([]byte, error) {
 	}
 	// The size was read once; a file that grows meanwhile is cut there.
 	return io.ReadAll(io.LimitReader(fh, size))
+}
+
+// readTextFile streams a JSON Lines or CSV data file through read.
+func readTextFile(path string, strs []string, read func(string, io.Reader, []string) (fileRows, error)) (fileRows, error) {
+	fh, _, err := openSized(path)
+	if err != nil {
+		return fileRows{}, err
+	}
+	defer fh.Close()
+	return read(path, fh, strs)
 }
 
 // openSized opens a data file and returns its size, for readers that need

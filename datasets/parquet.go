@@ -47,6 +47,9 @@ func readParquetRows(name string, r io.ReaderAt, size int64, strs []string) (_ f
 	if err != nil {
 		return fileRows{}, err
 	}
+	if err := checkParquetSizes(name, r, size, f); err != nil {
+		return fileRows{}, err
+	}
 	for _, c := range strs {
 		if _, err := stringColumn(f, c); err != nil {
 			return fileRows{}, fmt.Errorf("%s: %w", name, err)
