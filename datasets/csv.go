@@ -34,6 +34,9 @@ func readCSVDocs(name string, in io.Reader) (fileRows, error) {
 	if err != nil {
 		return fileRows{}, fmt.Errorf("%s: header: %w", name, err)
 	}
+	if err := checkColumns(name+": header", len(header)); err != nil {
+		return fileRows{}, err
+	}
 	var rows [][]string
 	for {
 		rec, err := r.Read()

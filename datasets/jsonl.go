@@ -151,6 +151,10 @@ func decodeJSONLLine(line []byte, strs []string) (Doc, error) {
 	if !utf8.Valid(line) {
 		return nil, ErrInvalidUTF8
 	}
+	// Counted before decoding: a row of a million keys took seconds to decode.
+	if err := checkColumns("row", topLevelKeys(line)); err != nil {
+		return nil, err
+	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(pyjson.Standard(line), &obj); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSyntax, err)
@@ -174,6 +178,35 @@ func decodeJSONLLine(line []byte, strs []string) (Doc, error) {
 	return DecodeDoc(line)
 }
 
+// topLevelKeys counts the keys of the object a JSON line holds (the colons
+// outside strings at depth one) in one pass over its bytes; what it counts
+// in invalid JSON does not matter, the decoder refuses that next.
+func topLevelKeys(line []byte) int {
+	n, depth, inString, escaped := 0, 0, false, false
+	for _, c := range line {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			depth--
+		case c == ':' && depth == 1:
+			n++
+		}
+	}
+	return n
+}
+
 // jsonFields reads one JSON value and returns the key order of the object it
 // is, nested objects' included (for a list, that of its first object); nil
 // for other values.
@@ -186,6 +219,7 @@ func jsonFields(dec *json.Decoder) (Fields, error) {
 	switch t {
 	case json.Delim('{'):
 		out = Fields{}
+		seen := map[string]bool{}
 		for dec.More() {
 			kt, err := dec.Token()
 			if err != nil {
@@ -196,7 +230,8 @@ func jsonFields(dec *json.Decoder) (Fields, error) {
 			if err != nil {
 				return nil, err
 			}
-			if _, dup := out.find(k); !dup {
+			if !seen[k] {
+				seen[k] = true
 				out = append(out, Field{Name: k, Sub: sub})
 			}
 		}
