@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -86,4 +87,39 @@ func TestRemoveStaleTempsByName(t *testing.T) {
 		assert.FileExists(t, filepath.Join(dir, f))
 	}
 	assert.DirExists(t, filepath.Join(dir, ".manifest.json.tmp-8"))
+}
+
+// progressHook calls done after each finished item.
+type progressHook struct{ done func() }
+
+func (p progressHook) Start([]string, int) {}
+func (p progressHook) Finish()             {}
+func (p progressHook) Tokens(int, int)     {}
+func (p progressHook) Done(int)            { p.done() }
+
+// Deleting .lock under a running writer let a second writer in while the
+// first kept appending (168 journal lines for 96 items). The first now
+// checks before each append that its lock file is still the one at the
+// path, and stops; the second takes the directory.
+func TestDeletedLockFileStopsItsHolder(t *testing.T) {
+	dir := t.TempDir()
+	r := fakeRun{}.runner(dir)
+	var second *DirLock
+	n := 0
+	r.Progress = progressHook{done: func() {
+		if n++; n == 3 {
+			require.NoError(t, os.Remove(filepath.Join(dir, LockFile)))
+			var err error
+			second, err = LockDir(dir)
+			require.NoError(t, err, "a second writer takes the new lock file")
+		}
+	}}
+	_, err := r.Run(context.Background())
+	require.ErrorIs(t, err, ErrLockLost)
+	require.NotNil(t, second)
+	defer second.Unlock()
+	recs, err := ReadJournal(filepath.Join(dir, JournalFile))
+	require.NoError(t, err)
+	assert.Less(t, len(recs), 8, "the first writer stopped at its next append")
+	assert.NoError(t, second.Check())
 }

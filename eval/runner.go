@@ -122,7 +122,14 @@ func (r *Runner) Run(ctx context.Context) (*Manifest, error) {
 	for _, id := range r.EOS {
 		lim.eos[id] = true
 	}
-	stats, runErr := r.runWorkers(ctx, cfg.Devices, queue, lim, journal.Append)
+	// Each append first checks that the directory is still ours to write.
+	appendRecord := func(rec Record) error {
+		if err := lock.Check(); err != nil {
+			return err
+		}
+		return journal.Append(rec)
+	}
+	stats, runErr := r.runWorkers(ctx, cfg.Devices, queue, lim, appendRecord)
 	m.Stats = &RunStats{ItemsResumed: len(done), PromptsCut: cut}
 	stats.addTo(m.Stats)
 	m.DeviceNames = stats.deviceNames()
@@ -134,6 +141,9 @@ func (r *Runner) Run(ctx context.Context) (*Manifest, error) {
 			return m, fmt.Errorf("%w (%d items finished this session are saved): %w", ErrInterrupted, m.Stats.ItemsThisRun, context.Cause(ctx))
 		}
 		return m, fmt.Errorf("%w; finished items are saved, fix the cause and run the same command again", runErr)
+	}
+	if err := lock.Check(); err != nil {
+		return m, err
 	}
 	if err := writeManifest(cfg.Out, m); err != nil {
 		return m, err
