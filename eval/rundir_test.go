@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -122,4 +123,33 @@ func TestDeletedLockFileStopsItsHolder(t *testing.T) {
 	require.NoError(t, err)
 	assert.Less(t, len(recs), 8, "the first writer stopped at its next append")
 	assert.NoError(t, second.Check())
+}
+
+// A run is complete only once the files derived from its results are
+// written: a failure (a full disk, a kill) while writing them leaves
+// "finishing", and finishing again completes it with the same finish time.
+func TestCompleteOnlyOnceEveryFileIsWritten(t *testing.T) {
+	dir := t.TempDir()
+	r := fakeRun{}.runner(dir)
+	full := errors.New("write report.html: no space left on device")
+	r.Outputs.Report = func(string) error { return full }
+	_, err := r.Run(context.Background())
+	require.ErrorIs(t, err, full)
+	m, err := ReadManifest(dir)
+	require.NoError(t, err)
+	assert.Equal(t, StatusFinishing, m.Status)
+	require.NotNil(t, m.Finished)
+	finished := *m.Finished
+
+	wrote := 0
+	r = fakeRun{}.runner(dir)
+	r.Outputs.Report = func(string) error { wrote++; return nil }
+	_, err = r.Run(context.Background())
+	require.NoError(t, err)
+	m, err = ReadManifest(dir)
+	require.NoError(t, err)
+	assert.Equal(t, StatusComplete, m.Status)
+	assert.Equal(t, 1, wrote)
+	assert.True(t, finished.Equal(*m.Finished) || m.Finished.After(finished))
+	require.NoError(t, MarkComplete(dir), "complete stays complete")
 }

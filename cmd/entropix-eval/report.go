@@ -65,7 +65,17 @@ func runReport(_ context.Context, args []string, stdout, stderr io.Writer) error
 	if _, err := os.Stat(filepath.Join(dir, runreport.ResultsFile)); err != nil {
 		return fmt.Errorf("report: %s has no results yet (its run has not finished; run the same command again to finish it): %w", dir, err)
 	}
-	return writeReport(dir, opt, stdout)
+	if err := writeReport(dir, opt, stdout); err != nil {
+		return err
+	}
+	// A run stopped while finishing owes the lm-eval files too; then it is complete.
+	if m, err := eval.ReadManifest(dir); err == nil && m.Status == eval.StatusFinishing {
+		if err := writeLMEvalFiles(dir, stdout); err != nil {
+			return err
+		}
+		return eval.MarkComplete(dir)
+	}
+	return nil
 }
 
 // writeReport builds dir's report and prints where it went; run calls it at the

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -135,4 +136,28 @@ func TestTaskAndGroupNamesStayInsideTheRunDirectory(t *testing.T) {
 			}
 		})
 	}
+}
+
+// report finishes a run that stopped while finishing (killed, or a full disk
+// while the figures were written): it writes the report and the lm-eval
+// files, then marks the run complete.
+func TestReportFinishesAFinishingRun(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	require.NoError(t, runQuiet(t, context.Background(), smokeArgs(t, dir)))
+	path := filepath.Join(dir, eval.ManifestFile)
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Contains(t, string(b), `"status": "complete"`)
+	require.NoError(t, os.WriteFile(path, []byte(strings.Replace(string(b), `"status": "complete"`, `"status": "finishing"`, 1)), 0o644))
+	require.NoError(t, os.Remove(filepath.Join(dir, "report.html")))
+	require.NoError(t, os.RemoveAll(filepath.Join(dir, "lm-eval")))
+
+	require.NoError(t, runReport(context.Background(), []string{dir}, io.Discard, io.Discard))
+	m, err := eval.ReadManifest(dir)
+	require.NoError(t, err)
+	assert.Equal(t, eval.StatusComplete, m.Status)
+	assert.FileExists(t, filepath.Join(dir, "report.html"))
+	results, err := filepath.Glob(filepath.Join(dir, "lm-eval", "*", "*", "results_*.json"))
+	require.NoError(t, err)
+	assert.NotEmpty(t, results)
 }
