@@ -38,14 +38,14 @@ func TestColumnCountIsBounded(t *testing.T) {
 		assert.Less(t, time.Since(start), 5*time.Second, name)
 	}
 
-	// 10,000 columns, the most allowed, in a second or so.
+	// 10,000 columns, the most allowed, are read (a second or so).
 	path := filepath.Join(dir, "ok.jsonl")
 	row := "{" + cols(MaxColumns, func(i int) string { return fmt.Sprintf("\"k%d\":%d", i, i) }) + "}\n"
-	require.NoError(t, os.WriteFile(path, []byte(strings.Repeat(row, 20)), 0o644))
+	require.NoError(t, os.WriteFile(path, []byte(strings.Repeat(row, 5)), 0o644))
 	start := time.Now()
 	ds, err := LoadDocs(path)
 	require.NoError(t, err)
-	assert.Len(t, ds.Problems, 20)
+	assert.Len(t, ds.Problems, 5)
 	assert.Len(t, ds.Problems[0].Columns, MaxColumns)
 	assert.Equal(t, "k0", ds.Problems[0].Columns[0].Name, "the file's order")
 	assert.Less(t, time.Since(start), 5*time.Second)

@@ -3,6 +3,7 @@ package datasets
 import (
 	"embed"
 	"fmt"
+	"github.com/entropix-eval/entropix-eval/internal/usage"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -226,7 +227,7 @@ func (ix *Index) Lookup(name string) (*Entry, bool) {
 func (ix *Index) Task(name string) (*Task, error) {
 	e, ok := ix.entries[name]
 	if !ok {
-		return nil, fmt.Errorf("unknown task %q (`entropix-eval tasks` lists them; --include-path DIR or --task FILE.yaml add more)", name)
+		return nil, usage.Errorf("unknown task %q (`entropix-eval tasks` lists them; --include-path DIR or --task FILE.yaml add more)", name)
 	}
 	if e.Err != nil {
 		return nil, e.Err

@@ -1,8 +1,8 @@
 package datasets
 
 import (
-	"errors"
 	"fmt"
+	"github.com/entropix-eval/entropix-eval/internal/usage"
 	"io/fs"
 	"math"
 	"path"
@@ -241,4 +241,4 @@ func findFunction(prefix string, v any) (string, pyFunction, bool) {
 
 // ErrUnsupportedTask marks a task that uses lm-eval features this harness
 // does not implement (Python hooks, loglikelihood output types, unknown keys).
-var ErrUnsupportedTask = errors.New("unsupported task configuration")
+var ErrUnsupportedTask = usage.New("unsupported task configuration")

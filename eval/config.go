@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/entropix-eval/entropix-eval/internal/usage"
 	"io"
 	"os"
 	"strings"
@@ -161,7 +162,8 @@ func (c Config) WithDefaults() Config {
 	return c
 }
 
-// Validate reports every problem of the config at once, each naming its field.
+// Validate reports every problem of the config at once, each naming its
+// field, as a usage error.
 func (c Config) Validate() error {
 	var errs []error
 	bad := func(field, format string, args ...any) {
@@ -265,5 +267,5 @@ func (c Config) Validate() error {
 			bad("shard", "%v", err)
 		}
 	}
-	return errors.Join(errs...)
+	return usage.Wrap(errors.Join(errs...)) // the sweep is at fault, however it was given
 }

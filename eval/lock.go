@@ -41,8 +41,9 @@ func lockDir(dir string, create bool) (*DirLock, error) {
 		return nil, err
 	}
 	if !create {
+		// Not a usage error: the run may be about to start there.
 		if ours, _, err := dirState(dir); err != nil || !ours {
-			return nil, fmt.Errorf("%s is not a run directory (no %s): %w", dir, ManifestFile, ErrNotRunDir)
+			return nil, fmt.Errorf("%s holds no run (no %s): %w", dir, ManifestFile, os.ErrNotExist)
 		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {

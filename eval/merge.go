@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/entropix-eval/entropix-eval/internal/usage"
 	"io"
 	"os"
 	"path/filepath"
@@ -94,7 +95,7 @@ func outputNotAnInput(out string, shardDirs []string) error {
 	}
 	for _, d := range shardDirs {
 		if st, err := os.Stat(d); err == nil && os.SameFile(ost, st) {
-			return fmt.Errorf("merge: --out %s is the input %s; merge into a new directory", out, d)
+			return usage.Errorf("merge: --out %s is the input %s; merge into a new directory", out, d)
 		}
 	}
 	return nil

@@ -55,12 +55,12 @@ func TestLockDirClaimsOnlyNewEmptyOrOwnDirectories(t *testing.T) {
 func TestLockRunDirNeedsAnExistingRunDirectory(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "nope")
 	_, err := LockRunDir(missing)
-	require.ErrorIs(t, err, ErrNotRunDir)
+	require.ErrorIs(t, err, os.ErrNotExist)
 	assert.NoDirExists(t, missing, "not created")
 
 	empty := t.TempDir()
 	_, err = LockRunDir(empty)
-	require.ErrorIs(t, err, ErrNotRunDir)
+	require.ErrorIs(t, err, os.ErrNotExist)
 
 	l, err := LockDir(empty)
 	require.NoError(t, err)

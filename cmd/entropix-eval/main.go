@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	usageclass "github.com/entropix-eval/entropix-eval/internal/usage"
 	"io"
 	"log/slog"
 	"os"
@@ -40,8 +41,10 @@ func register(c command) {
 	commands[c.name] = c
 }
 
-// errUsage marks an error caused by the command line; main exits 2 for it.
-var errUsage = errors.New("usage")
+// errUsage marks an error retrying cannot fix (the command line, a sweep,
+// task or data file, a model directory); main exits 2 for it. Packages
+// classify their own errors with internal/usage, the one definition.
+var errUsage = usageclass.Err
 
 // Exit codes a scheduler (Slurm, a Kubernetes Indexed Job) can act on: done (an
 // empty shard is done), failed (retry or inspect), usage (fix the command line;

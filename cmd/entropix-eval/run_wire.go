@@ -29,7 +29,7 @@ func wireRunner(ctx context.Context, cfg eval.Config, sz runSizing) (*eval.Runne
 	}
 	fail := func(err error) (*eval.Runner, func(), error) { cleanup(); return nil, nil, err }
 	if model.TokenizerPath == "" {
-		return fail(fmt.Errorf("model %s has no tokenizer.json; run needs one to build prompts", cfg.Model))
+		return fail(fmt.Errorf("%w: model %s has no tokenizer.json; run needs one to build prompts", errUsage, cfg.Model))
 	}
 	if mp := model.Config.MaxPositions; mp > 0 && cfg.MaxSeqLen > mp {
 		// As lm-eval does, a sequence never outgrows the model's trained positions.

@@ -12,6 +12,7 @@ package jinja
 import (
 	"errors"
 	"fmt"
+	"github.com/entropix-eval/entropix-eval/internal/usage"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -44,8 +45,9 @@ var (
 	RenderTimeout = 3 * time.Second
 )
 
-// ErrLimit marks a template refused or stopped by one of the limits.
-var ErrLimit = errors.New("template exceeded a rendering limit")
+// ErrLimit marks a template refused or stopped by one of the limits (a usage
+// error: the template is at fault).
+var ErrLimit = usage.New("template exceeded a rendering limit")
 
 // Options are the Jinja settings of one kind of template.
 type Options struct {

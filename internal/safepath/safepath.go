@@ -5,8 +5,8 @@
 package safepath
 
 import (
-	"errors"
 	"fmt"
+	"github.com/entropix-eval/entropix-eval/internal/usage"
 	"path/filepath"
 	"strings"
 	"unicode"
@@ -16,7 +16,7 @@ import (
 const MaxName = 255
 
 // ErrUnsafe marks a name or path that would leave its directory.
-var ErrUnsafe = errors.New("unsafe name for a file or folder")
+var ErrUnsafe = usage.New("unsafe name for a file or folder")
 
 // Name checks that name can be one path component as it is: not empty, not
 // "." or "..", no path separator, NUL or other control character, at most
