@@ -6,6 +6,7 @@ import (
 	"github.com/entropix-eval/entropix-eval/internal/usage"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -73,7 +74,7 @@ func NewIndex(includePaths ...string) (*Index, error) {
 		if !st.IsDir() {
 			return nil, fmt.Errorf("--include-path %s: not a directory (use --task for one file)", dir)
 		}
-		if err := ix.addTree(os.DirFS(dir), dir, dir); err != nil {
+		if err := ix.addTree(taskFS{os.DirFS(dir)}, dir, dir); err != nil {
 			return nil, err
 		}
 	}
@@ -100,12 +101,7 @@ func (ix *Index) AddFile(path string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	root := filepath.VolumeName(abs) + string(filepath.Separator)
-	rel, err := filepath.Rel(root, abs)
-	if err != nil {
-		return nil, err
-	}
-	names := ix.addFile(os.DirFS(root), filepath.ToSlash(rel), "file", root)
+	names := ix.addFile(taskFS{}, filepath.ToSlash(abs), "file", "")
 	if len(names) == 0 {
 		return nil, fmt.Errorf("%s: defines no task or group", path)
 	}
@@ -117,6 +113,9 @@ func (ix *Index) AddFile(path string) ([]string, error) {
 
 // showPath is how a path inside a source's file system is printed.
 func showPath(root, p string) string {
+	if path.IsAbs(p) {
+		return filepath.FromSlash(p)
+	}
 	if strings.HasSuffix(root, ":") {
 		return root + p
 	}

@@ -127,6 +127,7 @@ func (b *yamlBudget) nodeValue(n *yaml.Node) (any, error) {
 		return b.nodeValue(n.Alias)
 	case yaml.MappingNode:
 		m := make(map[string]any, len(n.Content)/2)
+		lines := make(map[string]int, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			kn := n.Content[i]
 			if kn.Kind == yaml.ScalarNode && kn.Tag == "!!merge" {
@@ -136,6 +137,12 @@ func (b *yamlBudget) nodeValue(n *yaml.Node) (any, error) {
 			if err := kn.Decode(&key); err != nil {
 				return nil, fmt.Errorf("line %d: mapping key: %w", kn.Line, err)
 			}
+			// PyYAML keeps the last of two equal keys without a word; a task
+			// file that sets a key twice is refused instead.
+			if first, dup := lines[key]; dup {
+				return nil, fmt.Errorf("line %d: key %q is set again (first on line %d)", kn.Line, key, first)
+			}
+			lines[key] = kn.Line
 			v, err := b.nodeValue(n.Content[i+1])
 			if err != nil {
 				return nil, err

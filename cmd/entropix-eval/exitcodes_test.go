@@ -62,6 +62,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"merge into an input", func() error {
 			return runMerge(context.Background(), []string{"--out", shard, shard}, io.Discard, io.Discard)
 		}, exitUsage},
+		{"limit 0", run("--limit", "0"), exitUsage},
 		{"missing model", run("--model", filepath.Join(root, "nonexistent")), exitFailed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -161,3 +161,22 @@ func TestReportFinishesAFinishingRun(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotEmpty(t, results)
 }
+
+// --limit 0 ran the whole split without a word; it is refused now.
+func TestLimitZeroIsRefused(t *testing.T) {
+	err := runQuiet(t, context.Background(), smokeArgs(t, filepath.Join(t.TempDir(), "run"), "--limit", "0"))
+	require.ErrorIs(t, err, errUsage)
+	assert.ErrorContains(t, err, `"0" evaluates nothing; leave --limit out to evaluate the whole split`)
+}
+
+// report during a run's first minutes (its run directory marked, no results
+// yet) names the process holding it; it said "stat results.arrow: no such file".
+func TestReportDuringAFirstRunNamesTheHolder(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	lock, err := eval.LockDir(dir) // what run holds from its start
+	require.NoError(t, err)
+	defer lock.Unlock()
+	err = runReport(context.Background(), []string{dir}, io.Discard, io.Discard)
+	require.ErrorIs(t, err, eval.ErrLocked)
+	assert.ErrorContains(t, err, fmt.Sprintf("is in use by process %d", os.Getpid()))
+}
