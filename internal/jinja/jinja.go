@@ -65,7 +65,12 @@ type Template struct {
 }
 
 // Compile parses source after checking its size and nesting.
-func Compile(source string, o Options) (*Template, error) {
+func Compile(source string, o Options) (_ *Template, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%s: the template engine failed on this template (%v)", o.Name, p)
+		}
+	}()
 	if len(source) > MaxSourceBytes {
 		return nil, fmt.Errorf("%w: source of %d bytes (at most %d)", ErrLimit, len(source), MaxSourceBytes)
 	}
@@ -109,7 +114,15 @@ func (t *Template) Render(vars map[string]any) (string, error) {
 	}
 	out := &limitedBuffer{lim: lim}
 	done := make(chan error, 1)
-	go func() { done <- t.tpl.Execute(out, exec.NewContext(ctx)) }()
+	go func() {
+		// gonja panics on some inputs; a panic here would end the process.
+		defer func() {
+			if p := recover(); p != nil {
+				done <- fmt.Errorf("%s: the template engine failed on this template (%v)", t.name, p)
+			}
+		}()
+		done <- t.tpl.Execute(out, exec.NewContext(ctx))
+	}()
 	timer := time.NewTimer(RenderTimeout)
 	defer timer.Stop()
 	select {
