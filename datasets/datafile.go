@@ -166,24 +166,6 @@ func largestString(key string, v any) (string, int) {
 	return key, 0
 }
 
-// maxDocFileBytes bounds one JSONL or CSV data file read into memory; Parquet and
-// Arrow files are read through their own bounded readers.
-const maxDocFileBytes = 4 << 30
-
-// readBoundedFile reads a text data file whole, up to maxDocFileBytes.
-func readBoundedFile(path string) ([]byte, error) {
-	fh, size, err := openSized(path)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	if size > maxDocFileBytes {
-		return nil, fmt.Errorf("%s: %d bytes is more than the %d a text data file may hold", path, size, int64(maxDocFileBytes))
-	}
-	// The size was read once; a file that grows meanwhile is cut there.
-	return io.ReadAll(io.LimitReader(fh, size))
-}
-
 // readTextFile streams a JSON Lines or CSV data file through read.
 func readTextFile(path string, strs []string, read func(string, io.Reader, []string) (fileRows, error)) (fileRows, error) {
 	fh, _, err := openSized(path)

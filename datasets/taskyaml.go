@@ -38,7 +38,8 @@ const maxIncludeDepth = 16
 // file's directory) is loaded first, and the including file's keys replace
 // the included ones whole (a shallow dict.update).
 func loadRawConfig(fsys fs.FS, file string) (*rawConfig, error) {
-	return loadRawConfigSeen(fsys, file, nil)
+	rc, err := loadRawConfigSeen(fsys, file, nil)
+	return rc, usage.Wrap(err) // the task file (or one it includes) is at fault
 }
 
 func loadRawConfigSeen(fsys fs.FS, file string, seen []string) (*rawConfig, error) {

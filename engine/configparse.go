@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/entropix-eval/entropix-eval/internal/usage"
 	"math"
 	"os"
 	"strings"
@@ -22,7 +23,7 @@ func LoadConfig(path string) (Config, error) {
 	}
 	cfg, err := ParseConfig(data)
 	if err != nil {
-		return Config{}, fmt.Errorf("config %s: %w", path, err)
+		return Config{}, usage.Errorf("config %s: %w", path, err)
 	}
 	return cfg, nil
 }

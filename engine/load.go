@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"github.com/entropix-eval/entropix-eval/internal/usage"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -66,7 +67,7 @@ func loadHF(dir string) (m *Model, err error) {
 		return nil, err
 	}
 	if err := m.checkTensors(source, from); err != nil {
-		return nil, err
+		return nil, usage.Wrap(err) // the checkpoint does not match its config
 	}
 	m.Config.DType = m.Tensors["model.embed_tokens.weight"].DType
 	if tok := filepath.Join(dir, TokenizerFile); fileExists(tok) {
@@ -87,7 +88,7 @@ func (m *Model) addSafetensors(path string, from map[string]string, owner map[st
 	m.OnClose(release)
 	h, err := parseSafetensors(data)
 	if err != nil {
-		return fmt.Errorf("safetensors %s: %w", path, err)
+		return usage.Errorf("safetensors %s: %w", path, err)
 	}
 	base := filepath.Base(path)
 	for _, e := range h.Tensors {
