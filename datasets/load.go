@@ -2,9 +2,10 @@ package datasets
 
 import (
 	"fmt"
-	"github.com/entropix-eval/entropix-eval/internal/usage"
 	"path/filepath"
 	"strings"
+
+	"github.com/entropix-eval/entropix-eval/internal/usage"
 )
 
 // Dataset is a split loaded from one or more files.

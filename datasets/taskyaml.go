@@ -2,7 +2,6 @@ package datasets
 
 import (
 	"fmt"
-	"github.com/entropix-eval/entropix-eval/internal/usage"
 	"io/fs"
 	"math"
 	"path"
@@ -10,6 +9,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/entropix-eval/entropix-eval/internal/usage"
 )
 
 // pyFunction is a `!function module.name` value: a Python hook lm-eval imports

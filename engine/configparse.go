@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/entropix-eval/entropix-eval/internal/usage"
 	"math"
 	"os"
 	"strings"
+
+	"github.com/entropix-eval/entropix-eval/internal/usage"
 )
 
 // maxDim bounds every size in a config so that products of sizes cannot overflow and

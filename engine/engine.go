@@ -68,6 +68,35 @@ type Input struct {
 	// prefix taken from a cache, say), and one that cannot compute it refuses the
 	// input naming itself.
 	PromptStats bool
+	// Score asks for the log-probabilities of given tokens (lm-eval's
+	// loglikelihood requests): each entry names a position of Tokens and the
+	// token whose probability of coming next is wanted. Output.Scores answers
+	// them in order. Several entries may name one position (the choices of a
+	// question that share their input). Only engines that are TokenScorers
+	// fill them.
+	Score []ScoreTarget
+}
+
+// ScoreTarget is one token to score: Token as the successor of Tokens[At].
+type ScoreTarget struct {
+	At    int
+	Token int32
+}
+
+// TokenScore is the answer to a ScoreTarget.
+type TokenScore struct {
+	// LogProb is the natural-log probability of the token under the full
+	// softmax (temperature 1) of the position's logits.
+	LogProb float64
+	// Greedy says the token is the argmax (ties go to the lowest id, as
+	// torch.argmax picks them), lm-eval's is_greedy for one token.
+	Greedy bool
+}
+
+// TokenScorer is an engine that fills Output.Scores for Input.Score; the
+// harness refuses loglikelihood tasks on engines that are not.
+type TokenScorer interface {
+	ScoresTokens() bool
 }
 
 // AttnViewOf is the view an input's statistics are computed in.
@@ -90,6 +119,9 @@ type Output struct {
 	Attn AttnStats
 	// Prompt is filled for inputs that set PromptStats (Positions 0 otherwise).
 	Prompt PromptStats
+	// Scores answers Input.Score, one entry per target in its order (empty
+	// when the input asked for none).
+	Scores []TokenScore
 }
 
 // Engine runs a batched transformer over a fixed set of KV-cache slots.

@@ -3,12 +3,13 @@ package engine
 import (
 	"errors"
 	"fmt"
-	"github.com/entropix-eval/entropix-eval/internal/usage"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/entropix-eval/entropix-eval/internal/usage"
 )
 
 // Checkpoint file names inside a Hugging Face model directory.

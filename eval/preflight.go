@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/entropix-eval/entropix-eval/internal/usage"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/entropix-eval/entropix-eval/engine"
+	"github.com/entropix-eval/entropix-eval/internal/usage"
 )
 
 // Bounds on the size of one sweep. Every job is listed in manifest.json and every

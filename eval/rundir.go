@@ -3,12 +3,13 @@ package eval
 import (
 	"errors"
 	"fmt"
-	"github.com/entropix-eval/entropix-eval/internal/usage"
 	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 
+	"github.com/entropix-eval/entropix-eval/internal/usage"
+	"github.com/entropix-eval/entropix-eval/reports"
 	"github.com/entropix-eval/entropix-eval/reports/runreport"
 )
 
@@ -105,6 +106,8 @@ var ourTopFiles = map[string]bool{
 	RunDirMarker: true, ManifestFile: true, ProblemsFile: true, JournalFile: true,
 	ResultsArrow: true, TracesArrow: true, ResultsJSONFile: true, SamplesFile: true, GroupResultsFile: true,
 	runreport.SummaryFile: true, runreport.ComparisonsFile: true, runreport.HTMLFile: true,
+	reports.ParquetPath(ResultsArrow): true, reports.ParquetPath(TracesArrow): true,
+	reports.ParquetPath(runreport.SummaryFile): true, reports.ParquetPath(runreport.ComparisonsFile): true,
 }
 
 // ourSubdirFile says whether name is a file the report writes into its

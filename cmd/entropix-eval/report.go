@@ -38,6 +38,7 @@ func runReport(_ context.Context, args []string, stdout, stderr io.Writer) error
 	fs.IntVar(&opt.Paired.Bootstrap.Resamples, "resamples", 0, "paired bootstrap resamples (default 10000)")
 	fs.IntVar(&opt.Paired.Permutations, "permutations", 0, "Monte-Carlo sign flips when the exact test is too costly (default 200000)")
 	fs.Uint64Var(&opt.Paired.Bootstrap.Seed, "bootstrap-seed", 0, "seed of the bootstrap's and the sign flips' random stream")
+	fs.BoolVar(&opt.NoParquet, "no-parquet", false, "leave out the Parquet copies of summary.arrow and comparisons.arrow (on by default, and off for runs started with --no-parquet)")
 	fs.IntVar(&opt.TokenBudget, "token-budget", 0,
 		fmt.Sprintf("generated tokens with per-token detail in report.html (default %d; -1: none)", runreport.DefaultTokenBudget))
 	fs.Usage = func() {
@@ -45,7 +46,7 @@ func runReport(_ context.Context, args []string, stdout, stderr io.Writer) error
 			"Reads results.arrow and traces.arrow of RUN_DIR and writes summary.arrow,\n"+
 			"comparisons.arrow, report.html (offline, self-contained), figures/ (SVG, PDF)\n"+
 			"and tables/ (LaTeX booktabs) into it.")
-		fs.PrintDefaults()
+		printFlags(fs, fs.Output())
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -82,6 +83,9 @@ func runReport(_ context.Context, args []string, stdout, stderr io.Writer) error
 // end of every run.
 func writeReport(dir string, opt runreport.Options, stdout io.Writer) error {
 	start := time.Now()
+	if m, err := eval.ReadManifest(dir); err == nil && m.Config.NoParquet {
+		opt.NoParquet = true // the run was started with --no-parquet
+	}
 	rep, err := runreport.Build(dir, opt)
 	if err != nil {
 		return err

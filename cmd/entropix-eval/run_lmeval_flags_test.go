@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -70,12 +72,18 @@ func TestRunSamplerFlag(t *testing.T) {
 		{"entropix:frog", eval.SamplerSpec{Name: "entropix:frog"}},
 		{"min_p:temperature=0.7,min_p=0.1", eval.SamplerSpec{Name: "min_p", Params: map[string]any{"temperature": 0.7, "min_p": 0.1}}},
 		{"entropix:frog:attn_mode=padded", eval.SamplerSpec{Name: "entropix:frog", Params: map[string]any{"attn_mode": "padded"}}},
+		// sampler/README.md's spelling (sampler.ParseFlag's grammar): fields after ','.
+		{"entropix:frog,faithful=true", eval.SamplerSpec{Name: "entropix:frog", Params: map[string]any{"faithful": true}}},
+		{"entropix:smollm-360m,faithful=true,pad_len=64", eval.SamplerSpec{Name: "entropix:smollm-360m", Params: map[string]any{"faithful": true, "pad_len": 64.0}}},
+		{"combined:vllm-v1,top_p=0.9", eval.SamplerSpec{Name: "combined:vllm-v1", Params: map[string]any{"top_p": 0.9}}},
+		{"min_p,min_p=0.05,temperature=1.5", eval.SamplerSpec{Name: "min_p", Params: map[string]any{"min_p": 0.05, "temperature": 1.5}}},
 	} {
 		got, err := parseSamplerFlag(tc.in)
 		require.NoError(t, err, tc.in)
 		assert.Equal(t, tc.want, got, tc.in)
 	}
-	for _, bad := range []string{"", "min_p=0.1", "greedy,min_p", ":x=1"} {
+	// One value is one sampler: a second name is refused, not dropped.
+	for _, bad := range []string{"", "min_p=0.1", "greedy,min_p", ":x=1", "entropix:frog,faithful=true,greedy", "min_p:min_p=0.1,entropix"} {
 		_, err := parseSamplerFlag(bad)
 		assert.Error(t, err, bad)
 	}
@@ -90,6 +98,31 @@ func TestRunSamplerFlag(t *testing.T) {
 	yml, err := eval.ParseConfig([]byte("samplers: [{name: min_p, min_p: 0.1, temperature: 0.7}]"))
 	require.NoError(t, err)
 	assert.Equal(t, cfg.Samplers[0].DisplayLabel(), yml.Samplers[0].DisplayLabel())
+}
+
+// TestRunSamplerFlagResolves follows each documented spelling through the resolver
+// run uses, to the variant and fields the sampler is built with: the spelling
+// sampler/README.md documents once ran plain entropix (variant original).
+func TestRunSamplerFlagResolves(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want map[string]any // fields of the built sampler's description
+	}{
+		{"entropix:frog,faithful=true,clarifying_token_id=5", map[string]any{"variant": "frog", "faithful": true}},
+		{"entropix:frog:faithful=true,clarifying_token_id=5", map[string]any{"variant": "frog", "faithful": true}},
+		{"entropix:smollm-135m,clarifying_token_id=5", map[string]any{"variant": "smollm-135m", "faithful": false}},
+		{"entropix,clarifying_token_id=5", map[string]any{"variant": "original", "faithful": false}},
+	} {
+		spec, err := parseSamplerFlag(tc.in)
+		require.NoError(t, err, tc.in)
+		f, err := eval.NewSamplerResolver(nil, nil)(spec)
+		require.NoError(t, err, tc.in)
+		var desc map[string]any
+		require.NoError(t, json.Unmarshal([]byte(f.Describe()), &desc), tc.in)
+		for k, v := range tc.want {
+			assert.Equal(t, v, desc[k], "%s: %s", tc.in, k)
+		}
+	}
 }
 
 func TestGenKwargsSampler(t *testing.T) {
@@ -108,6 +141,18 @@ func TestGenKwargsSampler(t *testing.T) {
 		assert.Equal(t, tc.want, got, tc.in)
 		assert.Equal(t, tc.maxNew, maxNew, tc.in)
 	}
+}
+
+// Without a sampler, run decodes as the task's generation_kwargs say (greedy for
+// gsm8k_cot: do_sample false), as lm-eval does, and says so.
+func TestRunDefaultSamplerFromTask(t *testing.T) {
+	isolateDemoEnv(t)
+	var stderr bytes.Buffer
+	cfg, _, err := parseRunArgs([]string{"--model", "/a", "--task", "gsm8k_cot", "--dataset", "d", "--out", "o"}, &stderr)
+	require.NoError(t, err)
+	require.Len(t, cfg.Samplers, 1)
+	assert.Equal(t, "greedy", cfg.Samplers[0].DisplayLabel())
+	assert.Contains(t, stderr.String(), "no sampler given: greedy, as lm-eval decodes the task (gsm8k_cot: generation_kwargs {do_sample: false} → greedy)")
 }
 
 func TestRunLimitFraction(t *testing.T) {

@@ -44,6 +44,7 @@ type Engine struct {
 	closed     bool
 
 	prompt promptState // inputs asking for prompt-averaged metrics (promptstats.go)
+	score  scoreState  // inputs asking for token log-probabilities (score.go)
 }
 
 var _ engine.Engine = (*Engine)(nil)

@@ -57,6 +57,9 @@ func (e *Engine) forward(ctx context.Context, rows []tokenRow, nOut int) error {
 	if e.prompt.any { // inputs asking for prompt-averaged metrics need every row's
 		e.promptLogitStats(rows, b.x)
 	}
+	if e.score.any { // inputs scoring given tokens need those rows' logits
+		e.scoreRows(b.x)
+	}
 	// Only each input's last position needs logits.
 	for r, row := range rows {
 		if row.output >= 0 {

@@ -27,6 +27,9 @@ func (e *Engine) Step(ctx context.Context, in []engine.Input, out *[]engine.Outp
 	if err := e.beginPrompt(in); err != nil {
 		return err
 	}
+	if err := e.checkScores(in); err != nil {
+		return err
+	}
 	e.grow(len(rows), len(in))
 	if len(rows) > 0 {
 		if err := e.forward(ctx, rows, len(in)); err != nil {
@@ -42,6 +45,7 @@ func (e *Engine) Step(ctx context.Context, in []engine.Input, out *[]engine.Outp
 	if err := e.fillOutputs(in, out); err != nil {
 		return err
 	}
+	e.fillScores(in, *out)
 	return e.finishPrompt(in, rows, *out)
 }
 

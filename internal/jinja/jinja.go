@@ -12,7 +12,6 @@ package jinja
 import (
 	"errors"
 	"fmt"
-	"github.com/entropix-eval/entropix-eval/internal/usage"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -20,6 +19,8 @@ import (
 	"github.com/nikolalohinski/gonja/v2/config"
 	"github.com/nikolalohinski/gonja/v2/exec"
 	"github.com/nikolalohinski/gonja/v2/loaders"
+
+	"github.com/entropix-eval/entropix-eval/internal/usage"
 )
 
 // The limits. Real chat and task templates stay far below every one.

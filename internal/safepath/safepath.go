@@ -6,10 +6,11 @@ package safepath
 
 import (
 	"fmt"
-	"github.com/entropix-eval/entropix-eval/internal/usage"
 	"path/filepath"
 	"strings"
 	"unicode"
+
+	"github.com/entropix-eval/entropix-eval/internal/usage"
 )
 
 // MaxName bounds one name: most file systems refuse longer components.

@@ -1,0 +1,266 @@
+package loglik
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"unicode/utf8"
+)
+
+// The output types this package scores (lm-eval's OUTPUT_TYPE).
+const (
+	MultipleChoice = "multiple_choice"
+	LogLikelihood  = "loglikelihood"
+	Rolling        = "loglikelihood_rolling"
+)
+
+// IsOutputType says whether t is one of the output types scored here.
+func IsOutputType(t string) bool { return t == MultipleChoice || t == LogLikelihood || t == Rolling }
+
+// Aggregations, as lm-eval's registry names them.
+const (
+	AggMean               = "mean"
+	AggPerplexity         = "perplexity"
+	AggWeightedPerplexity = "weighted_perplexity"
+	AggBitsPerByte        = "bits_per_byte"
+	AggBrierScore         = "brier_score"
+)
+
+// Metric is a metric lm-eval registers for these output types.
+type Metric struct {
+	Aggregation    string
+	HigherIsBetter bool
+	// OutputTypes are the types whose process_results produce it.
+	OutputTypes []string
+	// Weight is the doc's weight under a weighted aggregation ("words" or
+	// "bytes" of doc_to_target), else "".
+	Weight string
+}
+
+// Metrics are the metrics of api/metrics.py that process_results computes for
+// these output types. (f1, mcc and likelihood, which aggregate tuples with
+// scikit-learn or keep them raw, are not here.)
+var Metrics = map[string]Metric{
+	"acc":             {AggMean, true, []string{LogLikelihood, MultipleChoice}, ""},
+	"acc_norm":        {AggMean, true, []string{MultipleChoice}, ""},
+	"acc_bytes":       {AggMean, true, []string{MultipleChoice}, ""},
+	"acc_mutual_info": {AggMean, true, []string{MultipleChoice}, ""},
+	"exact_match":     {AggMean, true, []string{MultipleChoice}, ""},
+	"brier_score":     {AggBrierScore, false, []string{MultipleChoice}, ""},
+	"perplexity":      {AggPerplexity, false, []string{LogLikelihood}, ""},
+	"word_perplexity": {AggWeightedPerplexity, false, []string{Rolling}, "words"},
+	"byte_perplexity": {AggWeightedPerplexity, false, []string{Rolling}, "bytes"},
+	"bits_per_byte":   {AggBitsPerByte, false, []string{Rolling}, "bytes"},
+}
+
+// DefaultMetrics are lm-eval's DEFAULT_METRIC_REGISTRY: a task without a
+// metric_list scores these.
+var DefaultMetrics = map[string][]string{
+	LogLikelihood:  {"perplexity", "acc"},
+	Rolling:        {"word_perplexity", "byte_perplexity", "bits_per_byte"},
+	MultipleChoice: {"acc", "acc_norm"},
+}
+
+// CheckMetric says whether metric can score outputType, naming what can.
+func CheckMetric(outputType, metric string) error {
+	m, ok := Metrics[metric]
+	if !ok || !slices.Contains(m.OutputTypes, outputType) {
+		var can []string
+		for name, m := range Metrics {
+			if slices.Contains(m.OutputTypes, outputType) {
+				can = append(can, name)
+			}
+		}
+		slices.Sort(can)
+		return fmt.Errorf("metric %q is not computed for output_type %s (supported: %v)", metric, outputType, can)
+	}
+	return nil
+}
+
+// Result is one request's answer: its log-likelihood and whether every
+// continuation token was the argmax (lm-eval's (logprob, is_greedy)).
+type Result struct {
+	LogProb float64 `json:"logprob"`
+	Greedy  bool    `json:"is_greedy"`
+}
+
+// NoGold is lm-eval's gold index for a target that names no choice.
+const NoGold = -100
+
+// Doc is one evaluated document's requests and what its metrics read.
+type Doc struct {
+	OutputType string    `json:"output_type"`
+	Requests   []Request `json:"requests"`
+	// Choices and Gold (multiple_choice): the choice texts, and the index of
+	// the right one (NoGold when the target names none).
+	Choices []string `json:"choices,omitempty"`
+	Gold    int      `json:"gold"`
+	// MutualInfo (multiple_choice with acc_mutual_info): the second half of
+	// Requests are the choices without context.
+	MutualInfo bool `json:"mutual_info,omitempty"`
+	// Words and Bytes of doc_to_target (loglikelihood_rolling): the weights
+	// of word_perplexity and of byte_perplexity / bits_per_byte.
+	Words int `json:"words,omitempty"`
+	Bytes int `json:"bytes,omitempty"`
+}
+
+// NewRolling is a loglikelihood_rolling doc of text: one request, the whole
+// text, weighted by its words (re.split(r"\s+", text)) and UTF-8 bytes.
+func NewRolling(text string) Doc {
+	return Doc{OutputType: Rolling, Requests: []Request{{Continuation: text}}, Words: CountWords(text), Bytes: len(text)}
+}
+
+// CountWords is lm-eval's count_words: len(re.split(r"\s+", doc)), empty
+// pieces at either end included.
+func CountWords(s string) int {
+	n, inSpace := 1, false
+	for _, r := range s {
+		sp := pyIsSpace(r)
+		if sp && !inSpace {
+			n++
+		}
+		inSpace = sp
+	}
+	return n
+}
+
+// Value is one metric's per-doc value: lm-eval's process_results item. For
+// perplexity and the weighted aggregations it is the doc's log-likelihood,
+// Weight its words or bytes; for brier_score the doc's squared error.
+type Value struct {
+	Metric string
+	Value  float64
+	Weight float64
+}
+
+// Pred is the multiple_choice prediction: the argmax of the log-likelihoods
+// (the first of equal ones, as np.argmax).
+func (d *Doc) Pred(res []Result) int {
+	lls := d.conditional(res)
+	return argmax(len(lls), func(i int) float64 { return lls[i].LogProb })
+}
+
+func (d *Doc) conditional(res []Result) []Result {
+	if d.MutualInfo {
+		return res[:len(d.Choices)]
+	}
+	return res
+}
+
+// Score computes the doc's values of metrics from its requests' results, in
+// metrics order, as process_results does.
+func (d *Doc) Score(metrics []string, res []Result) ([]Value, error) {
+	if len(res) != len(d.Requests) {
+		return nil, fmt.Errorf("%d results for %d requests", len(res), len(d.Requests))
+	}
+	out := make([]Value, 0, len(metrics))
+	for _, m := range metrics {
+		if err := CheckMetric(d.OutputType, m); err != nil {
+			return nil, err
+		}
+		v, err := d.value(m, res)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", m, err)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func (d *Doc) value(metric string, res []Result) (Value, error) {
+	switch d.OutputType {
+	case LogLikelihood:
+		if metric == "perplexity" {
+			return Value{metric, res[0].LogProb, 1}, nil
+		}
+		return Value{metric, b2f(res[0].Greedy), 1}, nil
+	case Rolling:
+		w := d.Bytes
+		if Metrics[metric].Weight == "words" {
+			w = d.Words
+		}
+		return Value{metric, res[0].LogProb, float64(w)}, nil
+	}
+	lls := d.conditional(res)
+	if len(lls) != len(d.Choices) {
+		return Value{}, fmt.Errorf("%d results for %d choices", len(lls), len(d.Choices))
+	}
+	pick := func(score func(i int) float64) Value {
+		return Value{metric, b2f(argmax(len(lls), score) == d.Gold), 1}
+	}
+	switch metric {
+	case "acc":
+		return pick(func(i int) float64 { return lls[i].LogProb }), nil
+	case "acc_norm": // character length: Python's len(str) counts code points
+		return pick(func(i int) float64 { return lls[i].LogProb / float64(utf8.RuneCountInString(d.Choices[i])) }), nil
+	case "acc_bytes":
+		return pick(func(i int) float64 { return lls[i].LogProb / float64(len(d.Choices[i])) }), nil
+	case "acc_mutual_info":
+		if !d.MutualInfo {
+			return Value{}, errors.New("the doc has no unconditional requests")
+		}
+		uncond := res[len(d.Choices):]
+		return pick(func(i int) float64 { return lls[i].LogProb - uncond[i].LogProb }), nil
+	case "exact_match":
+		if d.Gold == NoGold {
+			return Value{metric, 0, 1}, nil
+		}
+		return Value{metric, b2f(lls[d.Gold].Greedy), 1}, nil
+	case "brier_score":
+		if d.Gold < 0 || d.Gold >= len(lls) {
+			return Value{}, fmt.Errorf("gold index %d outside the %d choices", d.Gold, len(lls))
+		}
+		p := softmax(lls)
+		var s float64
+		for i, v := range p {
+			if i == d.Gold {
+				v -= 1
+			}
+			s += v * v
+		}
+		return Value{metric, s, 1}, nil
+	}
+	return Value{}, fmt.Errorf("unknown metric %q", metric)
+}
+
+// softmax is lm-eval's utils.softmax: e^(x−max) / Σ e^(x−max).
+func softmax(lls []Result) []float64 {
+	maxv := math.Inf(-1)
+	for _, r := range lls {
+		maxv = math.Max(maxv, r.LogProb)
+	}
+	out := make([]float64, len(lls))
+	var z float64
+	for i, r := range lls {
+		out[i] = math.Exp(r.LogProb - maxv)
+		z += out[i]
+	}
+	for i := range out {
+		out[i] /= z
+	}
+	return out
+}
+
+// argmax is np.argmax over n values: the first index of the largest (a NaN
+// wins, as numpy's does).
+func argmax(n int, v func(int) float64) int {
+	best := 0
+	for i := 0; i < n; i++ {
+		x := v(i)
+		if math.IsNaN(x) {
+			return i
+		}
+		if x > v(best) {
+			best = i
+		}
+	}
+	return best
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
