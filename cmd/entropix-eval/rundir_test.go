@@ -70,18 +70,6 @@ func TestRunNeverRemovesFilesItDidNotWrite(t *testing.T) {
 	assert.Len(t, results, 1, "the earlier lm-eval files are replaced, not kept beside the new")
 }
 
-// hostileTask is a task file whose task name (and tag) are given verbatim.
-func hostileTask(t *testing.T, dir, file, name, tag string) string {
-	t.Helper()
-	data := sharedtest.Path(t, "data/gsm8k/sample/test-50.jsonl")
-	body := fmt.Sprintf("task: %q\ntag: %s\ndataset_path: json\ndataset_kwargs:\n  data_files:\n    test: %s\ntest_split: test\n"+
-		"doc_to_text: \"Q: {{question}}\\nA:\"\ndoc_to_target: \"{{answer.split('####')[-1].strip()}}\"\n"+
-		"generation_kwargs:\n  until: [\"Q:\"]\n  max_gen_toks: 4\n", name, tag, data)
-	path := filepath.Join(dir, file)
-	require.NoError(t, os.WriteFile(path, []byte(body), 0o644))
-	return path
-}
-
 // filesUnder lists every file and folder under root, relative to it.
 func filesUnder(t *testing.T, root string) []string {
 	t.Helper()
@@ -115,10 +103,10 @@ func TestTaskAndGroupNamesStayInsideTheRunDirectory(t *testing.T) {
 			root := t.TempDir()
 			tasks := filepath.Join(root, "tasks")
 			require.NoError(t, os.Mkdir(tasks, 0o755))
-			path := hostileTask(t, tasks, "hostile.yaml", tc.name, "hostile_suite")
+			path := taskYAML(t, tasks, "hostile.yaml", fmt.Sprintf("task: %q\ntag: hostile_suite\n", tc.name), `"Q: {{question}}"`)
 			task := path
 			if tc.kind == "group member" {
-				hostileTask(t, tasks, "fine.yaml", "fine_member", "hostile_suite")
+				taskYAML(t, tasks, "fine.yaml", "task: fine_member\ntag: hostile_suite\n", `"Q: {{question}}"`)
 				task = "hostile_suite"
 			}
 			out := filepath.Join(root, "deep", "er", "out")
