@@ -12,8 +12,8 @@ type KernelChoice struct {
 // the dispatch reads (so a benchmark can print what actually ran), and whether
 // BF16 matmul precision has its hardware kernel (AVX512_BF16); without it that
 // precision runs a Go emulation far slower than fp32. The attention entries are
-// those of head dim 64 (SmolLM2's); other head dims may fall back to dot and
-// axpy (attention.go says which).
+// those of head dims 64 and 128; others may fall back to dot and axpy
+// (attention.go says which).
 func Kernels() (choices []KernelChoice, bf16Native bool) {
 	pick := func(avx512, avx2, generic string) string {
 		switch {
