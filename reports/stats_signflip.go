@@ -141,20 +141,22 @@ func (nd *signFlipNull) p(delta float64, alt string) float64 {
 	obs := nd.total - float64(nd.n)*delta
 	tol := nd.tol
 	var mass float64
-	if delta == 0 {
+	if delta == 0 || nd.zeros == 0 { // no zero differences left to sum over
 		for i, s := range nd.s {
-			if extreme(s, obs, tol, alt) {
+			if extreme(s-delta*nd.c[i], obs, tol, alt) {
 				mass += nd.w[i]
 			}
 		}
 		return min(1, mass)
 	}
-	// T* = s − δ(c + 2J − zeros) = a − 2δJ with J ~ Binomial(zeros, ½).
+	// T* = s − δ(c + 2J − zeros) = s − 2δ(J − h) with h = (zeros − c)/2 and
+	// J ~ Binomial(zeros, ½): T* ≥ x ⇔ J − h ≤ (s − x)/2δ when δ > 0.
+	inv := 1 / (2 * delta)
+	up := delta < 0 // dividing by a negative δ turns ≤ into ≥
 	z := float64(nd.zeros)
-	two := 2 * delta
 	r := math.Abs(obs) - tol
 	for i, s := range nd.s {
-		a := s - delta*nd.c[i] + delta*z
+		h := (z - nd.c[i]) / 2
 		var q float64
 		switch alt {
 		case TwoSided:
@@ -163,11 +165,11 @@ func (nd *signFlipNull) p(delta float64, alt string) float64 {
 				break
 			}
 			// T* ≥ r and T* ≤ −r are disjoint.
-			q = nd.jBeyond((a-r)/two, delta < 0) + nd.jBeyond((a+r)/two, delta > 0)
-		case Less: // T* ≤ obs + tol ⇔ 2δJ ≥ a − obs − tol
-			q = nd.jBeyond((a-obs-tol)/two, delta > 0)
-		case Greater: // T* ≥ obs − tol ⇔ 2δJ ≤ a − obs + tol
-			q = nd.jBeyond((a-obs+tol)/two, delta < 0)
+			q = nd.jBeyond((s-r)*inv+h, up) + nd.jBeyond((s+r)*inv+h, !up)
+		case Less: // T* ≤ obs + tol
+			q = nd.jBeyond((s-obs-tol)*inv+h, !up)
+		case Greater: // T* ≥ obs − tol
+			q = nd.jBeyond((s-obs+tol)*inv+h, up)
 		}
 		mass += nd.w[i] * q
 	}
@@ -242,7 +244,7 @@ func boundary(accept func(float64) bool, centre, outer float64, zeroAccepted boo
 	} else if centre == 0 && !zeroAccepted {
 		return 0 // cannot happen: p = 1 at the estimate
 	}
-	tol := 1e-12 * math.Abs(outer)
+	tol := 1e-10 * math.Abs(outer)
 	for math.Abs(out-in) > tol {
 		mid := in + (out-in)/2
 		if mid == in || mid == out {

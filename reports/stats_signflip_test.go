@@ -209,3 +209,54 @@ func FuzzSignFlip(f *testing.F) {
 		}
 	})
 }
+
+// signFlipCase is n problems with k_a and k_b 0/1 samples a side, the
+// sampler a little better than the baseline on correlated problems.
+func signFlipCase(n, ka, kb int, seed uint64) []float64 {
+	rng := splitMix64{state: seed}
+	d := make([]float64, n)
+	for i := range d {
+		theta := float64(rng.next()>>11) / (1 << 53)
+		theta *= theta
+		var a, b int
+		for range ka {
+			if float64(rng.next()>>11)/(1<<53) < min(1, theta+0.03) {
+				a++
+			}
+		}
+		for range kb {
+			if float64(rng.next()>>11)/(1<<53) < theta {
+				b++
+			}
+		}
+		d[i] = float64(a)/float64(ka) - float64(b)/float64(kb)
+	}
+	return d
+}
+
+// BenchmarkSignFlip: the test and its inverted interval at the sizes a report
+// meets; the method each size takes is in the name's last part, checked.
+func BenchmarkSignFlip(b *testing.B) {
+	for _, c := range []struct {
+		name      string
+		n, ka, kb int
+		method    string
+	}{
+		{"n=80/k=1/exact", 80, 1, 1, SignFlipExact},
+		{"n=80/k=3/exact", 80, 3, 3, SignFlipExact},
+		{"n=80/k=61x67/mc", 80, 61, 67, SignFlipMC},
+		{"n=1319/k=1/exact", 1319, 1, 1, SignFlipExact},
+		{"n=1319/k=3/exact", 1319, 3, 3, SignFlipExact},
+		{"n=1319/k=30/mc", 1319, 30, 30, SignFlipMC},
+	} {
+		d := signFlipCase(c.n, c.ka, c.kb, 3)
+		b.Run(c.name, func(b *testing.B) {
+			for range b.N {
+				got, err := SignFlip(d, SignFlipOptions{})
+				if err != nil || got.Method != c.method {
+					b.Fatalf("%v, method %s", err, got.Method)
+				}
+			}
+		})
+	}
+}
