@@ -75,7 +75,10 @@ type SignFlipTest struct {
 // p(δ) rises to 1 at mean(d) and falls on both sides, and the set is one
 // interval. Its ends are found by bisection anchored at 0, so "the interval
 // excludes 0" and "P < α" are the same statement, also in floating point
-// (Hartigan 1969 and Good 2005 on permutation intervals by test inversion).
+// (confidence sets by inverting a test: Lehmann & Romano 2005, §3.5;
+// for randomization tests, Garthwaite 1996). Under H0(δ) for δ ≠ 0 the
+// symmetry of d − δ is the location-shift model: the interval's coverage
+// rests on it, while P at δ = 0 needs only exchangeability.
 //
 // When the differences lie on a lattice (0/1 scores averaged over a few
 // samples: multiples of 1/(k_a·k_b)) and the joint distribution of

@@ -37,7 +37,7 @@ type Comparison struct {
 	Alternative   string
 	// Rows compare each sampler of B with the sampler of A that has the same
 	// canonical spec (Sampler: B's label, Baseline: A's label), per filter.
-	// PHolm is adjusted over the samplers on the primary filter.
+	// PHolm is adjusted within the family each row names (HolmFamily).
 	Rows []reports.ComparisonRow
 	// Regressions are the primary filter's rows where the new run is worse and
 	// the Holm-adjusted p is below Alpha.
