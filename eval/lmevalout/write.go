@@ -35,13 +35,14 @@ type run struct {
 // line) and save_results_aggregated (json.dumps(results, indent=2,
 // ensure_ascii=False), no final newline) write them.
 func (r run) write(out string) ([]string, error) {
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return nil, err
-	}
 	name := r.m.Task.Name
 	docs := docLines(r.samples)
 	samples, err := r.sampleLines(docs)
 	if err != nil {
+		return nil, err
+	}
+	// Only now that there is something to write: a refused run leaves no folder.
+	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, err
 	}
 	samplesPath := filepath.Join(out, "samples_"+name+"_"+r.dateID+".jsonl")

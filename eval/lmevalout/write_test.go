@@ -214,3 +214,23 @@ func TestWriteRepeatsMatchesLMEvalBytes(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(got), "\n      \"sample_len\": 1,\n      \"exact_match,maj@2\": 1.0,\n      \"exact_match_stderr,maj@2\": \"N/A\"\n    }\n")
 }
+
+// A repeats run whose filter leaves a different answer per repeat has no
+// lm-eval equivalent: Write says so and leaves no lm-eval folder behind (it
+// used to leave an empty lm-eval/<sampler>__seed=0/<model>/, issue 26).
+func TestWriteRefusedLeavesNoFolder(t *testing.T) {
+	dir := t.TempDir()
+	manifest := strings.NewReplacer(`"repeats":1`, `"repeats":2`,
+		`"filters":[{"Name":"strict-match"},{"Name":"flexible-extract"}]`, `"filters":[{"Name":"maj@2"}]`).Replace(writeManifest)
+	const samples = `{"doc":{"q":"1+1"},"doc_id":5,"exact_match,maj@2":0,"filtered_resps":{"maj@2":"3"},"prompt":"1+1=","repeat":1,"resps":[["three 3"]],"run_id":"greedy/seed=0","target":"2"}
+{"doc":{"q":"1+1"},"doc_id":5,"exact_match,maj@2":1,"filtered_resps":{"maj@2":"2"},"prompt":"1+1=","repeat":0,"resps":[["2"]],"run_id":"greedy/seed=0","target":"2"}
+`
+	const results = `{"results":{"t|greedy/seed=0":{"alias":"t","exact_match,maj@2":0.5,"exact_match_stderr,maj@2":0.5}},"config":{"problems":1}}`
+	for name, text := range map[string]string{"manifest.json": manifest, "results.json": results, "samples.jsonl": samples} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
+	}
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, Dir, "stale"), 0o755))
+	_, err := Write(dir)
+	require.ErrorIs(t, err, ErrNotWritten)
+	assert.NoDirExists(t, filepath.Join(dir, Dir), "no empty or stale lm-eval folder")
+}
