@@ -143,6 +143,9 @@ func (nd *signFlipNull) zerosIn(d []float64) int {
 func (nd *signFlipNull) p(delta float64, alt string) float64 {
 	obs := nd.total - float64(nd.n)*delta
 	tol := nd.tol
+	if alt == TwoSided && math.Abs(obs) <= tol {
+		return 1 // every pattern is as extreme; summing the masses could round below 1
+	}
 	var mass float64
 	if delta == 0 || nd.zeros == 0 { // no zero differences left to sum over
 		for i, s := range nd.s {
