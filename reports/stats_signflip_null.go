@@ -12,7 +12,7 @@ import (
 // Measured on a loaded Zen 3 core (BenchmarkSignFlip): GSM8K's 1319 problems
 // with 1 sample a side 0.02 s, with 3 a side (5.5·10⁵ cells) 0.3 s CPU; past
 // the budget, 80 problems × 61 and 67 samples (1.8·10⁶ cells, 0.9 s) and
-// 1319 × 30 go to the Monte-Carlo path, 0.1 s.
+// 1319 × 30 go to the Monte-Carlo path, 0.2 and 0.13 s.
 const (
 	exactWorkBudget = 100_000_000
 	exactAtomBudget = 1_000_000
