@@ -57,7 +57,7 @@ func compareRuns(args []string, stdout, stderr io.Writer) error {
 	var opt runreport.CompareOptions
 	fs.StringVar(&opt.PrimaryFilter, "primary-filter", "", "filter whose significant drops fail the gate and whose p-values are Holm-adjusted (default: the sweep's primary_filter, else the task's first filter)")
 	fs.Float64Var(&opt.Alpha, "alpha", 0.05, "family-wise significance level of the gate (Holm within --holm-family)")
-	fs.StringVar(&opt.Paired.Alternative, "alternative", reports.TwoSided, "the test and interval: two-sided, less (one-sided for drops: the gate's test at α) or greater")
+	fs.StringVar(&opt.Paired.Alternative, "alternative", reports.TwoSided, "the test and interval: two-sided, or less (one-sided for drops: the gate's test at alpha)")
 	fs.StringVar(&opt.HolmFamily, "holm-family", reports.HolmTask, "Holm family: task (samplers on the primary filter), run (every filter too) or sweep (compare two sweep directories: tasks × samplers)")
 	fs.IntVar(&opt.Paired.Bootstrap.Resamples, "resamples", 0, "paired bootstrap resamples (default 10000)")
 	fs.IntVar(&opt.Paired.Permutations, "permutations", 0, fmt.Sprintf("Monte-Carlo sign flips when the exact test is too costly (default %d)", reports.DefaultPermutations))
@@ -83,6 +83,9 @@ func compareRuns(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := reports.CheckAlternative(opt.Paired.Alternative); err != nil {
 		return fmt.Errorf("%w: --alternative: %w", errUsage, err)
+	}
+	if opt.Paired.Alternative == reports.Greater {
+		return fmt.Errorf("%w: --alternative greater: compare gates drops; use two-sided or less", errUsage)
 	}
 	if err := reports.CheckHolmScope(opt.HolmFamily); err != nil {
 		return fmt.Errorf("%w: --holm-family: %w", errUsage, err)

@@ -78,6 +78,7 @@ func TestCompareCommand(t *testing.T) {
 		{name: "two-sided gate says so", args: []string{lastNight, lastNight}, says: "--alternative less tests drops one-sided"},
 		{name: "run family", args: []string{"--holm-family", "run", lastNight, tonight}, err: "entropix", says: "run:", code: 1},
 		{name: "bad alternative", args: []string{"--alternative", "lower", lastNight, tonight}, err: `alternative "lower"`, usage: true, code: 2},
+		{name: "greater is no gate", args: []string{"--alternative", "greater", lastNight, tonight}, err: "compare gates drops", usage: true, code: 2},
 		{name: "bad family", args: []string{"--holm-family", "paper", lastNight, tonight}, err: `holm family "paper"`, usage: true, code: 2},
 		{name: "one directory", args: []string{lastNight}, err: "two run directories", usage: true, code: 2},
 		{name: "bad alpha", args: []string{"--alpha", "2", lastNight, tonight}, err: "alpha", code: 2},

@@ -210,7 +210,7 @@ func gateNote(alt string) string {
 	if alt == reports.Less {
 		return "one-sided test for a drop (--alternative less), its interval an upper bound"
 	}
-	return "the test is two-sided (" + alt + "), so a drop is declared at α/2 in its tail; --alternative less tests drops one-sided at α"
+	return "the test is " + alt + ", so a drop is declared at α/2 in its tail; --alternative less tests drops one-sided at α"
 }
 
 // TableNotes explains the columns of WriteComparisonTable.
