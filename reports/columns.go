@@ -313,7 +313,11 @@ const (
 	// summary and comparisons hold a score key ("metric,filter") in "filter".
 	// 4: run_key in traces, results and summary; sampler and seed in traces;
 	// provenance (Meta*) in every file's schema metadata.
-	SchemaVersion = "4"
+	// 5: comparisons.arrow's alternative, n_differing, *_deterministic,
+	// normal_ci_*, boot_beyond_zero, holm_family, holm_m, mde_alpha and
+	// mcnemar_test; ci_low/ci_high are the inverted sign-flip test's interval
+	// (issue 26).
+	SchemaVersion = "5"
 )
 
 // validUTF8 replaces each run of invalid bytes by U+FFFD, as written to utf8 columns.

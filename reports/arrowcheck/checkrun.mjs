@@ -55,7 +55,7 @@ const show = (v) => (typeof v === 'bigint' ? `${v}n` : JSON.stringify(v));
 
 // ---- expected schemas (reports/schemas.go; types as Go's arrow names them) ----
 
-const SCHEMA_VERSION = '4';
+const SCHEMA_VERSION = '5';
 const col = (name, type, nullable = false) => ({ name, type, nullable });
 // results.arrow: fixed columns around one nullable "answer,<filter>" column per
 // filter pipeline and one nullable "<metric>,<filter>" column per score, in the

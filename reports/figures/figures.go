@@ -310,7 +310,7 @@ func (plainTicks) Ticks(lo, hi float64) []plot.Tick {
 }
 
 // Accuracy draws each sampler's accuracy under filter index fi as a bar with
-// its 95% interval over problems (mean ± 1.96 SE, the SE the tables print).
+// its 95% interval over problems (the Wilson interval the accuracy table prints).
 func Accuracy(samplers []model.Sampler, fi int) (p *plot.Plot, err error) {
 	defer recoverPlot(&err, "accuracy")
 	if len(samplers) == 0 {

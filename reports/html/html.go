@@ -52,6 +52,7 @@ var tmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"filter":       func(f reports.Filter) string { return string(f) },
 	"sigHolm":      func(r reports.ComparisonRow) bool { return r.PHolm.Valid && r.PHolm.V < 0.05 },
 	"notNaN":       func(x float64) bool { return !math.IsNaN(x) },
+	"sensitivity":  reports.SensitivityNote,
 	"seedList":     seedList,
 	"tokenMetrics": func() []string { return model.TokenMetrics[:] },
 	"num3": func(x float64) string {

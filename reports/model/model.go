@@ -46,7 +46,7 @@ type Report struct {
 	FewShot int
 	// Comparisons is comparisons.arrow: every sampler against Baseline, per
 	// filter, seeds and repeats averaged within a problem; PHolm is adjusted
-	// over the samplers on PrimaryFilter.
+	// within the family each row names (HolmFamily).
 	Comparisons []reports.ComparisonRow
 	// Trace-derived sections; empty when the run has no traces.arrow.
 	HasTraces  bool
