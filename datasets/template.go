@@ -11,7 +11,6 @@ import (
 	"sync"
 
 	"github.com/entropix-eval/entropix-eval/internal/pyfloat"
-	"github.com/nikolalohinski/gonja/v2"
 	"github.com/nikolalohinski/gonja/v2/config"
 	"github.com/nikolalohinski/gonja/v2/exec"
 	"github.com/nikolalohinski/gonja/v2/loaders"
@@ -58,7 +57,7 @@ func (t *Template) compile() {
 			t.err = err
 			return
 		}
-		tpl, err := exec.NewTemplate(t.Key, cfg, loader, gonja.DefaultEnvironment)
+		tpl, err := exec.NewTemplate(t.Key, cfg, loader, taskEnv)
 		if err != nil {
 			t.err = fmt.Errorf("%s: invalid Jinja: %s", t.Key, shortJinjaError(err, t.Source))
 			return
