@@ -68,10 +68,16 @@ func Finalize(dir string, out Outputs) error {
 	if err := out.Arrow.WriteTraces(filepath.Join(dir, TracesArrow), traces, prov); err != nil {
 		return fmt.Errorf("write %s: %w", TracesArrow, err)
 	}
-	if err := writeJSONAtomic(filepath.Join(dir, ResultsJSONFile), summarize(m, grs)); err != nil {
+	summary := summarize(m, grs)
+	if m.Task.OutputType != "" {
+		if err := scoredAggregates(m, grs, summary); err != nil {
+			return err
+		}
+	}
+	if err := writeJSONAtomic(filepath.Join(dir, ResultsJSONFile), summary); err != nil {
 		return err
 	}
-	if err := writeSamples(dir, grs); err != nil {
+	if err := writeSamples(dir, m.Task, grs); err != nil {
 		return err
 	}
 	if m.Status != StatusComplete {

@@ -70,6 +70,9 @@ func (r *Runner) Run(ctx context.Context) (*Manifest, error) {
 		}
 	}
 	shard, _ := ParseShard(cfg.Shard) // validated above
+	if r.Task.OutputType != "" {      // scored: no generation budget applies
+		return r.runScored(ctx, cfg, scoredTask(r.Task, cfg), shard, log)
+	}
 	task, err := resolveTask(r.Task, cfg)
 	if err != nil {
 		return nil, err
