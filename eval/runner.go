@@ -70,7 +70,8 @@ func (r *Runner) Run(ctx context.Context) (*Manifest, error) {
 		}
 	}
 	shard, _ := ParseShard(cfg.Shard) // validated above
-	if r.Task.OutputType != "" {      // scored: no generation budget applies
+	// A scored task has no generation budget, samplers or stops.
+	if r.Task.OutputType != "" {
 		return r.runScored(ctx, cfg, scoredTask(r.Task, cfg), shard, log)
 	}
 	task, err := resolveTask(r.Task, cfg)
