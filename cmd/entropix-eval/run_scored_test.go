@@ -42,7 +42,7 @@ func runScoredTask(t *testing.T, task string, extra ...string) (string, map[stri
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "out")
 	args := append([]string{"--model", sharedtest.Path(t, "models/stories260K-hf"), "--task", filepath.Join("testdata/loglik", task+".yaml"),
-		"--samplers", "greedy", "--progress", "none", "--out", out, "--max-seq-len", "64"}, extra...)
+		"--progress", "none", "--out", out, "--max-seq-len", "64"}, extra...)
 	require.NoError(t, runQuiet(t, context.Background(), args))
 	var res eval.ResultsJSON
 	b, err := os.ReadFile(filepath.Join(out, eval.ResultsJSONFile))
