@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/entropix-eval/entropix-eval/datasets"
+	"github.com/entropix-eval/entropix-eval/eval/loglik"
 	"github.com/entropix-eval/entropix-eval/internal/pyfloat"
 	"github.com/entropix-eval/entropix-eval/internal/pyjson"
 )
@@ -68,6 +69,14 @@ func scoredLine(s map[string]any, docID int64, target, docHash, promptHash, targ
 		line.Set(m, v)
 	}
 	return line, nil
+}
+
+// scoredConfig corrects a scored run's config block: no --gen_kwargs, and
+// lm-eval's default bootstrap_iters, which perplexity's stderr used.
+func scoredConfig(results *pyjson.Dict) {
+	if c, ok := field(results, "config").(*pyjson.Dict); ok {
+		c.Set("bootstrap_iters", loglik.BootstrapIters).Set("gen_kwargs", nil)
+	}
 }
 
 // pyStr is Python's str of a float (repr; nan, inf).
