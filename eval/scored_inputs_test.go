@@ -52,3 +52,24 @@ func TestScoredDocRequests(t *testing.T) {
 }
 
 func req(ctx, cont string) loglik.Request { return loglik.Request{Context: ctx, Continuation: cont} }
+
+// TestBuildScoredSharesInputs: an MMLU-like doc's choices share one sequence;
+// an empty continuation runs nothing and scores (0, True) as in lm-eval.
+func TestBuildScoredSharesInputs(t *testing.T) {
+	enc := loglik.Encoder{Prefix: 1,
+		Encode: func(s string) ([]int32, error) {
+			out := []int32{1}
+			for _, r := range s {
+				out = append(out, int32(r))
+			}
+			return out, nil
+		}}
+	enc.EncodePlain = func(s string) ([]int32, error) { ids, err := enc.Encode(s); return ids[1:], err }
+	d := &loglik.Doc{OutputType: loglik.MultipleChoice, Choices: []string{"A", "B", ""}, Requests: []loglik.Request{req("Q:", " A"), req("Q:", " B"), req("Q:", "")}}
+	p, err := buildScored(ProblemEntry{ID: "0", Scoring: d}, enc, 64)
+	require.NoError(t, err)
+	require.Len(t, p.seqs, 1, "' A' and ' B' share the input [BOS Q : ' ']; the empty continuation runs nothing")
+	require.Equal(t, []int32{1, 'Q', ':', ' '}, p.seqs[0].input)
+	require.Equal(t, [][]int32{{' ', 'A'}, {' ', 'B'}}, p.seqs[0].targets)
+	require.Equal(t, []loglik.Result{{LogProb: 0, Greedy: true}}, p.results()[2:])
+}

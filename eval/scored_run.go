@@ -120,20 +120,33 @@ func (r *Runner) runScored(ctx context.Context, cfg Config, task TaskSpec, shard
 	}
 	q := &seqQueue{}
 	todo := 0
+	var empty []*scoredProblem // docs with nothing to run (empty continuations or text)
 	for _, p := range probs {
 		if !finished[p.entry.Index] {
 			q.seqs = append(q.seqs, p.seqs...)
 			todo++
+			if len(p.seqs) == 0 {
+				empty = append(empty, p)
+			}
 		}
 	}
 	log.Info("run", "dir", cfg.Out, "task", task.Name, "output_type", task.OutputType, "shard", shard.String(),
 		"problems", len(probs), "sequences", len(q.seqs), "resumed_items", len(done), "todo", todo, "batch_size", cfg.BatchSize)
 	record := func(p *scoredProblem) error {
 		res := p.results()
+		latency := 0.0
+		if !p.started.IsZero() {
+			latency = float64(time.Since(p.started).Microseconds()) / 1000
+		}
 		rec := Record{ItemKey: job.item(p.entry.Index), ProblemID: p.entry.ID, PromptHash: p.entry.PromptHash,
 			PromptTokens: p.entry.PromptTokens, Response: scoredResponse(p.entry.Scoring, res), FinishReason: FinishStop,
-			LatencyMS: float64(time.Since(p.started).Microseconds()) / 1000, Scores: res}
+			LatencyMS: latency, Scores: res}
 		return journal.Append(rec)
+	}
+	for _, p := range empty {
+		if err := record(p); err != nil {
+			return nil, err
+		}
 	}
 	stats, runErr := r.runScoredWorkers(ctx, cfg.Devices, q, todo, record)
 	m.Stats = &RunStats{ItemsResumed: len(done)}

@@ -80,6 +80,9 @@ func buildScored(entry ProblemEntry, enc loglik.Encoder, maxLen int) (*scoredPro
 			pairs = []loglik.Pair{pair}
 		}
 		for _, pair := range pairs {
+			if len(pair.Continuation) == 0 {
+				continue // lm-eval scores an empty continuation (0, True): nothing to run
+			}
 			s, err := pair.Window(maxLen)
 			if err != nil {
 				return nil, fmt.Errorf("problem %s: request %d: %w", entry.ID, r, err)
