@@ -9,7 +9,7 @@ export ENTROPIX_SHARED
 CUDA_SHARED     := $(abspath $(ENTROPIX_SHARED))/cuda
 CUDA_ENV        := CGO_ENABLED=1 CGO_CFLAGS="-I$(CUDA_SHARED)/include" CGO_LDFLAGS="-L$(CUDA_SHARED)/lib/stubs"
 
-.PHONY: build test demo bench bench-sweep lint cuda cudasim ptx cuda-bench fuzz image
+.PHONY: build test demo bench bench-sweep lint cuda cudasim ptx gpu-prep fuzz image
 
 # The code revision manifests record, for builds where Go's own VCS stamp is absent.
 REVISION        := $(shell git rev-parse HEAD 2>/dev/null)
@@ -57,17 +57,28 @@ cudasim:
 # Regenerates the committed, embedded cuda/ptx/*.ptx from cuda/*.cu (nvcc >= 11.8;
 # compute_80 PTX, JIT-compiled by the driver for A100/H100 and later), always all of
 # them, and records the sources' hashes beside them (a test fails when a .cu changed
-# since). Building needs no nvcc.
+# since). Building needs no nvcc. The committed PTX is nvcc 11.8.89's, which
+# cuda/nvcc118.sh unpacks from Debian 12's packages (docs/cuda.md):
+#   make ptx NVCC="$(cuda/nvcc118.sh)" NVCC_FLAGS="-ccbin /usr/bin/g++ -allow-unsupported-compiler"
 NVCC         ?= nvcc
+NVCC_FLAGS   ?=
 CUDA_KERNELS := $(wildcard cuda/*.cu)
 ptx:
 	@set -e; for f in $(CUDA_KERNELS); do \
-	  echo "$(NVCC) $$f"; $(NVCC) -arch=compute_80 --ptx -O3 -o cuda/ptx/$$(basename $$f .cu).ptx $$f; done
+	  echo "$(NVCC) $$f"; $(NVCC) $(NVCC_FLAGS) -arch=compute_80 --ptx -O3 -o cuda/ptx/$$(basename $$f .cu).ptx $$f; done
 	cd cuda && sha256sum *.cu common.cuh > ptx/sources.sha256
 
-# GPU validation and benchmarks, on a GPU machine only (logs under $$OUT).
-cuda-bench:
-	cuda/bench/run.sh
+# What a GPU machine (no Go, no ../shared) needs for cuda/bench/window.sh, built here:
+# the cuda-tagged test binary, mkmodel, and exactly the shared files the GPU tests read,
+# in $(GPUPREP) (git-ignored) with a checksum manifest. Prints the device tool's carry
+# list and commands, ending with `carry: PATH (N MiB)`. On the GPU machine:
+# bash cuda/bench/window.sh (docs/cuda.md).
+GPUPREP ?= .gpuprep
+gpu-prep:
+	@mkdir -p $(GPUPREP)
+	$(CUDA_ENV) $(GO) test -tags cuda -c -o $(GPUPREP)/cuda.test ./cuda/
+	CGO_ENABLED=0 $(GO) build -o $(GPUPREP)/mkmodel ./cuda/bench/mkmodel
+	$(GO) run ./cuda/bench/gpuprep -shared $(ENTROPIX_SHARED) -prep $(GPUPREP)
 
 # Short runs of every fuzz target (go test -fuzz takes one target at a time).
 FUZZTIME ?= 20s

@@ -201,7 +201,7 @@ func TestLogitKernelsOnCraftedRows(t *testing.T) {
 func TestHostKernelsBatchedChunkedRefilled(t *testing.T) {
 	needHostKernels(t)
 	for i, sm := range sharedModels {
-		t.Run(sm.name, func(t *testing.T) {
+		t.Run(sm.Name, func(t *testing.T) {
 			m, cases := loadShared(t, sm)
 			o := attnModes[i%len(attnModes)]
 			o.Slots, o.MaxSeqLen, o.TopK = len(cases), 96, 0
@@ -210,7 +210,7 @@ func TestHostKernelsBatchedChunkedRefilled(t *testing.T) {
 			both := func(where string, in []engine.Input) []engine.Output {
 				got, want := step(t, g, in...), step(t, cpu, in...)
 				for j := range in {
-					compareOutput(t, fmt.Sprintf("%s %s slot %d", sm.name, where, in[j].Slot), &got[j], &want[j], sm.tol, r)
+					compareOutput(t, fmt.Sprintf("%s %s slot %d", sm.Name, where, in[j].Slot), &got[j], &want[j], sm.tol, r)
 				}
 				return want
 			}
@@ -252,7 +252,7 @@ func TestHostKernelsBatchedChunkedRefilled(t *testing.T) {
 			g.Free(0)
 			cpu.Free(0)
 			both("refilled", []engine.Input{{Slot: 0, Tokens: cases[len(cases)-1].PromptIDs}})
-			r.log(t, sm.name)
+			r.log(t, sm.Name)
 		})
 	}
 }

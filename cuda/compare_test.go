@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/binary"
 	"math"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/entropix-eval/entropix-eval/cuda/internal/testmodels"
 	"github.com/entropix-eval/entropix-eval/engine"
 	"github.com/entropix-eval/entropix-eval/engine/cpu"
 	"github.com/entropix-eval/entropix-eval/internal/sharedtest"
@@ -55,22 +55,24 @@ var (
 	scaledQKTol = tolerances{Logits: 1.5e-2, Stats: 1e-2, Agreement: 6e-2}
 )
 
-// sharedModel is one checkpoint in ../shared/models with the golden prompts for it.
+// sharedModel is one checkpoint in ../shared/models (testmodels.Models, which
+// `make gpu-prep` carries to GPU machines) with the tolerances its tests use.
 type sharedModel struct {
-	name, golden, path string
-	tol                tolerances
+	testmodels.Model
+	tol tolerances
 }
 
-// sharedModels is every model in ../shared/models; the llama2.c checkpoint reuses
-// stories260K-hf's prompts (same vocabulary).
-var sharedModels = []sharedModel{
-	{"stories260K-hf", "stories260K-hf", "models/stories260K-hf", sharpTol},
-	{"tiny-llama3", "tiny-llama3", "models/tiny-llama3", defaultTol},
-	{"tiny-qwen2", "tiny-qwen2", "models/tiny-qwen2", defaultTol},
-	{"tiny-smollm2", "tiny-smollm2", "models/tiny-smollm2", defaultTol},
-	{"tiny-llama-untied", "tiny-llama-untied", "models/tiny-llama-untied", defaultTol},
-	{"stories260K-llama2c", "stories260K-hf", "models/stories260K/stories260K.bin", sharpTol},
-}
+var sharedModels = func() []sharedModel {
+	var out []sharedModel
+	for _, m := range testmodels.Models {
+		tol := defaultTol
+		if m.Sharp {
+			tol = sharpTol
+		}
+		out = append(out, sharedModel{m, tol})
+	}
+	return out
+}()
 
 type goldenPrompt struct {
 	Name      string  `json:"name"`
@@ -82,9 +84,9 @@ func loadShared(t testing.TB, sm sharedModel) (*engine.Model, []goldenPrompt) {
 	var g struct {
 		Cases []goldenPrompt `json:"cases"`
 	}
-	sharedtest.ReadJSON(t, filepath.Join("golden/models", sm.golden+".json"), &g)
-	m, err := engine.Load(sharedtest.Path(t, sm.path))
-	require.NoError(t, err, sm.name)
+	sharedtest.ReadJSON(t, sm.GoldenFile(), &g)
+	m, err := engine.Load(sharedtest.Path(t, sm.Path))
+	require.NoError(t, err, sm.Name)
 	t.Cleanup(func() { _ = m.Close() })
 	require.NotEmpty(t, g.Cases)
 	return m, g.Cases

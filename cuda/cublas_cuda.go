@@ -56,13 +56,6 @@ import (
 	"gorgonia.org/cu"
 )
 
-// cublasLibraries are tried in order; ENTROPIX_CUBLAS (a path) goes first when set.
-var cublasLibraries = []string{
-	"libcublas.so.13", "libcublas.so.12", "libcublas.so.11",
-	"/usr/local/cuda/lib64/libcublas.so.13", "/usr/local/cuda/lib64/libcublas.so.12",
-	"/usr/local/cuda/lib64/libcublas.so.11",
-}
-
 // cublas is one handle bound to the engine's stream, with the entry points it calls.
 type cublas struct {
 	lib                                 unsafe.Pointer
@@ -72,13 +65,11 @@ type cublas struct {
 	handle                              C.uintptr_t
 }
 
-// openCublas dlopens the newest libcublas it finds, creates a handle and binds it to
-// stream. The error lists every library tried and why each failed.
+// openCublas dlopens the first library of cublasCandidates that loads, creates a
+// handle and binds it to stream. The error lists every library tried and why each
+// failed.
 func openCublas(stream cu.Stream) (*cublas, error) {
-	names := cublasLibraries
-	if p := os.Getenv("ENTROPIX_CUBLAS"); p != "" {
-		names = append([]string{p}, names...)
-	}
+	names := cublasCandidates(os.Getenv)
 	var tried []string
 	b := &cublas{}
 	for _, n := range names {

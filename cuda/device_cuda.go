@@ -69,10 +69,14 @@ func openDevice(ordinal int) (*device, error) {
 		return nil, fmt.Errorf("cuda: %w", err)
 	}
 	for _, m := range mods {
-		mod, err := cu.LoadData(m.Text)
+		// The driver's JIT says why a module fails (a PTX ISA newer than it knows, an
+		// instruction the target lacks, too many resources) only in this log; the
+		// error code alone does not.
+		errLog := make([]byte, jitLogBytes)
+		mod, err := cu.LoadDataEx(m.Text, &cu.JITErrorLogBuffer{Buffer: errLog})
 		if err != nil {
 			d.close()
-			return nil, fmt.Errorf("cuda: device %d: loading PTX module %s (target %s): %w", ordinal, m.Name, m.Target, err)
+			return nil, fmt.Errorf("cuda: device %d (%s): %w", ordinal, d.name, jitError(m, err, errLog))
 		}
 		d.mods = append(d.mods, mod)
 		for _, name := range kernelModules[m.Name] {

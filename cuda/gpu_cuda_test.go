@@ -10,9 +10,36 @@ import (
 	"unsafe"
 
 	"github.com/stretchr/testify/require"
+	"gorgonia.org/cu"
 
 	"github.com/entropix-eval/entropix-eval/engine"
 )
+
+// The JIT-compiled kernels can run at the largest block the pipeline launches each
+// with (a kernel short of registers for it fails at launch), and the run's record
+// gets what the driver made of them: registers and local memory (spills) per kernel,
+// with the device, driver and cuBLAS they ran on.
+func TestGPUKernelResources(t *testing.T) {
+	needGPU(t)
+	m, _ := loadShared(t, sharedModels[0])
+	e := newGPU(t, m, engine.Options{Slots: 1, MaxSeqLen: 16, MetricLayer: -1})
+	major, minor, err := e.dev.dev.ComputeCapability()
+	require.NoError(t, err)
+	t.Logf("device %d: %s, compute capability %d.%d; driver API %d; cuBLAS %s, version %d",
+		e.dev.ordinal, e.dev.name, major, minor, cu.Version(), e.blas.name, e.blas.Version())
+	require.Len(t, e.dev.fns, len(kernelMaxBlock))
+	for name, fn := range e.dev.fns {
+		maxThreads, err := fn.Attribute(cu.FnMaxThreadsPerBlock)
+		require.NoError(t, err, name)
+		regs, err := fn.Attribute(cu.NumRegs)
+		require.NoError(t, err, name)
+		local, err := fn.Attribute(cu.LocalSizeBytes)
+		require.NoError(t, err, name)
+		t.Logf("kernel %-16s %3d registers, %4d bytes local memory a thread, at most %4d threads a block (launched with up to %d)",
+			name, regs, local, maxThreads, kernelMaxBlock[name])
+		require.GreaterOrEqual(t, maxThreads, kernelMaxBlock[name], "%s: the pipeline launches it with %d threads", name, kernelMaxBlock[name])
+	}
+}
 
 // Every shared model and golden prompt: the prefill output and 24 greedy steps match
 // the CPU backend on the same BF16 weights (logits, top-1, Dist and AttnStats), the
@@ -28,7 +55,7 @@ func TestGPUMatchesCPU(t *testing.T) {
 			g, c, orig := newGPU(t, m, o), newCPU(t, bf16Model(t, m), o), newCPU(t, m, o)
 			r := report{}
 			for _, tc := range cases {
-				where := fmt.Sprintf("%s/%s/layer%d/%s", sm.name, o.AttnMode, o.MetricLayer, tc.Name)
+				where := fmt.Sprintf("%s/%s/layer%d/%s", sm.Name, o.AttnMode, o.MetricLayer, tc.Name)
 				g.Free(0)
 				c.Free(0)
 				orig.Free(0)
@@ -51,7 +78,7 @@ func TestGPUMatchesCPU(t *testing.T) {
 				}
 				require.Equal(t, c.Len(0), g.Len(0))
 			}
-			r.log(t, fmt.Sprintf("%s/%s/layer%d", sm.name, o.AttnMode, o.MetricLayer))
+			r.log(t, fmt.Sprintf("%s/%s/layer%d", sm.Name, o.AttnMode, o.MetricLayer))
 		}
 	}
 }
@@ -71,7 +98,7 @@ func TestGPUTopKKernelMatchesHostRanking(t *testing.T) {
 			require.Equal(t, k, top.gpuK)
 			in := engine.Input{Slot: 0, Tokens: cases[len(cases)-1].PromptIDs}
 			f, g := step(t, full, in), step(t, top, in)
-			require.Equal(t, f[0].Dist.Candidates[:k], g[0].Dist.Candidates, "%s k=%d", sm.name, k)
+			require.Equal(t, f[0].Dist.Candidates[:k], g[0].Dist.Candidates, "%s k=%d", sm.Name, k)
 			require.Equal(t, f[0].Dist.LogPartition, g[0].Dist.LogPartition)
 			require.InDelta(t, massOf(&f[0].Dist, k), g[0].Dist.TailMass, 1e-9)
 		}
@@ -105,12 +132,12 @@ func TestGPUBatchingChunkingAndSplitting(t *testing.T) {
 			for i := range cases {
 				e := relL2(fullLogits(t, &got[i].Dist), fullLogits(t, &alone[i].Dist))
 				r.see("logits_rel_l2", e)
-				require.LessOrEqual(t, e, batchRelL2, "%s %s case %d", sm.name, how, i)
+				require.LessOrEqual(t, e, batchRelL2, "%s %s case %d", sm.Name, how, i)
 				r.see("entropy", math.Abs(got[i].Dist.Entropy-alone[i].Dist.Entropy))
 				r.see("attn_entropy", math.Abs(got[i].Attn.Entropy-alone[i].Attn.Entropy))
 				require.InDelta(t, alone[i].Attn.Entropy, got[i].Attn.Entropy, batchStatsTol)
 			}
-			r.log(t, sm.name+" "+how+" vs alone")
+			r.log(t, sm.Name+" "+how+" vs alone")
 		}
 		var in []engine.Input
 		for i, tc := range cases {
@@ -216,7 +243,7 @@ func TestGPUEveryDevice(t *testing.T) {
 }
 
 // The strided-batched binding computes what a host loop computes.
-func TestCublasStridedBatchedGemm(t *testing.T) {
+func TestGPUCublasStridedBatchedGemm(t *testing.T) {
 	needGPU(t)
 	m, _ := loadShared(t, sharedModels[0])
 	e := newGPU(t, m, engine.Options{Slots: 1, MaxSeqLen: 16, MetricLayer: -1})
@@ -286,11 +313,29 @@ func TestGPUPrefixSharing(t *testing.T) {
 			e.Free(tc.slot)
 			n, err := e.AttachPrefix(tc.slot, tc.prompt)
 			require.NoError(t, err)
-			require.Equal(t, tc.reused, n, "%s %s in slot %d", sm.name, tc.name, tc.slot)
+			require.Equal(t, tc.reused, n, "%s %s in slot %d", sm.Name, tc.name, tc.slot)
 			got := feed(t, e, tc.slot, tc.prompt, n, 16, 0)
 			w := want[tc.name]
-			compareOutput(t, fmt.Sprintf("%s/%s/slot%d", sm.name, tc.name, tc.slot), &got[0], &w, sm.tol, r)
+			compareOutput(t, fmt.Sprintf("%s/%s/slot%d", sm.Name, tc.name, tc.slot), &got[0], &w, sm.tol, r)
 		}
-		r.log(t, sm.name+"/prefix sharing")
+		r.log(t, sm.Name+"/prefix sharing")
+	}
+}
+
+// Every Entropix variant takes the CPU backend's branch at every step on every shared
+// model, and the same token wherever the branch picks it without a draw (tokens drawn
+// over a flat distribution may differ; they are counted in the log).
+func TestGPUEntropixDecisionsMatchCPU(t *testing.T) {
+	needGPU(t)
+	for _, sm := range sharedModels {
+		m, cases := loadShared(t, sm)
+		bf := bf16Model(t, m)
+		runs := entropixDecisions(t, m, cases[0].PromptIDs, 24,
+			func(o engine.Options) engine.Engine { return newGPU(t, m, o) },
+			func(o engine.Options) engine.Engine { return newCPU(t, bf, o) })
+		for _, r := range runs {
+			t.Logf("%s %s", sm.Name, r)
+			require.Zero(t, r.strategy+r.token, "%s %s", sm.Name, r)
+		}
 	}
 }

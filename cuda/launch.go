@@ -15,10 +15,33 @@ const (
 	maxGPUTopK = topkBlock
 	// rowBlockMax is the block size of the row kernels (norm, embedding, statistics).
 	rowBlockMax = 256
+	// logitStatsBlock threads reduce one logits row; logit_stats declares it as its
+	// __launch_bounds__.
+	logitStatsBlock = 512
+	// The fixed blocks of attn_stats, qkv_rope_cache and the grid-stride kernels.
+	attnStatsBlock   = 256
+	ropeBlock        = 128
+	elementwiseBlock = 256
 	// gridStrideMaxBlocks caps 1-D grid-stride launches; more blocks than resident
 	// threads only add scheduling work.
 	gridStrideMaxBlocks = 8192
 )
+
+// kernelMaxBlock is the largest block the pipeline launches each kernel with. A
+// kernel launched with more than 256 threads must say so in __launch_bounds__ (PTX
+// .maxntid): without it the JIT may give a thread more registers than such a block can
+// have, and the launch fails with CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES.
+var kernelMaxBlock = map[string]int{
+	"embed_rows":       rowBlockMax,
+	"rmsnorm_bf16":     rowBlockMax,
+	"silu_mul":         elementwiseBlock,
+	"add_bias":         elementwiseBlock,
+	"qkv_rope_cache":   ropeBlock,
+	"attention_cached": attnMaxWarps * 32,
+	"attn_stats":       attnStatsBlock,
+	"logit_stats":      logitStatsBlock,
+	"topk_chunks":      topkBlock,
+}
 
 // attnMinBlocks is the grid below which attention_cached gives each query head its
 // own block: about one wave of an H100's 132 SMs. A variable so tests can force the

@@ -7,8 +7,12 @@
 
 // out[row] = {ln Z, entropy bits, varentropy bits^2} of softmax(logits[row]), in float64
 // like sampler/metrics.LogitStats (same passes: max, Z and E[s], then the centred
-// second moment). grid: rows; block: any multiple of 32.
-extern "C" __global__ void logit_stats(const float* __restrict__ logits, int vocab, double* __restrict__ out) {
+// second moment). grid: rows; block: any multiple of 32 up to 512. The bounds keep the
+// JIT (the driver's, whatever its version) within 128 registers a thread, so the
+// pipeline's 512-thread launch cannot fail for lack of registers; the minimum of one
+// block per SM stops ptxas from squeezing to 32 registers for full occupancy (it
+// spilled then, for sm_90), which a grid of one block per row never uses.
+extern "C" __global__ void __launch_bounds__(512, 1) logit_stats(const float* __restrict__ logits, int vocab, double* __restrict__ out) {
     const float* row = logits + (size_t)blockIdx.x * vocab;
     float mx = -CUDART_INF_F;
     for (int i = threadIdx.x; i < vocab; i += blockDim.x) mx = fmaxf(mx, row[i]);

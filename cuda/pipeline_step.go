@@ -87,7 +87,7 @@ func (p *pipeline) forward(b *subBatch) error {
 		if lw.QKVBias.Bytes > 0 {
 			bias = p.wptr(lw.QKVBias)
 		}
-		if err := be.launch("qkv_rope_cache", rows, 1, 128, 0, args.reset().ptr(a.qkv).ptr(bias).ptr(p.rope).
+		if err := be.launch("qkv_rope_cache", rows, 1, ropeBlock, 0, args.reset().ptr(a.qkv).ptr(bias).ptr(p.rope).
 			ptr(a.pos).ptr(a.slot).ptr(a.q).ptr(kc).ptr(vc).i32(heads).i32(kvh).i32(hd).i32(p.opts.MaxSeqLen)); err != nil {
 			return err
 		}
@@ -117,7 +117,7 @@ func (p *pipeline) forward(b *subBatch) error {
 			return fmt.Errorf("layer %d gate/up: %w", l, err)
 		}
 		total := rows * c.Intermediate
-		if err := be.launch("silu_mul", gridStrideBlocks(total, 256), 1, 256, 0,
+		if err := be.launch("silu_mul", gridStrideBlocks(total, elementwiseBlock), 1, elementwiseBlock, 0,
 			args.reset().ptr(a.gateUp).ptr(a.mlp).i32(c.Intermediate).i64(total)); err != nil {
 			return err
 		}
@@ -137,7 +137,7 @@ func (p *pipeline) forward(b *subBatch) error {
 	if p.skipStats {
 		return nil
 	}
-	if err := be.launch("logit_stats", nOut, 1, 512, 0,
+	if err := be.launch("logit_stats", nOut, 1, logitStatsBlock, 0,
 		args.reset().ptr(p.out.logits).i32(c.VocabSize).ptr(p.out.logitStats)); err != nil {
 		return err
 	}
@@ -263,7 +263,7 @@ func (p *pipeline) attnStats(kc dptr) error {
 		if v.Mode == metrics.Padded {
 			padded = 1
 		}
-		if err := p.be.launch("attn_stats", end-start, 1, 256, attnStatsSharedBytes(c.Heads, c.HeadDim), p.args.reset().
+		if err := p.be.launch("attn_stats", end-start, 1, attnStatsBlock, attnStatsSharedBytes(c.Heads, c.HeadDim), p.args.reset().
 			ptr(a.q).ptr(p.out.viewRows+dptr(4*start)).ptr(a.pos).ptr(a.slot).ptr(kc).ptr(p.out.attnStats+dptr(start)*stride).
 			i32(c.Heads).i32(c.KVHeads).i32(c.HeadDim).i32(p.opts.MaxSeqLen).i32(padded).i32(v.PadLen).
 			f32(p.attnScale())); err != nil {
@@ -287,6 +287,6 @@ func (p *pipeline) norm(x, rowIdx dptr, w placement, dst dptr, rows int, eps flo
 }
 
 func (p *pipeline) addBias(x dptr, bias placement, total, n int) error {
-	return p.be.launch("add_bias", gridStrideBlocks(total, 256), 1, 256, 0,
+	return p.be.launch("add_bias", gridStrideBlocks(total, elementwiseBlock), 1, elementwiseBlock, 0,
 		p.args.reset().ptr(x).ptr(p.wptr(bias)).i32(n).i64(total))
 }

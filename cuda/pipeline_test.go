@@ -33,6 +33,15 @@ func (e emulated) AttachPrefix(slot int, prompt []int32) (int, error) {
 	return e.attachPrefix(slot, prompt)
 }
 
+// emulatedSteps is n decode steps, or 2 for a large vocabulary: the emulator's LM head
+// over 128k rows is slow.
+func emulatedSteps(c *engine.Config, n int) int {
+	if c.VocabSize > 10000 {
+		return 2
+	}
+	return n
+}
+
 // newEmulated is the pipeline on the test device. Prefix sharing is off unless o
 // asks for a budget: the default gigabyte would be allocated in host memory.
 func newEmulated(t testing.TB, m *engine.Model, o engine.Options) emulated {
@@ -52,17 +61,14 @@ func newEmulated(t testing.TB, m *engine.Model, o engine.Options) emulated {
 func TestEmulatedPipelineMatchesCPU(t *testing.T) {
 	for _, sm := range sharedModels {
 		m, cases := loadShared(t, sm)
-		steps := 24
-		if m.Config.VocabSize > 10000 {
-			steps = 2 // the emulator's 128k-row LM head is slow
-		}
+		steps := emulatedSteps(&m.Config, 24)
 		for _, mode := range attnModes {
 			o := mode
 			o.Slots, o.MaxSeqLen, o.TopK = 1, 64, 0
 			g, c, orig := newEmulated(t, m, o), newCPU(t, bf16Model(t, m), o), newCPU(t, m, o)
 			r := report{}
 			for _, tc := range cases {
-				where := fmt.Sprintf("%s/%s/layer%d/%s", sm.name, o.AttnMode, o.MetricLayer, tc.Name)
+				where := fmt.Sprintf("%s/%s/layer%d/%s", sm.Name, o.AttnMode, o.MetricLayer, tc.Name)
 				g.Free(0)
 				c.Free(0)
 				orig.Free(0)
@@ -82,7 +88,7 @@ func TestEmulatedPipelineMatchesCPU(t *testing.T) {
 					compareOutput(t, fmt.Sprintf("%s/greedy%d", where, s), &gOut[0], &cOut[0], sm.tol, r)
 				}
 			}
-			r.log(t, fmt.Sprintf("emulated %s/%s/layer%d", sm.name, o.AttnMode, o.MetricLayer))
+			r.log(t, fmt.Sprintf("emulated %s/%s/layer%d", sm.Name, o.AttnMode, o.MetricLayer))
 		}
 	}
 }
@@ -100,19 +106,19 @@ func TestEmulatedTopKBatchingAndSplitting(t *testing.T) {
 		full := step(t, newEmulated(t, m, o), in...)
 		for i, tc := range cases {
 			alone := step(t, newEmulated(t, m, o), engine.Input{Slot: 2, Tokens: tc.PromptIDs})
-			require.Equal(t, alone[0].Dist, full[i].Dist, "%s case %d batched vs alone", sm.name, i)
+			require.Equal(t, alone[0].Dist, full[i].Dist, "%s case %d batched vs alone", sm.Name, i)
 			require.Equal(t, alone[0].Attn.HeadEntropy, full[i].Attn.HeadEntropy)
 		}
 		var grouped []engine.Output
 		withGroupedHeads(func() { grouped = step(t, newEmulated(t, m, o), in...) })
 		for i := range cases {
-			require.Equal(t, full[i].Dist, grouped[i].Dist, "%s case %d grouped heads", sm.name, i)
+			require.Equal(t, full[i].Dist, grouped[i].Dist, "%s case %d grouped heads", sm.Name, i)
 		}
 		split := newEmulated(t, m, o)
 		split.plan.TokenCap = 5
 		got := step(t, split, in...)
 		for i := range cases {
-			require.Equal(t, full[i].Dist, got[i].Dist, "%s case %d split", sm.name, i)
+			require.Equal(t, full[i].Dist, got[i].Dist, "%s case %d split", sm.Name, i)
 		}
 		for _, k := range []int{1, 27, 300} {
 			ok := o
@@ -121,7 +127,7 @@ func TestEmulatedTopKBatchingAndSplitting(t *testing.T) {
 			require.Equal(t, k, e.gpuK)
 			top := step(t, e, in...)
 			for i := range cases {
-				require.Equal(t, full[i].Dist.Candidates[:k], top[i].Dist.Candidates, "%s k=%d case %d", sm.name, k, i)
+				require.Equal(t, full[i].Dist.Candidates[:k], top[i].Dist.Candidates, "%s k=%d case %d", sm.Name, k, i)
 				require.Equal(t, full[i].Dist.LogPartition, top[i].Dist.LogPartition)
 			}
 		}

@@ -81,7 +81,7 @@ func TestPrefixSharingMatchesRecompute(t *testing.T) {
 		n, err := e.AttachPrefix(0, a)
 		require.NoError(t, err)
 		require.Zero(t, n, "nothing stored yet")
-		sameOutputs(t, sm.name+"/first", want["a"], feed(t, e, 0, a, 0, 7, 3))
+		sameOutputs(t, sm.Name+"/first", want["a"], feed(t, e, 0, a, 0, 7, 3))
 		require.Equal(t, len(a)-1, e.CachedPrefix(a), "the last prompt token is always computed")
 
 		// A sibling while slot 0 is still live.
@@ -89,20 +89,20 @@ func TestPrefixSharingMatchesRecompute(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, len(a)-1, n)
 		require.Equal(t, n, e.Len(1))
-		sameOutputs(t, sm.name+"/sibling", want["a"], feed(t, e, 1, a, n, 16, 3))
+		sameOutputs(t, sm.Name+"/sibling", want["a"], feed(t, e, 1, a, n, 16, 3))
 
 		// A refilled slot: one whole block and 4 rows of the next.
 		e.Free(1)
 		n, err = e.AttachPrefix(1, b)
 		require.NoError(t, err)
 		require.Equal(t, 20, n)
-		sameOutputs(t, sm.name+"/refilled", want["b"], feed(t, e, 1, b, n, 16, 3))
+		sameOutputs(t, sm.Name+"/refilled", want["b"], feed(t, e, 1, b, n, 16, 3))
 
 		// A longer prompt: the 13-token leaf, then its own tokens in chunks of 5.
 		n, err = e.AttachPrefix(2, c)
 		require.NoError(t, err)
 		require.Equal(t, len(a), n)
-		sameOutputs(t, sm.name+"/continued", want["c"], feed(t, e, 2, c, n, 5, 3))
+		sameOutputs(t, sm.Name+"/continued", want["c"], feed(t, e, 2, c, n, 5, 3))
 		require.Equal(t, len(c)-1, e.CachedPrefix(c), "c's blocks were stored as they completed")
 		require.Zero(t, e.prefix.Index.Evictions)
 	}

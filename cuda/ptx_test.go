@@ -3,6 +3,7 @@ package cuda
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,11 +27,13 @@ func TestEmbeddedPTXDeclaresEveryKernel(t *testing.T) {
 }
 
 func TestParsePTX(t *testing.T) {
-	text := ".version 7.8\n.target sm_90\n.address_size 64\n\n.visible .entry foo(\n\t.param .u64 a\n)\n.entry bar_2 (\n)\n.func baz(\n)\n"
+	text := ".version 7.8\n.target sm_90\n.address_size 64\n\n.visible .entry foo(\n\t.param .u64 a\n)\n.entry bar_2 (\n)\n.maxntid 512, 1, 1\n{\n}\n.func baz(\n)\n"
 	m, err := parsePTX("x", text)
 	require.NoError(t, err)
 	require.Equal(t, "sm_90", m.Target)
+	require.Equal(t, "7.8", m.Version)
 	require.Equal(t, []string{"bar_2", "foo"}, m.Entries)
+	require.Equal(t, map[string]int{"bar_2": 512}, m.MaxThreads, "foo has no .maxntid; bar_2's is not foo's")
 
 	_, err = parsePTX("x", ".version 7.8\n.visible .entry foo(\n)")
 	require.ErrorContains(t, err, "no .target")
@@ -78,7 +81,7 @@ func TestPTXMatchesSources(t *testing.T) {
 		require.NoError(t, err)
 		sum := sha256.Sum256(src)
 		require.Equal(t, recorded[n], hex.EncodeToString(sum[:]),
-			"%s changed since cuda/ptx was generated (or is new): run `make ptx` (nvcc >= 11.8) and commit the PTX with it", n)
+			"%s changed since cuda/ptx was generated (or is new): run `make ptx` with cuda/nvcc118.sh's nvcc (docs/cuda.md) and commit the PTX with it", n)
 		if strings.HasSuffix(n, ".cu") {
 			_, err := ptxFiles.ReadFile("ptx/" + strings.TrimSuffix(n, ".cu") + ".ptx")
 			require.NoError(t, err, "%s has no PTX", n)
@@ -104,4 +107,41 @@ func TestKernelModulesMatchSources(t *testing.T) {
 		}
 		require.ElementsMatch(t, kernelModules[strings.TrimSuffix(n, ".cu")], names, n)
 	}
+}
+
+// Every kernel the pipeline launches with more than 256 threads declares launch bounds
+// covering that block in the PTX the driver loads (see kernelMaxBlock), and none is
+// launched above its bounds.
+func TestLargeBlocksDeclareLaunchBounds(t *testing.T) {
+	mods, err := loadPTX(ptxFiles)
+	require.NoError(t, err)
+	seen := 0
+	for _, m := range mods {
+		for _, name := range kernelModules[m.Name] {
+			block, ok := kernelMaxBlock[name]
+			require.True(t, ok, "kernelMaxBlock has no entry for %s", name)
+			bound, declared := m.MaxThreads[name]
+			if block > 256 {
+				require.True(t, declared, "%s is launched with %d threads but declares no __launch_bounds__ (ptx/%s.ptx has no .maxntid)", name, block, m.Name)
+			}
+			if declared {
+				require.LessOrEqual(t, block, bound, "%s: launched with %d threads, .maxntid %d", name, block, bound)
+			}
+			seen++
+		}
+	}
+	require.Len(t, kernelMaxBlock, seen, "kernelMaxBlock names a kernel no module has")
+}
+
+func TestJITErrorCarriesTheDriverLog(t *testing.T) {
+	m := ptxModule{Name: "logits", Version: "9.1", Target: "sm_90a"}
+	code := errors.New("CUDA_ERROR_UNSUPPORTED_PTX_VERSION")
+	log := make([]byte, jitLogBytes)
+	copy(log, "ptxas application ptx input, line 9; fatal   : Unsupported .version 9.1; current version is '8.8'\n")
+	err := jitError(m, code, log)
+	require.ErrorIs(t, err, code)
+	require.EqualError(t, err, "loading PTX module logits (.version 9.1, .target sm_90a): CUDA_ERROR_UNSUPPORTED_PTX_VERSION; "+
+		"JIT log: ptxas application ptx input, line 9; fatal   : Unsupported .version 9.1; current version is '8.8'")
+
+	require.ErrorContains(t, jitError(m, code, make([]byte, 64)), "JIT log: (the driver wrote no JIT log)")
 }

@@ -20,7 +20,7 @@ func readArrowDocs(path string) (_ fileRows, err error) {
 			err = fmt.Errorf("%s: corrupt Arrow data (%v)", path, p)
 		}
 	}()
-	fh, err := os.Open(path)
+	fh, _, err := openSized(path)
 	if err != nil {
 		return fileRows{}, err
 	}

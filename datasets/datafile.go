@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -177,23 +178,36 @@ const maxDocFileBytes = 4 << 30
 
 // readBoundedFile reads a text data file whole, up to maxDocFileBytes.
 func readBoundedFile(path string) ([]byte, error) {
-	st, err := os.Stat(path)
+	fh, size, err := openSized(path)
 	if err != nil {
 		return nil, err
 	}
-	if st.Size() > maxDocFileBytes {
-		return nil, fmt.Errorf("%s: %d bytes is more than the %d a text data file may hold", path, st.Size(), int64(maxDocFileBytes))
+	defer fh.Close()
+	if size > maxDocFileBytes {
+		return nil, fmt.Errorf("%s: %d bytes is more than the %d a text data file may hold", path, size, int64(maxDocFileBytes))
 	}
-	return os.ReadFile(path)
+	// The size was read once; a file that grows meanwhile is cut there.
+	return io.ReadAll(io.LimitReader(fh, size))
 }
 
-// openSized opens a file and returns its size, for readers that need both.
+// openSized opens a data file and returns its size, for readers that need
+// both. Only a regular file (or a link to one) is opened: /dev/zero never
+// ends and a FIFO blocks the open itself, so both are refused by a stat
+// before the open, and checked again on the open file.
 func openSized(path string) (*os.File, int64, error) {
+	if st, err := os.Stat(path); err != nil {
+		return nil, 0, err
+	} else if !st.Mode().IsRegular() {
+		return nil, 0, fmt.Errorf("%s: %w: it is a %s, not a regular file", path, ErrFormat, st.Mode().Type())
+	}
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, 0, err
 	}
 	st, err := fh.Stat()
+	if err == nil && !st.Mode().IsRegular() {
+		err = fmt.Errorf("%s: %w: it is a %s, not a regular file", path, ErrFormat, st.Mode().Type())
+	}
 	if err != nil {
 		fh.Close()
 		return nil, 0, err

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/entropix-eval/entropix-eval/internal/pyjson"
@@ -89,7 +88,7 @@ func valueKind(v any) string {
 
 func describeParquet(info FileInfo) (_ FileInfo, err error) {
 	defer recoverCorrupt(info.Path, &err)
-	fh, err := os.Open(info.Path)
+	fh, _, err := openSized(info.Path)
 	if err != nil {
 		return info, err
 	}

@@ -4,11 +4,14 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/entropix-eval/entropix-eval/internal/suggest"
 )
 
 // builtinTasks are the task files compiled into the binary: lm-eval's GSM8K
@@ -226,7 +229,7 @@ func (ix *Index) Lookup(name string) (*Entry, bool) {
 func (ix *Index) Task(name string) (*Task, error) {
 	e, ok := ix.entries[name]
 	if !ok {
-		return nil, fmt.Errorf("unknown task %q (`entropix-eval tasks` lists them; --include-path DIR or --task FILE.yaml add more)", name)
+		return nil, fmt.Errorf("unknown task %q%s (`entropix-eval tasks` lists them; --include-path DIR or --task FILE.yaml add more)", name, suggest.Hint(name, slices.Sorted(maps.Keys(ix.entries))))
 	}
 	if e.Err != nil {
 		return nil, e.Err

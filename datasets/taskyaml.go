@@ -61,7 +61,7 @@ func loadRawConfigSeen(fsys fs.FS, file string, seen []string) (*rawConfig, erro
 	if root.Kind != yaml.DocumentNode || len(root.Content) != 1 || root.Content[0].Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("%s: want a YAML mapping at the top", file)
 	}
-	v, err := nodeValue(root.Content[0])
+	v, err := newYAMLBudget().nodeValue(root.Content[0])
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
@@ -116,11 +116,15 @@ func readBounded(fsys fs.FS, file string) ([]byte, error) {
 
 // nodeValue converts a YAML node as PyYAML's loader would: plain scalars
 // resolve to bool/int/float/null by the YAML 1.1-ish core rules yaml.v3 uses,
-// quoted scalars stay strings, and `!function` becomes a pyFunction.
-func nodeValue(n *yaml.Node) (any, error) {
+// quoted scalars stay strings, and `!function` becomes a pyFunction. Aliases
+// are expanded within the budget.
+func (b *yamlBudget) nodeValue(n *yaml.Node) (any, error) {
+	if err := b.spend(n); err != nil {
+		return nil, err
+	}
 	switch n.Kind {
 	case yaml.AliasNode:
-		return nodeValue(n.Alias)
+		return b.nodeValue(n.Alias)
 	case yaml.MappingNode:
 		m := make(map[string]any, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
@@ -132,7 +136,7 @@ func nodeValue(n *yaml.Node) (any, error) {
 			if err := kn.Decode(&key); err != nil {
 				return nil, fmt.Errorf("line %d: mapping key: %w", kn.Line, err)
 			}
-			v, err := nodeValue(n.Content[i+1])
+			v, err := b.nodeValue(n.Content[i+1])
 			if err != nil {
 				return nil, err
 			}
@@ -142,7 +146,7 @@ func nodeValue(n *yaml.Node) (any, error) {
 	case yaml.SequenceNode:
 		out := make([]any, 0, len(n.Content))
 		for _, c := range n.Content {
-			v, err := nodeValue(c)
+			v, err := b.nodeValue(c)
 			if err != nil {
 				return nil, err
 			}
@@ -169,6 +173,29 @@ func nodeValue(n *yaml.Node) (any, error) {
 		return v, nil
 	}
 	return nil, fmt.Errorf("line %d: unsupported YAML node", n.Line)
+}
+
+// yamlBudget bounds what a task file's aliases expand to. yaml.v3 guards
+// its own decoding against alias bombs, but walking the node tree expands
+// every alias again: nine levels of ten references built 10^9 nodes
+// (3.6-4.2 GB and an out-of-memory kill) from a file of a few hundred bytes.
+type yamlBudget struct{ nodes, bytes int }
+
+// Real task files have a few hundred nodes and a few kilobytes of text.
+const (
+	maxYAMLNodes = 100_000
+	maxYAMLText  = 16 << 20
+)
+
+func newYAMLBudget() *yamlBudget { return &yamlBudget{nodes: maxYAMLNodes, bytes: maxYAMLText} }
+
+func (b *yamlBudget) spend(n *yaml.Node) error {
+	b.nodes--
+	b.bytes -= len(n.Value)
+	if b.nodes < 0 || b.bytes < 0 {
+		return fmt.Errorf("line %d: the file's aliases expand to more than %d values or %d bytes of text; refused", n.Line, maxYAMLNodes, maxYAMLText)
+	}
+	return nil
 }
 
 func kindOf(v any) string {

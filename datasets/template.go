@@ -1,7 +1,7 @@
 package datasets
 
 import (
-	"bytes"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -10,10 +10,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/entropix-eval/entropix-eval/internal/jinja"
 	"github.com/entropix-eval/entropix-eval/internal/pyfloat"
-	"github.com/nikolalohinski/gonja/v2/config"
-	"github.com/nikolalohinski/gonja/v2/exec"
-	"github.com/nikolalohinski/gonja/v2/loaders"
 )
 
 // Template is one doc_to_* value of a task: a Jinja template rendered with
@@ -25,7 +23,7 @@ type Template struct {
 	Key string
 
 	once sync.Once
-	tpl  *exec.Template
+	tpl  *jinja.Template
 	err  error
 }
 
@@ -44,22 +42,12 @@ func (t *Template) Check() error {
 
 func (t *Template) compile() {
 	t.once.Do(func() {
-		cfg := config.New()
-		cfg.StrictUndefined = true
-		cfg.KeepTrailingNewline = true
-		fs, err := loaders.NewFileSystemLoader("")
+		// lm-eval's settings (StrictUndefined, keep_trailing_newline) in the
+		// bounded environment every template renders in (internal/jinja):
+		// task files come from anywhere.
+		tpl, err := jinja.Compile(t.Source, jinja.Options{Name: t.Key, StrictUndefined: true, KeepTrailingNL: true})
 		if err != nil {
-			t.err = err
-			return
-		}
-		loader, err := loaders.NewShiftedLoader(t.Key, strings.NewReader(t.Source), fs)
-		if err != nil {
-			t.err = err
-			return
-		}
-		tpl, err := exec.NewTemplate(t.Key, cfg, loader, taskEnv)
-		if err != nil {
-			t.err = fmt.Errorf("%s: invalid Jinja: %s", t.Key, shortJinjaError(err, t.Source))
+			t.err = fmt.Errorf("%s: invalid Jinja: %w", t.Key, err)
 			return
 		}
 		t.tpl = tpl
@@ -72,6 +60,9 @@ func (t *Template) Render(d Doc) (any, error) {
 	if t == nil {
 		return "", nil
 	}
+	if err := t.checkNulls(d); err != nil {
+		return nil, err
+	}
 	if v, ok := d[t.Source]; ok {
 		return v, nil
 	}
@@ -80,11 +71,48 @@ func (t *Template) Render(d Doc) (any, error) {
 		return nil, t.err
 	}
 	ctx, _ := jinjaValue(d)
-	var out bytes.Buffer
-	if err := t.tpl.Execute(&out, exec.NewContext(ctx.(Doc))); err != nil {
-		return nil, fmt.Errorf("%s: render: %s", t.Key, shortJinjaError(err, t.Source))
+	out, err := t.tpl.Render(ctx.(Doc))
+	if errors.Is(err, jinja.ErrLimit) {
+		return nil, fmt.Errorf("%s: %w", t.Key, err)
 	}
-	return out.String(), nil
+	if err != nil {
+		return nil, fmt.Errorf("%s: render: %s", t.Key, jinja.ShortError(err, t.Source))
+	}
+	return out, nil
+}
+
+// checkNulls refuses a doc whose NULL column the template names: Jinja would
+// print it as "None" (gonja as ""), so a NULL answer became the target "" and
+// scored 0 without a word. The same rule as the GSM8K loader, which refuses a
+// NULL question or answer; a NULL column the template never names is fine.
+// The names are found in the source text, so a template that only tests the
+// column (`x is none`) is refused too: the message says which column to fill.
+func (t *Template) checkNulls(d Doc) error {
+	for k, v := range d {
+		if v == nil && mentions(t.Source, k) {
+			return fmt.Errorf("%s reads column %q, which is NULL (None) in this doc: %w; fill it in or drop the row", t.Key, k, ErrNull)
+		}
+	}
+	return nil
+}
+
+// mentions reports whether name occurs in src as a whole identifier.
+func mentions(src, name string) bool {
+	ident := func(b byte) bool {
+		return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+	}
+	for i := 0; name != ""; {
+		j := strings.Index(src[i:], name)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(name)
+		if (start == 0 || !ident(src[start-1])) && (end == len(src) || !ident(src[end])) {
+			return true
+		}
+		i = start + 1
+	}
+	return false
 }
 
 // nonFiniteFloat is a NaN or ±Inf doc value, printed as Jinja prints a
@@ -145,14 +173,6 @@ func (t *Template) RenderString(d Doc) (string, error) {
 		return "", fmt.Errorf("%s rendered the list literal %q: multiple targets are not supported", t.Key, clipText(s, 60))
 	}
 	return s, nil
-}
-
-func shortJinjaError(err error, source string) string {
-	msg := err.Error()
-	if source != "" {
-		msg = strings.ReplaceAll(msg, "'"+source+"'", "")
-	}
-	return msg
 }
 
 // PyStr is Python's str() for the Doc value kinds (and YAML scalars).

@@ -13,3 +13,9 @@ func (ReportsArrow) WriteResults(path string, rows []reports.ResultRow, p report
 func (ReportsArrow) WriteTraces(path string, rows []reports.TraceRow, p reports.Provenance) error {
 	return reports.WriteTraces(path, rows, reports.WithProvenance(p))
 }
+
+// WriteParquetCopy writes the Parquet copy of an Arrow file beside it, for
+// DuckDB, pandas and polars (reports.WriteParquetCopy).
+func (ReportsArrow) WriteParquetCopy(arrowPath string) error {
+	return reports.WriteParquetCopy(arrowPath)
+}

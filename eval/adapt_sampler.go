@@ -72,6 +72,12 @@ type samplerFactory struct {
 
 func (f *samplerFactory) Describe() string { return f.desc }
 
+// Deterministic reports whether the sampler decodes the same whatever the seed.
+func (f *samplerFactory) Deterministic() bool {
+	d, ok := f.proto.(DeterministicSampler)
+	return ok && d.Deterministic()
+}
+
 func (f *samplerFactory) NewSequence(seed uint64, problemID string, repeat int) TokenChooser {
 	return &samplerChooser{s: f.proto.Clone(), rng: sampler.NewRNG(seed, problemID, repeat)}
 }

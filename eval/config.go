@@ -11,20 +11,27 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
+	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/entropix-eval/entropix-eval/engine"
+	"github.com/entropix-eval/entropix-eval/internal/suggest"
 )
 
 // Config is a sweep: what to evaluate, how, and where the run directory goes. It is
 // read from YAML (unknown fields are errors) and overridden by command-line flags.
 type Config struct {
-	Name    string   `yaml:"name" json:"name,omitempty"`
-	Model   string   `yaml:"model" json:"model"`
-	Backend string   `yaml:"backend" json:"backend"`
-	Devices []string `yaml:"devices" json:"devices"`
+	Name  string `yaml:"name" json:"name,omitempty"`
+	Model string `yaml:"model" json:"model"`
+	// Tokenizer is a directory (or tokenizer.json) whose tokenizer.json and
+	// tokenizer_config.json replace the model's (lm-eval's model_args tokenizer=);
+	// empty: the model's own.
+	Tokenizer string   `yaml:"tokenizer" json:"tokenizer,omitempty"`
+	Backend   string   `yaml:"backend" json:"backend"`
+	Devices   []string `yaml:"devices" json:"devices"`
 	// Threads per worker on the CPU backend; 0 splits the machine's cores evenly.
 	Threads      int `yaml:"threads" json:"threads,omitempty"`
 	BatchSize    int `yaml:"batch_size" json:"batch_size"`
@@ -35,6 +42,9 @@ type Config struct {
 	// changes a result, so neither is part of the run's fingerprint.
 	PrefixCacheMB int  `yaml:"prefix_cache_mb" json:"prefix_cache_mb,omitempty"`
 	NoPrefixCache bool `yaml:"no_prefix_cache" json:"no_prefix_cache,omitempty"`
+	// NoParquet leaves out the Parquet copies of the run's Arrow files (written
+	// by default, for DuckDB and pandas); not part of the fingerprint.
+	NoParquet bool `yaml:"no_parquet" json:"no_parquet,omitempty"`
 	// MatmulPrecision is the engine's weight-matmul precision, fp32 (the default)
 	// or bf16 (engine.MatmulPrecision): bf16 changes results, so it is part of the
 	// fingerprint.
@@ -120,9 +130,49 @@ func ParseConfig(data []byte) (Config, error) {
 		if errors.Is(err, io.EOF) {
 			return Config{}, errors.New("empty document")
 		}
-		return Config{}, err
+		return Config{}, explainUnknownKeys(err)
 	}
 	return cfg, nil
+}
+
+// unknownConfigKey is yaml.v3's message for a key Config does not have.
+var unknownConfigKey = regexp.MustCompile(`^line (\d+): field (.+) not found in type eval\.Config$`)
+
+// explainUnknownKeys rewrites yaml.v3's "field X not found in type eval.Config"
+// as the sweep file's own terms: the line, the key, the key it most likely
+// meant, and the keys a sweep file takes.
+func explainUnknownKeys(err error) error {
+	var te *yaml.TypeError
+	if !errors.As(err, &te) {
+		return err
+	}
+	keys := ConfigKeys()
+	msgs := make([]string, len(te.Errors))
+	unknown := false
+	for i, e := range te.Errors {
+		msgs[i] = e
+		if m := unknownConfigKey.FindStringSubmatch(e); m != nil {
+			msgs[i] = fmt.Sprintf("line %s: unknown key %s%s", m[1], m[2], suggest.Hint(m[2], keys))
+			unknown = true
+		}
+	}
+	if unknown {
+		msgs = append(msgs, "a sweep file's keys are: "+strings.Join(keys, ", "))
+	}
+	return errors.New(strings.Join(msgs, "\n"))
+}
+
+// ConfigKeys lists the keys of a sweep file: Config's YAML names, in field order.
+func ConfigKeys() []string {
+	t := reflect.TypeFor[Config]()
+	keys := make([]string, 0, t.NumField())
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
+		if name != "" && name != "-" {
+			keys = append(keys, name)
+		}
+	}
+	return keys
 }
 
 // WithDefaults fills the fields a sweep may leave out.

@@ -48,7 +48,7 @@ func TestConfigErrors(t *testing.T) {
 		name, yaml string
 		want       []string
 	}{
-		{"unknown key", "model: m\nbatchsize: 4\n", []string{"field batchsize not found"}},
+		{"unknown key", "model: m\nbatchsize: 4\n", []string{"line 2: unknown key batchsize (did you mean batch_size?)"}},
 		{"empty", "", []string{"empty document"}},
 		{"wrong type", "model: m\nbatch_size: many\n", []string{"line 2", "many"}},
 		{"sampler without name", "samplers:\n  - {temperature: 1}\n", []string{"sampler has no name"}},

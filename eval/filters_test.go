@@ -119,7 +119,9 @@ func TestExactMatchOptions(t *testing.T) {
 	for _, tt := range tests {
 		m, err := newExactMatcher(tt.spec)
 		require.NoError(t, err)
-		assert.Equal(t, tt.wantEquals, m.Match(tt.pred, tt.ref), "%+v: %q vs %q", tt.spec, tt.pred, tt.ref)
+		got, err := m.Match(tt.pred, tt.ref)
+		require.NoError(t, err)
+		assert.Equal(t, tt.wantEquals, got, "%+v: %q vs %q", tt.spec, tt.pred, tt.ref)
 	}
 }
 

@@ -3,8 +3,11 @@ package eval
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/entropix-eval/entropix-eval/reports"
 )
 
 // Outputs are the writers a finished run directory needs.
@@ -68,6 +71,9 @@ func Finalize(dir string, out Outputs) error {
 	if err := out.Arrow.WriteTraces(filepath.Join(dir, TracesArrow), traces, prov); err != nil {
 		return fmt.Errorf("write %s: %w", TracesArrow, err)
 	}
+	if err := writeParquetCopies(dir, out.Arrow, !m.Config.NoParquet, ResultsArrow, TracesArrow); err != nil {
+		return err
+	}
 	summary := summarize(m, grs)
 	if m.Task.OutputType != "" {
 		if err := scoredAggregates(m, grs, summary); err != nil {
@@ -91,4 +97,29 @@ func Finalize(dir string, out Outputs) error {
 		return nil
 	}
 	return out.Report(dir)
+}
+
+// ParquetCopier is an ArrowWriter that also writes Parquet copies of its files.
+type ParquetCopier interface {
+	WriteParquetCopy(arrowPath string) error
+}
+
+// writeParquetCopies writes the Parquet copy of each named Arrow file of dir
+// when on and the writer can, and otherwise removes a copy an earlier session
+// left (it would hold stale rows).
+func writeParquetCopies(dir string, w ArrowWriter, on bool, names ...string) error {
+	pc, ok := w.(ParquetCopier)
+	for _, name := range names {
+		path := filepath.Join(dir, name)
+		if on && ok {
+			if err := pc.WriteParquetCopy(path); err != nil {
+				return fmt.Errorf("write the Parquet copy of %s: %w", name, err)
+			}
+			continue
+		}
+		if err := os.Remove(reports.ParquetPath(path)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
 }

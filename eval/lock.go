@@ -3,10 +3,8 @@ package eval
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -27,11 +25,26 @@ type DirLock struct {
 	Removed []string
 }
 
-// LockDir creates dir if needed and takes its lock without waiting. Held by
-// another process, it fails with ErrLocked and that process's pid. Once held, the
-// temporary files a killed writer left behind (".name.tmp-N") are removed: no one
-// else can be writing them.
-func LockDir(dir string) (*DirLock, error) {
+// LockDir creates dir if needed and takes its lock without waiting; dir must be
+// new, empty or a run directory (ErrNotRunDir otherwise), and is marked as one.
+// Held by another process, it fails with ErrLocked and that process's pid. Once
+// held, the temporary files a killed writer left behind (".name.tmp-N", of the
+// files we write) are removed: no one else can be writing them.
+func LockDir(dir string) (*DirLock, error) { return lockDir(dir, true) }
+
+// LockRunDir is LockDir for a run directory that must exist already (report,
+// rescore): a missing one is an error and is not created.
+func LockRunDir(dir string) (*DirLock, error) { return lockDir(dir, false) }
+
+func lockDir(dir string, create bool) (*DirLock, error) {
+	if err := checkRunDir(dir); err != nil {
+		return nil, err
+	}
+	if !create {
+		if ours, _, err := dirState(dir); err != nil || !ours {
+			return nil, fmt.Errorf("%s is not a run directory (no %s): %w", dir, ManifestFile, ErrNotRunDir)
+		}
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create %s: %w", dir, err)
 	}
@@ -54,6 +67,15 @@ func LockDir(dir string) (*DirLock, error) {
 		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
 	l := &DirLock{f: f, dir: dir}
+	// Checked again under the lock: files may have appeared since.
+	if err := checkRunDir(dir); err != nil {
+		l.Unlock()
+		return nil, err
+	}
+	if err := markRunDir(dir); err != nil {
+		l.Unlock()
+		return nil, err
+	}
 	if l.Removed, err = removeStaleTemps(dir); err != nil {
 		l.Unlock()
 		return nil, err
@@ -78,38 +100,4 @@ func holder(lockPath string) string {
 		return "another process"
 	}
 	return "process " + strconv.Itoa(pid)
-}
-
-// staleTemp matches the temporaries of reports.WriteFileAtomic: "." + name +
-// ".tmp-" + digits.
-var staleTemp = regexp.MustCompile(`^\..+\.tmp-[0-9]+$`)
-
-// removeStaleTemps deletes atomic-write temporaries in dir and its subdirectories
-// (figures/, tables/), returning their paths relative to dir.
-func removeStaleTemps(dir string) ([]string, error) {
-	var removed []string
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if path != dir && strings.Count(strings.TrimPrefix(path, dir), string(filepath.Separator)) > 2 {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() || !staleTemp.MatchString(d.Name()) {
-			return nil
-		}
-		if err := os.Remove(path); err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, path)
-		removed = append(removed, rel)
-		return nil
-	})
-	if err != nil {
-		return removed, fmt.Errorf("remove stale temporary files in %s: %w", dir, err)
-	}
-	return removed, nil
 }

@@ -165,8 +165,13 @@ type RunStats struct {
 	OutsideShare    float64 `json:"outside_engine_share"`
 	GeneratedTokens int     `json:"generated_tokens"`
 	ItemsThisRun    int     `json:"items_this_session"`
-	ItemsResumed    int     `json:"items_from_journal"`
-	PromptsCut      int     `json:"prompts_left_truncated"`
+	// SequencesDecoded are the sequences the engines decoded this session, and
+	// SequencesRecorded the items written: a deterministic sampler's (greedy's)
+	// other seeds and repeats are recorded from one decoded sequence.
+	SequencesDecoded  int `json:"sequences_decoded"`
+	SequencesRecorded int `json:"sequences_recorded"`
+	ItemsResumed      int `json:"items_from_journal"`
+	PromptsCut        int `json:"prompts_left_truncated"`
 	// PromptTokens are the prompt tokens of the sequences this session started;
 	// PrefillComputed those the engines computed, the rest coming from their prefix
 	// caches in PrefixHits sequences.
@@ -258,7 +263,11 @@ func fingerprintDiff(old, cur *Manifest) []string {
 			diffs = append(diffs, nf[i].Name+": "+fileSumsDiff(ofs, nf[i].Value.([]FileSum)))
 			continue
 		}
-		diffs = append(diffs, fmt.Sprintf("%s: %s → %s", nf[i].Name, abbreviate(ob), abbreviate(nb)))
+		if nf[i].Name == "max_new_tokens" {
+			diffs = append(diffs, fmt.Sprintf("max_new_tokens: %s → %s", effectiveMaxNew(old), effectiveMaxNew(cur)))
+			continue
+		}
+		diffs = append(diffs, valueDiffs(nf[i].Name, ob, nb)...)
 	}
 	return diffs
 }
@@ -299,14 +308,6 @@ func short(hash string) string {
 		return hash[:12] + "…"
 	}
 	return hash
-}
-
-func abbreviate(b []byte) string {
-	const n = 120
-	if len(b) > n {
-		return string(b[:n]) + "…"
-	}
-	return string(b)
 }
 
 // stripPaths keeps names and hashes only: the same model under another mount point

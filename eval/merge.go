@@ -161,7 +161,7 @@ func Rescore(dir string, o Outputs) (before, after map[string]float64, err error
 	if err != nil {
 		return nil, nil, fmt.Errorf("rescore: %w", err)
 	}
-	lock, err := LockDir(dir)
+	lock, err := LockRunDir(dir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("rescore: %w", err)
 	}

@@ -77,9 +77,13 @@ func journalBudget(cfg Config, task TaskSpec) int64 {
 	return floor + 4*slots*int64(task.MaxNewTokens)*journalBytesPerToken
 }
 
-// PreflightDir checks, before dir is created, that it can be created and written
-// and that its file system has need bytes free.
+// PreflightDir checks, before dir is created, that it can be created and written,
+// that it is new, empty or a run directory, and that its file system has need
+// bytes free.
 func PreflightDir(dir string, need int64) error {
+	if err := checkRunDir(dir); err != nil {
+		return err
+	}
 	existing := dir
 	for {
 		st, err := os.Stat(existing)

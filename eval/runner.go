@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/entropix-eval/entropix-eval/internal/safepath"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -116,18 +117,27 @@ func (r *Runner) Run(ctx context.Context) (*Manifest, error) {
 		log.Warn("journal repaired: dropped a torn write; its item runs again", "journal", filepath.Join(cfg.Out, JournalFile), "dropped", d)
 	}
 
-	queue := buildQueue(m.Jobs, prepared, r.Samplers, done)
+	queue, plan, ready := planWork(m.Jobs, prepared, r.Samplers, done)
 	log.Info("run", "dir", cfg.Out, "shard", shard.String(), "problems", len(prepared), "jobs", len(m.Jobs),
 		"resumed_items", len(done), "todo", len(queue.items), "workers", len(cfg.Devices), "batch_size", cfg.BatchSize)
+	rec := &recorder{append: journal.Append, plan: plan}
+	for _, c := range ready {
+		if err := journal.Append(c); err != nil {
+			return nil, err
+		}
+	}
+	rec.copied.Add(int64(len(ready)))
 
 	lim := &limits{maxNew: task.MaxNewTokens, maxSeqLen: cfg.MaxSeqLen, stops: newStopMatcher(task.Stops),
 		eos: map[int32]bool{}, firstArgmax: cfg.FirstTokenArgmax}
 	for _, id := range r.EOS {
 		lim.eos[id] = true
 	}
-	stats, runErr := r.runWorkers(ctx, cfg.Devices, queue, lim, journal.Append)
+	stats, runErr := r.runWorkers(ctx, cfg.Devices, queue, lim, rec.record)
 	m.Stats = &RunStats{ItemsResumed: len(done), PromptsCut: cut}
 	stats.addTo(m.Stats)
+	m.Stats.SequencesDecoded = m.Stats.ItemsThisRun
+	m.Stats.SequencesRecorded = m.Stats.ItemsThisRun + int(rec.copied.Load())
 	m.DeviceNames = stats.deviceNames()
 	log.Info("workers finished", "items", m.Stats.ItemsThisRun, "tokens", m.Stats.GeneratedTokens,
 		"wall_s", fmt.Sprintf("%.2f", m.Stats.WallSeconds), "outside_engine", fmt.Sprintf("%.1f%%", 100*m.Stats.OutsideShare),
@@ -154,6 +164,11 @@ func (r *Runner) Run(ctx context.Context) (*Manifest, error) {
 func resolveTask(t TaskSpec, cfg Config) (TaskSpec, error) {
 	if t.Name == "" {
 		t.Name = cfg.Task
+	}
+	// The name becomes lm-eval's samples_<task>_<date>.jsonl and a group
+	// member's folder.
+	if err := safepath.Name("task", t.Name); err != nil {
+		return t, err
 	}
 	if cfg.MaxNewTokens > 0 {
 		t.MaxNewTokens = cfg.MaxNewTokens
@@ -249,22 +264,6 @@ func (r *Runner) logger() *slog.Logger {
 		return r.Log
 	}
 	return slog.Default()
-}
-
-func buildQueue(jobs []Job, problems []*preparedProblem, samplers []SamplerFactory, done []Record) *workQueue {
-	finished := make(map[ItemKey]bool, len(done))
-	for _, d := range done {
-		finished[d.ItemKey] = true
-	}
-	q := &workQueue{}
-	for _, p := range problems { // problem-major: a prompt's jobs run together
-		for _, j := range jobs {
-			if !finished[j.item(p.Index)] {
-				q.items = append(q.items, workItem{job: j, problem: p, sampler: samplers[j.SamplerIndex]})
-			}
-		}
-	}
-	return q
 }
 
 type workerStats []SchedulerStats

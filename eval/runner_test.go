@@ -335,6 +335,7 @@ func TestFirstTokenArgmaxIsRecorded(t *testing.T) {
 	for _, rec := range recs {
 		require.NotEmpty(t, rec.Trace)
 		assert.Equal(t, sampler.StrategyFirstTokenArgmax, rec.Trace[0].Strategy)
+		assert.Equal(t, 1, rec.Trace[0].Survivors, "as the sampler's own argmax records it")
 		for _, step := range rec.Trace[1:] {
 			assert.Equal(t, sampler.Strategy("fake"), step.Strategy)
 		}

@@ -53,15 +53,18 @@ func newExactMatcher(spec datasets.MetricSpec) (*ExactMatcher, error) {
 
 // Normalize applies the rules in order (each removes every match, as re.sub
 // does), then the case, punctuation and number options. A rule that hits the
-// regex time limit leaves the text as it was.
-func (m *ExactMatcher) Normalize(s string) string {
+// regex time limit is an error naming its pattern, never a rule skipped: a
+// skipped rule would score the text unchanged, silently wrong.
+func (m *ExactMatcher) Normalize(s string) (string, error) {
 	if m.fast != nil {
-		return m.fast(s)
+		return m.fast(s), nil
 	}
 	for _, r := range m.rules {
-		if out, err := r.removeAll(s); err == nil {
-			s = out
+		out, err := r.removeAll(s)
+		if err != nil {
+			return "", fmt.Errorf("regexes_to_ignore: %w", err)
 		}
+		s = out
 	}
 	if m.ignoreCase {
 		s = pyLower(s)
@@ -82,15 +85,23 @@ func (m *ExactMatcher) Normalize(s string) string {
 			return r
 		}, s)
 	}
-	return s
+	return s, nil
 }
 
 // asciiPunctuation is Python's string.punctuation.
 const asciiPunctuation = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
 
 // Match reports exact_match after normalising both sides.
-func (m *ExactMatcher) Match(prediction, reference string) bool {
-	return m.Normalize(prediction) == m.Normalize(reference)
+func (m *ExactMatcher) Match(prediction, reference string) (bool, error) {
+	p, err := m.Normalize(prediction)
+	if err != nil {
+		return false, fmt.Errorf("prediction: %w", err)
+	}
+	r, err := m.Normalize(reference)
+	if err != nil {
+		return false, fmt.Errorf("reference: %w", err)
+	}
+	return p == r, nil
 }
 
 // pyLower is Python's str.lower() for the cases where it differs from Go's
@@ -115,7 +126,8 @@ var gsm8kMatcher = sync.OnceValue(func() *ExactMatcher {
 // the last "#### ", a final "."; lowercase; compare. The reference may be the
 // bare target ("18") or the whole worked answer ("...\n#### 18").
 func ExactMatch(prediction, reference string) bool {
-	return gsm8kMatcher().Match(prediction, reference)
+	ok, _ := gsm8kMatcher().Match(prediction, reference) // the GSM8K rules run without regexps: no error
+	return ok
 }
 
 var dropCommaDollar = strings.NewReplacer(",", "", "$", "")
@@ -167,7 +179,7 @@ type taskScorer struct {
 }
 
 // metricFunc scores one prediction against the reference.
-type metricFunc func(prediction, reference string) float64
+type metricFunc func(prediction, reference string) (float64, error)
 
 // NewLMEvalGrader returns a grader that compiles each task's rules on first use.
 func NewLMEvalGrader() *LMEvalGrader { return &LMEvalGrader{tasks: map[string]*taskScorer{}} }
@@ -220,9 +232,12 @@ func compileMetric(m datasets.MetricSpec) (metricFunc, error) {
 		if err != nil {
 			return nil, err
 		}
-		return func(p, r string) float64 { return b2f(em.Match(p, r)) }, nil
+		return func(p, r string) (float64, error) {
+			ok, err := em.Match(p, r)
+			return b2f(ok), err
+		}, nil
 	case "numeric_match":
-		return func(p, r string) float64 { return b2f(NumericMatch(p, r)) }, nil
+		return func(p, r string) (float64, error) { return b2f(NumericMatch(p, r)), nil }, nil
 	}
 	return nil, fmt.Errorf("metric %q is not supported", m.Metric)
 }
@@ -261,7 +276,9 @@ func (g *LMEvalGrader) Grade(task TaskSpec, doc datasets.Doc, responses []string
 			for j, m := range s.metrics {
 				v := 0.0
 				if hasTarget {
-					v = m(a, target)
+					if v, err = m(a, target); err != nil {
+						return nil, fmt.Errorf("task %s: metric %s, filter %s: %w", task.Name, s.names[j], f.Name, err)
+					}
 				}
 				scores[k][j] = reports.Score{Metric: s.names[j], Filter: f.Name, Value: v}
 			}

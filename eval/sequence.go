@@ -98,14 +98,12 @@ type limits struct {
 func (s *sequence) advance(out *engine.Output, lim *limits) error {
 	var d sampler.Decision
 	usedPrompt := false
+	var err error
 	if lim.firstArgmax && len(s.tokens) == s.promptLen {
-		if len(out.Dist.Candidates) == 0 {
-			return fmt.Errorf("problem %s: engine returned no candidates", s.item.problem.ID)
+		if d, err = sampler.FirstTokenArgmax(&out.Dist); err != nil {
+			return fmt.Errorf("problem %s: first token: %w", s.item.problem.ID, err)
 		}
-		c := out.Dist.Candidates[0]
-		d = sampler.Decision{Token: c.ID, Strategy: sampler.StrategyFirstTokenArgmax, LogProb: out.Dist.LogProb(c.Logit)}
 	} else {
-		var err error
 		if s.promptStats && len(s.tokens) == s.promptLen {
 			d, err = s.chooseFirst(out)
 			usedPrompt = true

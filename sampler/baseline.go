@@ -46,6 +46,10 @@ func (b *Baseline) Describe() map[string]any {
 	}
 }
 
+// Deterministic reports whether the sampler's choices depend on neither its RNG
+// nor anything but the distribution (greedy): every seed decodes the same.
+func (b *Baseline) Deterministic() bool { return b.greedy() }
+
 func (b *Baseline) greedy() bool {
 	t := b.params.Temperature
 	return t <= 0 || (b.order == OrderVLLMV1 && t < vllmGreedyBelow)

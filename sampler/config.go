@@ -1,11 +1,13 @@
 package sampler
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
 
+	"github.com/entropix-eval/entropix-eval/internal/suggest"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -182,7 +184,7 @@ func (s Spec) NewResolved(lookup TokenLookup, text TokenText) (Sampler, error) {
 		}
 		var ok bool
 		if id, ok = lookup(c.ClarifyingToken); !ok {
-			return nil, fmt.Errorf("sampler entropix: clarifying token %q does not exist in this tokenizer's vocabulary; set clarifying_token to a token it has, or clarifying_token_id", c.ClarifyingToken)
+			return nil, fmt.Errorf("sampler entropix: clarifying token %q %w; set clarifying_token to a token it has, or clarifying_token_id", c.ClarifyingToken, ErrNoClarifyingToken)
 		}
 	}
 	e, err := NewEntropix(c, id)
@@ -192,6 +194,11 @@ func (s Spec) NewResolved(lookup TokenLookup, text TokenText) (Sampler, error) {
 	e.clarifyText = resolved
 	return e, nil
 }
+
+// ErrNoClarifyingToken is the error of an Entropix spec whose clarifying token
+// text is not one token of the tokenizer; callers that know the tokenizer can
+// name the tokens it does have.
+var ErrNoClarifyingToken = errors.New("does not exist in this tokenizer's vocabulary")
 
 // Label is the short name traces and tables use ("min_p", "entropix:frog").
 func (s Spec) Label() string {
@@ -218,7 +225,7 @@ func (s Spec) Describe() map[string]any {
 func decodeBaseline(name string, m map[string]any) (Params, Order, error) {
 	p, ok := baselineDefaults[name]
 	if !ok {
-		return p, OrderHF, fmt.Errorf("field name: unknown sampler %q (want one of %s)", name, strings.Join(SamplerNames, ", "))
+		return p, OrderHF, fmt.Errorf("field name: unknown sampler %q%s (want one of %s)", name, suggest.Hint(name, SamplerNames), strings.Join(SamplerNames, ", "))
 	}
 	order := OrderHF
 	for _, k := range slices.Sorted(maps.Keys(m)) {
@@ -241,7 +248,7 @@ func decodeBaseline(name string, m map[string]any) (Params, Order, error) {
 				}
 			}
 		default:
-			err = fmt.Errorf("field %s: unknown for sampler %s (fields: temperature, top_k, top_p, min_p, order)", k, name)
+			err = fmt.Errorf("field %s: unknown for sampler %s%s (fields: temperature, top_k, top_p, min_p, order)", k, name, suggest.Hint(k, []string{"temperature", "top_k", "top_p", "min_p", "order"}))
 		}
 		if err != nil {
 			return p, order, err

@@ -89,6 +89,23 @@ type Sampler interface {
 	Clone() Sampler
 }
 
+// argmaxDecision takes the most likely candidate (candidates are sorted by logit,
+// ties by lower id): the one place a deterministic argmax Decision is built.
+func argmaxDecision(d *metrics.Dist, s Strategy) Decision {
+	c := d.Candidates[0]
+	return Decision{Token: c.ID, Strategy: s, LogProb: d.LogProb(c.Logit), Survivors: 1, TailMass: d.TailMass}
+}
+
+// FirstTokenArgmax is the decision of the original Entropix loop for the first
+// generated token, whatever the sampler (a run's first_token_argmax): the argmax
+// of the prefill's distribution.
+func FirstTokenArgmax(d *metrics.Dist) (Decision, error) {
+	if err := checkDist(d); err != nil {
+		return Decision{}, err
+	}
+	return argmaxDecision(d, StrategyFirstTokenArgmax), nil
+}
+
 // ErrBadLogits is wrapped by every error about an unusable distribution.
 var ErrBadLogits = errors.New("unusable logits")
 

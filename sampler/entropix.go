@@ -212,10 +212,7 @@ func selectBest(d *metrics.Dist, picks []int, faithful bool) int {
 	return best
 }
 
-func (e *Entropix) argmax(d *metrics.Dist, s Strategy) Decision {
-	c := d.Candidates[0]
-	return Decision{Token: c.ID, Strategy: s, LogProb: d.LogProb(c.Logit), Survivors: 1, TailMass: d.TailMass}
-}
+func (e *Entropix) argmax(d *metrics.Dist, s Strategy) Decision { return argmaxDecision(d, s) }
 
 // logProbOf finds id among the candidates; NaN when it is not one of them.
 func logProbOf(d *metrics.Dist, id int32) float64 {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/entropix-eval/entropix-eval/internal/suggest"
 	"github.com/entropix-eval/entropix-eval/sampler/metrics"
 )
 
@@ -197,7 +198,7 @@ func EntropixPreset(variant string) (EntropixConfig, error) {
 	case "smollm-1.7b":
 		smollm(Levels{1.28, 3.75, 6.08}, Levels{8.075, 8.3125, 8.475}, Levels{9.875, 10.125, 10.275})
 	default:
-		return c, fmt.Errorf("field variant: unknown Entropix variant %q (want one of %s)", variant, strings.Join(EntropixVariants, ", "))
+		return c, fmt.Errorf("field variant: unknown Entropix variant %q%s (want one of %s)", variant, suggest.Hint(variant, EntropixVariants), strings.Join(EntropixVariants, ", "))
 	}
 	return c, nil
 }

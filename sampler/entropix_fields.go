@@ -5,6 +5,8 @@ import (
 	"maps"
 	"math"
 	"slices"
+
+	"github.com/entropix-eval/entropix-eval/internal/suggest"
 )
 
 // entropixAliases maps the original code's SamplerConfig names (and frog's
@@ -92,7 +94,7 @@ func decodeEntropix(m map[string]any) (EntropixConfig, error) {
 		seen[name] = k
 		f, ok := fields[name]
 		if !ok {
-			return c, fmt.Errorf("field %s: unknown Entropix field (see sampler.EntropixFields)", k)
+			return c, fmt.Errorf("field %s: unknown Entropix field%s (see sampler/README.md)", k, suggest.Hint(k, EntropixFields()))
 		}
 		if err := f.set(k, m[k]); err != nil {
 			return c, err

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -60,7 +61,10 @@ func TestCLIHelpOnStdoutWithSynopsisAndExamples(t *testing.T) {
 				for _, word := range strings.Fields(ex) {
 					if flagName, ok := strings.CutPrefix(word, "--"); ok {
 						flagName, _, _ = strings.Cut(flagName, "=")
-						assert.Regexp(t, `\n  -`+regexp.QuoteMeta(flagName)+`[ \n]`, out, "example %q uses a flag the help lists", ex)
+						assert.Regexp(t, `\n  --`+regexp.QuoteMeta(flagName)+`[ \n]`, out, "example %q uses a flag the help lists", ex)
+					}
+					if strings.HasPrefix(word, "configs/") {
+						assert.FileExists(t, filepath.Join("..", "..", word), "example %q names a file of the repository", ex)
 					}
 				}
 			}
@@ -138,7 +142,7 @@ func TestCLIOneNamePerConcept(t *testing.T) {
 		}
 		out := captureHelp(t, func() { runMain([]string{name, "-h"}, &bytes.Buffer{}) })
 		for old, now := range banned {
-			assert.NotRegexp(t, `\n  -`+old+`[ \n]`, out, "%s: --%s is spelled --%s", name, old, now)
+			assert.NotRegexp(t, `\n  --`+old+`[ \n]`, out, "%s: --%s is spelled --%s", name, old, now)
 		}
 	}
 	_ = context.Background
@@ -147,7 +151,27 @@ func TestCLIOneNamePerConcept(t *testing.T) {
 func TestRunHelpListsTasksSamplersAndVariants(t *testing.T) {
 	out := captureHelp(t, func() { runMain([]string{"run", "-h"}, &bytes.Buffer{}) })
 	for _, want := range []string{"gsm8k_cot", "min_p", "combined", "entropix:VARIANT", "frog", "smollm-360m",
-		"  -model_args ", "  -batch-size ", "  -batch_size ", "  -sampler "} {
+		"  --model_args ", "  --batch-size ", "  --batch_size ", "  --sampler "} {
 		assert.Contains(t, out, want)
 	}
+}
+
+// Help lists flags as synopses spell them (--name KIND), with each usage verbatim:
+// no back-quoted words taken for the value's name, one default at most.
+func TestCLIHelpFlagLines(t *testing.T) {
+	for _, name := range commandNames() {
+		out := captureHelp(t, func() { runMain([]string{name, "-h"}, &bytes.Buffer{}) })
+		for _, line := range strings.Split(out, "\n") {
+			if !strings.HasPrefix(line, "  -") {
+				continue
+			}
+			assert.Regexp(t, `^  --[a-z0-9_-]+( (int|string|float|value|duration|uint))?$`, line, "%s: flag line", name)
+		}
+		for _, usage := range regexp.MustCompile(`\n    \t([^\n]*)`).FindAllStringSubmatch(out, -1) {
+			assert.LessOrEqual(t, strings.Count(usage[1], "(default"), 1, "%s: %q", name, usage[1])
+		}
+	}
+	out := captureHelp(t, func() { runMain([]string{"run", "-h"}, &bytes.Buffer{}) })
+	assert.Contains(t, out, "  --task string\n")
+	assert.Contains(t, out, "  --cpuprofile string\n")
 }

@@ -67,7 +67,7 @@ func compareRuns(args []string, stdout, stderr io.Writer) error {
 			"sampler (matched by canonical spec), and prints the paired table. Exit status:\n"+
 			"0 no significant drop, 1 a sampler's accuracy under the primary filter dropped\n"+
 			"with Holm-adjusted p < alpha, 2 error: a nightly gate.")
-		fs.PrintDefaults()
+		printFlags(fs, fs.Output())
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -63,7 +63,7 @@ func newDatasetsFlags(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet("datasets "+name, flag.ContinueOnError)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), datasetsUsage)
-		fs.PrintDefaults()
+		printFlags(fs, fs.Output())
 	}
 	return fs
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/entropix-eval/entropix-eval/datasets"
 	"github.com/entropix-eval/entropix-eval/eval"
+	"github.com/entropix-eval/entropix-eval/reports"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
 )
@@ -36,6 +37,15 @@ func datasetsConvert(args []string, out io.Writer) error {
 	}
 	if _, err := os.Stat(outPath); err == nil && !*force {
 		return fmt.Errorf("%s exists (use -force to overwrite)", outPath)
+	}
+	if format == ".parquet" && isArrowIPCFile(in) {
+		// An Arrow IPC file (a run's traces.arrow, say): the Parquet copy keeps its
+		// column order, types and metadata, as run writes them.
+		if err := reports.ArrowToParquet(in, outPath); err != nil {
+			return fmt.Errorf("convert %s -> %s: %w", in, outPath, err)
+		}
+		fmt.Fprintf(out, "wrote %s from %s (columns, types and metadata kept)\n", outPath, in)
+		return nil
 	}
 	var infos []datasets.FileInfo
 	if paths, _ := filepath.Glob(in); len(paths) > 0 {
@@ -69,6 +79,19 @@ func datasetsConvert(args []string, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "wrote %d rows (columns %s) from %d file(s) to %s\n", len(docs), strings.Join(columns, ", "), len(ds.Files), outPath)
 	return nil
+}
+
+// isArrowIPCFile says whether path is an Arrow IPC file (magic "ARROW1"), not
+// the stream format of the datasets cache.
+func isArrowIPCFile(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	magic := make([]byte, 6)
+	_, err = io.ReadFull(f, magic)
+	return err == nil && string(magic) == "ARROW1"
 }
 
 // isGSM8KOnly: exactly the question and answer columns, as strings.

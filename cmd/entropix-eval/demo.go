@@ -57,7 +57,7 @@ func parseDemoFlags(args []string) (demoFlags, error) {
 	fs.StringVar(&f.model, "model", "", "Hugging Face model directory (default: a small instruct model from the Hugging Face cache, else a random test model)")
 	fs.BoolVar(&f.random, "random", false, "use the random test model even when the Hugging Face cache has a real one")
 	fs.StringVar(&f.out, "out", "", "run directory (default runs/demo-<time>)")
-	fs.StringVar(&f.cacheDir, "cache-dir", "", "where the random test model is kept (default: the user cache dir)/entropix-eval/models")
+	fs.StringVar(&f.cacheDir, "cache-dir", "", "where the random test model is kept (default: entropix-eval/models in the user cache dir, "+userCacheHint()+")")
 	fs.IntVar(&f.maxNew, "max-new-tokens", 0, fmt.Sprintf("generation budget (default %d for the random model, %d for a real one)", demoRandomMaxNew, demoRealMaxNew))
 	fs.IntVar(&f.limit, "limit", 0, "evaluate only the first N of the built-in problems")
 	fs.IntVar(&f.clarifyingID, "clarifying-token-id", -1, `Entropix's clarifying token id (default: the tokenizer's " ...", else "..." or a newline)`)
@@ -67,7 +67,7 @@ func parseDemoFlags(args []string) (demoFlags, error) {
 			"Runs the real evaluation pipeline (as 'entropix-eval run' does) on built-in\n"+
 			"grade-school problems with greedy, min-p and Entropix, writes a run directory\n"+
 			"and its report.html, and prints the accuracy table. Nothing is downloaded.")
-		fs.PrintDefaults()
+		printFlags(fs, fs.Output())
 	}
 	if err := parseFlags(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -164,6 +164,9 @@ func planDemo(f demoFlags, choice demoModelChoice) (demoPlan, error) {
 	out := f.out
 	if out == "" {
 		out = newDemoRunDir("runs", time.Now())
+	}
+	if err := eval.ClaimDir(out); err != nil {
+		return demoPlan{}, err
 	}
 	data, err := datasets.WriteDemo(out)
 	if err != nil {

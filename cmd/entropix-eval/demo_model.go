@@ -73,6 +73,15 @@ func randomDemoSpec() (engine.TestModelSpec, error) {
 	return engine.WithTestTokenizer(spec)
 }
 
+// userCacheHint names the user cache dir as help shows it: $XDG_CACHE_HOME or
+// ~/.cache on Linux, ~/Library/Caches on macOS.
+func userCacheHint() string {
+	if base, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(base, "entropix-eval", "models")
+	}
+	return "none on this machine: give --cache-dir"
+}
+
 // randomDemoModel returns the random model's directory under cacheDir (default:
 // the user cache dir), building it the first time. The directory is named by a
 // hash of the spec, tokenizer included, so a changed spec never reuses a stale

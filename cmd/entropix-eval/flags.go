@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/entropix-eval/entropix-eval/engine"
+	"github.com/entropix-eval/entropix-eval/sampler"
 )
 
 // parseTokenIDsFlag parses the token-id list of flag name, such as "1,2,3"
@@ -30,28 +31,37 @@ func parseTokenIDsFlag(name, s string) ([]int32, error) {
 	return ids, nil
 }
 
-// greedyDecode appends up to maxTokens argmax tokens (lowest id on ties) to prompt
-// in slot 0 of eng and returns them. It stops after a token in eos (which is
-// included) unless eos is nil.
+// greedyDecode appends up to maxTokens tokens chosen by the greedy sampler (the
+// argmax, lowest id on ties, as run's greedy) to prompt in slot 0 of eng and
+// returns them. It stops after a token in eos (which is included) unless eos is
+// nil.
 func greedyDecode(ctx context.Context, eng engine.Engine, prompt []int32, maxTokens int, eos []int32) ([]int32, error) {
 	var out []engine.Output
 	gen := []int32{}
 	if maxTokens == 0 {
 		return gen, nil
 	}
+	spec, err := sampler.DefaultSpec("greedy")
+	if err != nil {
+		return nil, err
+	}
+	greedy, err := spec.New(nil)
+	if err != nil {
+		return nil, err
+	}
 	if err := eng.Step(ctx, []engine.Input{{Slot: 0, Tokens: prompt}}, &out); err != nil {
 		return nil, err
 	}
 	for {
-		if len(out[0].Dist.Candidates) == 0 {
-			return nil, fmt.Errorf("step %d: the model produced no finite logit", len(gen))
+		d, err := greedy.Sample(&out[0].Dist, &out[0].Attn, gen, nil)
+		if err != nil {
+			return nil, fmt.Errorf("step %d: %w", len(gen), err)
 		}
-		next := out[0].Dist.Candidates[0].ID // sorted by logit, ties by lower id
-		gen = append(gen, next)
-		if len(gen) == maxTokens || slices.Contains(eos, next) {
+		gen = append(gen, d.Token)
+		if len(gen) == maxTokens || slices.Contains(eos, d.Token) {
 			return gen, nil
 		}
-		if err := eng.Step(ctx, []engine.Input{{Slot: 0, Tokens: []int32{next}}}, &out); err != nil {
+		if err := eng.Step(ctx, []engine.Input{{Slot: 0, Tokens: []int32{d.Token}}}, &out); err != nil {
 			return nil, err
 		}
 	}

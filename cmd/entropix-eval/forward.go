@@ -54,14 +54,14 @@ func runForward(ctx context.Context, args []string, stdout io.Writer) error {
 	mode := fs.String("attn-mode", "masked", "attention statistics over real positions (masked) or a padded cache (padded)")
 	padLen := fs.Int("pad-len", 4096, "cache size assumed by --attn-mode padded")
 	top := fs.Int("candidates", 10, "top-K candidates to print (the engine's top-K, as run's --candidates)")
-	threads := fs.Int("threads", 0, "CPU threads per worker (0: the machine's cores split evenly over the workers)")
+	threads := fs.Int("threads", 0, "CPU threads (0: all of the machine's cores)")
 	var precision engine.MatmulPrecision
 	addMatmulPrecisionFlag(fs, &precision)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: entropix-eval forward --model DIR|FILE.bin|ORG/NAME --ids 1,2,3 [flags]\n\n"+
 			"Runs the token ids (no BOS added) through the model on the CPU backend and prints\n"+
 			"the last position's top candidates and Entropix metrics as JSON.")
-		fs.PrintDefaults()
+		printFlags(fs, fs.Output())
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -42,14 +42,14 @@ func runGenerate(ctx context.Context, args []string, stdout io.Writer) error {
 	idList := fs.String("ids", "", "prompt token ids, e.g. 1,2,3 (required; no BOS is added)")
 	maxTokens := fs.Int("max-new-tokens", 32, "generation budget: the most tokens to generate")
 	ignoreEOS := fs.Bool("ignore-eos", false, "keep generating past the model's EOS ids")
-	threads := fs.Int("threads", 0, "CPU threads per worker (0: the machine's cores split evenly over the workers)")
+	threads := fs.Int("threads", 0, "CPU threads (0: all of the machine's cores)")
 	var precision engine.MatmulPrecision
 	addMatmulPrecisionFlag(fs, &precision)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: entropix-eval generate --model DIR|FILE.bin|ORG/NAME --ids 1,2,3 [flags]\n\n"+
 			"Greedy-decodes from the token ids (no BOS added) on the CPU backend and prints\n"+
 			"the new ids, and their text when the checkpoint has a tokenizer.json, as JSON.")
-		fs.PrintDefaults()
+		printFlags(fs, fs.Output())
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err

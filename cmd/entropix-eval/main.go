@@ -12,10 +12,11 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/entropix-eval/entropix-eval/eval"
 )
 
 // command is one subcommand: run parses its own flags from args (through
@@ -180,24 +181,23 @@ func runMain(args []string, stderr io.Writer) int {
 	return exitCode(err)
 }
 
-// version is the module version and VCS revision the binary was built from.
+// version is the module version and the code revision the binary was built
+// from, as run manifests record it (Go's VCS stamp, else the Makefile's).
 func version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "(unknown)"
+	ci := eval.ReadCodeInfo()
+	v := ci.Version
+	if v == "" {
+		v = "(unknown)"
 	}
-	v := bi.Main.Version
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			v += " " + s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				v += " (modified)"
-			}
+	if ci.Revision != "" {
+		v += " " + ci.Revision
+		if ci.Modified {
+			v += " (modified)"
 		}
+	} else {
+		v += " (no revision stamp: build with 'make build')"
 	}
-	return v + " " + bi.GoVersion
+	return v + " " + ci.GoVersion
 }
 
 func usage(w io.Writer) {

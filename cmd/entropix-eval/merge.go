@@ -31,7 +31,7 @@ func runMerge(_ context.Context, args []string, stdout, stderr io.Writer) error 
 		fmt.Fprintln(fs.Output(), "usage: entropix-eval merge --out DIR SHARD_DIR...\n\n"+
 			"Every shard 0..n-1 of one sweep must be given once and be finished; the merged\n"+
 			"directory holds the result files a single unsharded run would have written.")
-		fs.PrintDefaults()
+		printFlags(fs, fs.Output())
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -38,6 +38,7 @@ func runReport(_ context.Context, args []string, stdout, stderr io.Writer) error
 	fs.IntVar(&opt.Paired.Bootstrap.Resamples, "resamples", 0, "paired bootstrap resamples (default 10000)")
 	fs.IntVar(&opt.Paired.Permutations, "permutations", 0, "Monte-Carlo sign flips when the exact test is too costly (default 200000)")
 	fs.Uint64Var(&opt.Paired.Bootstrap.Seed, "bootstrap-seed", 0, "seed of the bootstrap's and the sign flips' random stream")
+	fs.BoolVar(&opt.NoParquet, "no-parquet", false, "leave out the Parquet copies of summary.arrow and comparisons.arrow (on by default, and off for runs started with --no-parquet)")
 	fs.IntVar(&opt.TokenBudget, "token-budget", 0,
 		fmt.Sprintf("generated tokens with per-token detail in report.html (default %d; -1: none)", runreport.DefaultTokenBudget))
 	fs.Usage = func() {
@@ -45,7 +46,7 @@ func runReport(_ context.Context, args []string, stdout, stderr io.Writer) error
 			"Reads results.arrow and traces.arrow of RUN_DIR and writes summary.arrow,\n"+
 			"comparisons.arrow, report.html (offline, self-contained), figures/ (SVG, PDF)\n"+
 			"and tables/ (LaTeX booktabs) into it.")
-		fs.PrintDefaults()
+		printFlags(fs, fs.Output())
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -54,16 +55,17 @@ func runReport(_ context.Context, args []string, stdout, stderr io.Writer) error
 		return fmt.Errorf("%w: report takes one run directory", errUsage)
 	}
 	dir := fs.Arg(0)
-	if _, err := os.Stat(filepath.Join(dir, runreport.ResultsFile)); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
 	// The report's files are written under the run directory's lock, so a report
-	// never interleaves with a run, merge or another report writing there.
-	lock, err := eval.LockDir(dir)
+	// never interleaves with a run, merge or another report writing there; the
+	// lock comes first, so a run still writing is named as such.
+	lock, err := eval.LockRunDir(dir)
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	defer lock.Unlock()
+	if _, err := os.Stat(filepath.Join(dir, runreport.ResultsFile)); err != nil {
+		return fmt.Errorf("report: %s has no results yet (its run has not finished; run the same command again to finish it): %w", dir, err)
+	}
 	return writeReport(dir, opt, stdout)
 }
 
@@ -71,6 +73,9 @@ func runReport(_ context.Context, args []string, stdout, stderr io.Writer) error
 // end of every run.
 func writeReport(dir string, opt runreport.Options, stdout io.Writer) error {
 	start := time.Now()
+	if m, err := eval.ReadManifest(dir); err == nil && m.Config.NoParquet {
+		opt.NoParquet = true // the run was started with --no-parquet
+	}
 	rep, err := runreport.Build(dir, opt)
 	if err != nil {
 		return err

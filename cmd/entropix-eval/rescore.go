@@ -32,7 +32,7 @@ func runRescore(_ context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintln(fs.Output(), "usage: entropix-eval rescore RUN_DIR\n\n"+
 			"Rebuilds results.arrow, traces.arrow, results.json and samples.jsonl from the\n"+
 			"journal with the current extraction and scoring code.")
-		fs.PrintDefaults()
+		printFlags(fs, fs.Output())
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err

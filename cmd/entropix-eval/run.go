@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/entropix-eval/entropix-eval/datasets"
 	"github.com/entropix-eval/entropix-eval/engine"
 	"github.com/entropix-eval/entropix-eval/eval"
+	"github.com/entropix-eval/entropix-eval/internal/safepath"
 	"github.com/entropix-eval/entropix-eval/reports/runreport"
 )
 
@@ -24,7 +24,7 @@ func init() {
 		name:    "run",
 		summary: "evaluate a model on a benchmark with several samplers and seeds (resumable)",
 		examples: []string{
-			`entropix-eval run configs/gsm8k_cot.yaml --limit 50`,
+			`entropix-eval run configs/gsm8k-smoke.yaml --model HuggingFaceTB/SmolLM2-135M-Instruct --limit 10`,
 			`entropix-eval run --model HuggingFaceTB/SmolLM2-360M-Instruct --task gsm8k_cot --dataset "data/gsm8k/test-*.parquet" --sampler greedy --sampler entropix:frog --seeds 0,1,2 --out runs/smol`,
 			`entropix-eval run --model hf --model_args pretrained=HuggingFaceTB/SmolLM2-360M-Instruct,dtype=auto --tasks gsm8k_cot --dataset test.parquet --gen_kwargs temperature=0 --limit 0.1 --batch_size auto --output_path runs/lm`,
 		},
@@ -52,6 +52,7 @@ func newRunFlags(cfg *eval.Config, stderr io.Writer) *runFlags {
 	rf := &runFlags{fs: fs}
 	fs.StringVar(&cfg.Name, "name", cfg.Name, "sweep name")
 	fs.StringVar(&cfg.Model, "model", cfg.Model, "Hugging Face model directory (config.json, *.safetensors, tokenizer.json)")
+	fs.StringVar(&cfg.Tokenizer, "tokenizer", cfg.Tokenizer, "directory, tokenizer.json or ORG/NAME whose tokenizer.json (and tokenizer_config.json) replace the model's")
 	fs.StringVar(&cfg.Backend, "backend", cfg.Backend, "cpu or cuda (default cpu)")
 	fs.Func("devices", "comma-separated devices, one worker each (cpu,cpu or cuda:0,cuda:1)", func(s string) error {
 		cfg.Devices = splitList(s)
@@ -61,6 +62,7 @@ func newRunFlags(cfg *eval.Config, stderr io.Writer) *runFlags {
 	fs.IntVar(&cfg.MaxSeqLen, "max-seq-len", cfg.MaxSeqLen, "KV-cache length of one sequence (default 2048)")
 	fs.IntVar(&cfg.PrefillChunk, "prefill-chunk", cfg.PrefillChunk, "prompt tokens per sequence per step (default 256)")
 	fs.IntVar(&cfg.PrefixCacheMB, "prefix-cache-mb", cfg.PrefixCacheMB, "memory per worker for reused prompt prefixes, MiB (default 1024)")
+	fs.BoolVar(&cfg.NoParquet, "no-parquet", cfg.NoParquet, "write the run's tables as Arrow files only (by default each .arrow also gets a .parquet copy beside it, for DuckDB and pandas)")
 	fs.BoolVar(&cfg.NoPrefixCache, "no-prefix-cache", cfg.NoPrefixCache, "compute every prompt in full (the results are the same)")
 	fs.StringVar(&cfg.MatmulPrecision, "matmul-precision", cfg.MatmulPrecision, matmulPrecisionUsage)
 	fs.StringVar(&rf.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the whole run to this file (`go tool pprof`); not part of the run's fingerprint")
@@ -115,7 +117,7 @@ func newRunFlags(cfg *eval.Config, stderr io.Writer) *runFlags {
 			"Flags override the sweep file's fields. Running the same command again resumes\n"+
 			"an interrupted run in --out, or grows a finished one by more seeds, samplers or problems.")
 		fmt.Fprint(fs.Output(), runChoices())
-		fs.PrintDefaults()
+		printFlags(fs, fs.Output())
 	}
 	return rf
 }
@@ -158,6 +160,9 @@ func parseRunFlags(args []string, stderr io.Writer) (eval.Config, *runFlags, err
 	if err := rf.finish(&cfg, probe.Model); err != nil {
 		return eval.Config{}, nil, err
 	}
+	if err := defaultSampler(&cfg, rf.lm.tasks, stderr); err != nil {
+		return eval.Config{}, nil, err
+	}
 	cfg = cfg.WithDefaults()
 	if len(cfg.Samplers) == 0 {
 		if task, err := eval.ResolveTask(cfg); err == nil && datasets.IsScoredOutput(task.OutputType) {
@@ -181,7 +186,33 @@ func parseRunFlags(args []string, stderr io.Writer) (eval.Config, *runFlags, err
 		return eval.Config{}, nil, err
 	}
 	cfg.Model = dir
+	if cfg.Tokenizer, err = resolveModel("tokenizer", cfg.Tokenizer, "", engine.HFCacheDirs()); err != nil {
+		return eval.Config{}, nil, err
+	}
 	return cfg, rf, nil
+}
+
+// defaultSampler gives a run without samplers the one its task's
+// generation_kwargs name, as lm-eval runs a task without --gen_kwargs, and says
+// so; listed are lm-eval's --tasks when it names several.
+func defaultSampler(cfg *eval.Config, listed []string, stderr io.Writer) error {
+	if len(cfg.Samplers) > 0 || cfg.Task == "" {
+		return nil
+	}
+	tasks := listed
+	if len(tasks) < 2 {
+		var err error
+		if tasks, err = eval.ExpandTask(*cfg); err != nil {
+			return fmt.Errorf("%w: %w", errUsage, err)
+		}
+	}
+	spec, why, err := eval.TaskDefaultSampler(*cfg, tasks)
+	if err != nil {
+		return fmt.Errorf("%w: %w", errUsage, err)
+	}
+	cfg.Samplers = []eval.SamplerSpec{spec}
+	fmt.Fprintf(stderr, "no sampler given: %s, as lm-eval decodes the task (%s)\n", spec.DisplayLabel(), why)
+	return nil
 }
 
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -211,9 +242,18 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	// tasks too), then the group's aggregate_metric_list into group_results.json.
 	fmt.Fprintf(stdout, "%s: %d tasks: %s\n", cfg.Task, len(tasks), strings.Join(tasks, ", "))
 	out := cfg.Out
+	if err := eval.ClaimDir(out); err != nil {
+		return err
+	}
 	for _, t := range tasks {
 		c := cfg
-		c.Task, c.Out = t, filepath.Join(out, t)
+		c.Task = t
+		if err := safepath.Name("task", t); err != nil {
+			return fmt.Errorf("%w: %s: %w", errUsage, cfg.Task, err)
+		}
+		if c.Out, err = safepath.Join(out, t); err != nil {
+			return fmt.Errorf("%w: %s: %w", errUsage, cfg.Task, err)
+		}
 		if err := runOne(ctx, c, rf, stdout); err != nil {
 			return fmt.Errorf("task %s: %w", t, err)
 		}

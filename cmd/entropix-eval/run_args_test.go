@@ -74,7 +74,7 @@ func TestParseRunArgsErrors(t *testing.T) {
 		want  string
 		usage bool
 	}{
-		{"unknown key in file", []string{file}, "field bogus not found", true},
+		{"unknown key in file", []string{file}, "line 9: unknown key bogus", true},
 		{"missing file", []string{"/nonexistent.yaml"}, "read sweep config", true},
 		{"missing fields", []string{"--model", "m"}, "task: required", true},
 		{"bad seeds", []string{"--seeds", "x"}, `seed "x"`, true},

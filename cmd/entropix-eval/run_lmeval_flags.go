@@ -32,6 +32,7 @@ const maxAutoBatch = 64
 // holds lm-eval's model type, --batch_size auto needs the model.
 type lmEvalFlags struct {
 	pretrained, revision, dtype string
+	tokenizer                   string // model_args tokenizer=
 	samplers                    []eval.SamplerSpec
 	tasks                       []string // --tasks, when it names several
 	sizing                      runSizing
@@ -112,7 +113,15 @@ func addRunAliases(fs *flag.FlagSet, cfg *eval.Config, lm *lmEvalFlags) {
 		cfg.Seeds = []uint64{v}
 		return nil
 	})
-	fs.Func("model_args", "lm-eval spelling of --model and --revision: pretrained=DIR|ORG/NAME[,revision=R][,dtype=auto|float32]", func(s string) error {
+	fs.Func("device", "lm-eval spelling of --backend and --devices for one device: cpu, cuda or cuda:N", func(s string) error {
+		backend, _, _ := strings.Cut(s, ":")
+		if backend != "cpu" && backend != "cuda" {
+			return fmt.Errorf("%q: want cpu, cuda or cuda:N (this harness has no %s backend)", s, backend)
+		}
+		cfg.Backend, cfg.Devices = backend, []string{s}
+		return nil
+	})
+	fs.Func("model_args", "lm-eval spelling of --model, --revision and --tokenizer: pretrained=DIR|ORG/NAME[,revision=R][,dtype=auto|float32][,tokenizer=DIR|ORG/NAME]", func(s string) error {
 		return lm.parseModelArgs(s)
 	})
 	fs.Func("gen_kwargs", "lm-eval spelling of one sampler: temperature=T,top_k=K,top_p=P,min_p=M,do_sample=BOOL,max_gen_toks=N (temperature 0 or do_sample=false is greedy; filters not given are off)", func(s string) error {
@@ -141,59 +150,38 @@ func (lm *lmEvalFlags) parseModelArgs(s string) error {
 			lm.revision = strings.TrimSpace(v)
 		case "dtype":
 			lm.dtype = strings.TrimSpace(v)
+		case "tokenizer":
+			lm.tokenizer = strings.TrimSpace(v)
 		case "trust_remote_code", "parallelize", "device_map":
 			// Loading options of transformers with no meaning here: the engine
 			// reads safetensors itself and places workers by --devices.
 		default:
-			return fmt.Errorf("key %s is not supported (pretrained, revision, dtype)", k)
+			return fmt.Errorf("key %s is not supported (pretrained, revision, dtype, tokenizer)", k)
 		}
 	}
 	return nil
 }
 
-// genKwargsSampler maps lm-eval's --gen_kwargs to one sampler spec.
+// genKwargsSampler maps lm-eval's --gen_kwargs to one sampler spec: values are
+// read as lm-eval reads them (booleans, numbers), then mapped by
+// eval.SamplerFromGenKwargs, as a task's generation_kwargs are.
 func genKwargsSampler(s string) (eval.SamplerSpec, int, error) {
-	params := map[string]any{}
-	doSample, maxNew := true, 0
+	kw := map[string]any{}
 	for _, kv := range splitList(s) {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
 			return eval.SamplerSpec{}, 0, fmt.Errorf("%q is not key=value", kv)
 		}
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		var err error
-		switch k {
-		case "temperature", "top_p", "min_p":
-			var f float64
-			if f, err = strconv.ParseFloat(v, 64); err == nil {
-				params[k] = f
-			}
-		case "top_k":
-			var n int
-			if n, err = strconv.Atoi(v); err == nil {
-				params[k] = float64(n)
-			}
-		case "do_sample":
-			doSample, err = strconv.ParseBool(v)
-		case "max_gen_toks", "max_new_tokens":
-			if maxNew, err = strconv.Atoi(v); err == nil && maxNew < 1 {
-				err = fmt.Errorf("want a positive integer")
-			}
-		default:
-			return eval.SamplerSpec{}, 0, fmt.Errorf("key %s is not supported (temperature, top_k, top_p, min_p, do_sample, max_gen_toks)", k)
-		}
-		if err != nil {
-			return eval.SamplerSpec{}, 0, fmt.Errorf("%s=%s: %w", k, v, err)
+		if b, err := strconv.ParseBool(v); err == nil && k == "do_sample" {
+			kw[k] = b
+		} else if f, err := strconv.ParseFloat(v, 64); err == nil {
+			kw[k] = f
+		} else {
+			kw[k] = v
 		}
 	}
-	if t, ok := params["temperature"]; !doSample || (ok && t == 0.0) {
-		// As lm-eval's HF model: temperature 0 turns sampling off, whatever else is set.
-		return eval.SamplerSpec{Name: "greedy"}, maxNew, nil
-	}
-	if len(params) == 0 {
-		return eval.SamplerSpec{Name: "temperature"}, maxNew, nil
-	}
-	return eval.SamplerSpec{Name: "combined", Params: params}, maxNew, nil
+	return eval.SamplerFromGenKwargs(kw)
 }
 
 // parseSamplerFlag parses one --sampler value: NAME or NAME:VARIANT, then
@@ -274,6 +262,12 @@ func (lm *lmEvalFlags) finish(cfg *eval.Config, modelFlag string, modelFlagGiven
 		cfg.Model = lm.pretrained
 	case isType:
 		return fmt.Errorf("%w: --model %s is lm-eval's model type; name the checkpoint with --model_args pretrained=DIR|ORG/NAME or --model DIR|ORG/NAME", errUsage, cfg.Model)
+	}
+	switch {
+	case lm.tokenizer != "" && cfg.Tokenizer != "" && cfg.Tokenizer != lm.tokenizer:
+		return fmt.Errorf("%w: --tokenizer %s and --model_args tokenizer=%s name different tokenizers; give one", errUsage, cfg.Tokenizer, lm.tokenizer)
+	case lm.tokenizer != "":
+		cfg.Tokenizer = lm.tokenizer
 	}
 	if len(lm.samplers) > 0 {
 		cfg.Samplers = append(cfg.Samplers[:0:0], lm.samplers...)

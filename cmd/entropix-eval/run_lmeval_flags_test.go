@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -140,6 +141,18 @@ func TestGenKwargsSampler(t *testing.T) {
 		assert.Equal(t, tc.want, got, tc.in)
 		assert.Equal(t, tc.maxNew, maxNew, tc.in)
 	}
+}
+
+// Without a sampler, run decodes as the task's generation_kwargs say (greedy for
+// gsm8k_cot: do_sample false), as lm-eval does, and says so.
+func TestRunDefaultSamplerFromTask(t *testing.T) {
+	isolateDemoEnv(t)
+	var stderr bytes.Buffer
+	cfg, _, err := parseRunArgs([]string{"--model", "/a", "--task", "gsm8k_cot", "--dataset", "d", "--out", "o"}, &stderr)
+	require.NoError(t, err)
+	require.Len(t, cfg.Samplers, 1)
+	assert.Equal(t, "greedy", cfg.Samplers[0].DisplayLabel())
+	assert.Contains(t, stderr.String(), "no sampler given: greedy, as lm-eval decodes the task (gsm8k_cot: generation_kwargs {do_sample: false} → greedy)")
 }
 
 func TestRunLimitFraction(t *testing.T) {

@@ -3,14 +3,19 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/entropix-eval/entropix-eval/engine"
 	"github.com/entropix-eval/entropix-eval/engine/tokenizer"
 	"github.com/entropix-eval/entropix-eval/eval"
+	"github.com/entropix-eval/entropix-eval/sampler"
 	"github.com/entropix-eval/entropix-eval/sampler/metrics"
 )
 
@@ -28,8 +33,13 @@ func wireRunner(ctx context.Context, cfg eval.Config, sz runSizing) (*eval.Runne
 		}
 	}
 	fail := func(err error) (*eval.Runner, func(), error) { cleanup(); return nil, nil, err }
+	if cfg.Tokenizer != "" {
+		if model.TokenizerPath, err = tokenizerFile(cfg.Tokenizer); err != nil {
+			return fail(err)
+		}
+	}
 	if model.TokenizerPath == "" {
-		return fail(fmt.Errorf("model %s has no tokenizer.json; run needs one to build prompts", cfg.Model))
+		return fail(fmt.Errorf("%w: model %s has no tokenizer.json; run needs one to build prompts (name one with --tokenizer DIR|ORG/NAME or --model_args tokenizer=…)", errUsage, cfg.Model))
 	}
 	if mp := model.Config.MaxPositions; mp > 0 && cfg.MaxSeqLen > mp {
 		// As lm-eval does, a sequence never outgrows the model's trained positions.
@@ -59,6 +69,9 @@ func wireRunner(ctx context.Context, cfg eval.Config, sz runSizing) (*eval.Runne
 	samplers := make([]eval.SamplerFactory, len(cfg.Samplers))
 	for i, s := range cfg.Samplers {
 		if samplers[i], err = resolve(s); err != nil {
+			if errors.Is(err, sampler.ErrNoClarifyingToken) {
+				err = fmt.Errorf("%w: %w. %s", errUsage, err, clarifyingCandidates(tok, s))
+			}
 			return fail(fmt.Errorf("samplers[%d]: %w", i, err))
 		}
 	}
@@ -148,6 +161,29 @@ func tokenTextLookup(tok *tokenizer.Tokenizer) func(string) (int32, bool) {
 	}
 }
 
+// clarifyingCandidates names the tokens of this tokenizer that could stand in for
+// Entropix's " ..." (the look-alikes the demo tries, in its order) and how to
+// pick one, for a spec whose clarifying token the vocabulary lacks. Nothing is
+// picked for the user: the token changes what Entropix emits.
+func clarifyingCandidates(tok *tokenizer.Tokenizer, s eval.SamplerSpec) string {
+	lookup := tokenTextLookup(tok)
+	var found []string
+	first := int32(-1)
+	for _, text := range demoClarifyingTexts {
+		if id, ok := lookup(text); ok {
+			found = append(found, fmt.Sprintf("%q id %d", text, id))
+			if first < 0 {
+				first = id
+			}
+		}
+	}
+	if len(found) == 0 {
+		return "This tokenizer has none of " + fmt.Sprintf("%q", demoClarifyingTexts) + " as one token: set clarifying_token_id to a token of your choice"
+	}
+	return fmt.Sprintf("This tokenizer has %s: add clarifying_token_id to the sampler, e.g. --sampler %s,clarifying_token_id=%d",
+		strings.Join(found, ", "), s.Name, first)
+}
+
 // tokenIDText names a token id as the tokenizer decodes it alone (special tokens
 // kept), for manifests.
 func tokenIDText(tok *tokenizer.Tokenizer) func(int32) (string, bool) {
@@ -166,6 +202,14 @@ func provenance(cfg eval.Config, model *engine.Model, dataFiles []string, sample
 	if err != nil {
 		return eval.Provenance{}, err
 	}
+	if cfg.Tokenizer != "" { // the tokenizer used, not the model's own
+		files = slices.DeleteFunc(files, isTokenizerFile)
+		for _, f := range []string{model.TokenizerPath, filepath.Join(filepath.Dir(model.TokenizerPath), "tokenizer_config.json")} {
+			if fileExists(f) {
+				files = append(files, f)
+			}
+		}
+	}
 	msum, err := eval.ChecksumFiles(files)
 	if err != nil {
 		return eval.Provenance{}, err
@@ -178,6 +222,33 @@ func provenance(cfg eval.Config, model *engine.Model, dataFiles []string, sample
 		Model: msum, Datasets: dsum, DType: computeDType(cfg.Backend), WeightDType: string(model.Config.DType),
 		SamplerOrder: samplerOrders(cfg, samplers),
 	}, nil
+}
+
+// tokenizerFile is the tokenizer.json a --tokenizer value names: the file, or
+// the one in the directory.
+func tokenizerFile(path string) (string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", fmt.Errorf("%w: --tokenizer %s: %w", errUsage, path, err)
+	}
+	if st.IsDir() {
+		path = filepath.Join(path, engine.TokenizerFile)
+	}
+	if !fileExists(path) {
+		return "", fmt.Errorf("%w: --tokenizer: %s does not exist", errUsage, path)
+	}
+	return path, nil
+}
+
+func fileExists(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// isTokenizerFile says whether a checkpoint file belongs to its tokenizer.
+func isTokenizerFile(path string) bool {
+	base := filepath.Base(path)
+	return base == engine.TokenizerFile || base == "tokenizer_config.json"
 }
 
 // samplerOrders names the truncation order each sampler applied, spelled out, e.g.

@@ -45,7 +45,7 @@ func runTasks(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(fs.Output(), "usage: entropix-eval tasks [--include-path DIR]... [--task FILE.yaml]... [--check] [NAME]\n\n"+
 			"Lists the built-in tasks and those under the include paths, with their source.\n"+
 			"With NAME, shows that task's configuration, or a group's or tag's tasks.")
-		fs.PrintDefaults()
+		printFlags(fs, fs.Output())
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -37,7 +37,7 @@ func runTokenize(ctx context.Context, args []string, stdin io.Reader, stdout io.
 		fmt.Fprintln(fs.Output(), "usage: entropix-eval tokenize --model DIR [--no-special] TEXT\n"+
 			"       entropix-eval tokenize --model DIR [--no-special] --decode 1,2,3\n"+
 			"       entropix-eval tokenize --model DIR --jsonl FILE")
-		fs.PrintDefaults()
+		printFlags(fs, fs.Output())
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -2,8 +2,10 @@
 """The Hugging Face transformers peer of the CUDA backend's benchmarks.
 
 Same checkpoint, same workload as `go test -tags cuda -bench . ./cuda/`: random prompts
-of 512 tokens, greedy decoding, batch 1/16/64/256, BF16 weights, SDPA attention,
-through model.generate. Prints one JSON object per measurement and writes them to --out.
+of 512 tokens, greedy decoding, BF16 weights, SDPA attention, through model.generate,
+at the batch sizes of --batches (cuda/bench/window.sh: 1 and 64). Prints one JSON
+object per measurement and writes each to --out as it comes. Written for transformers
+5.x, which takes `dtype=` (4.x before 4.56 took `torch_dtype=`).
 
 decode tok/s = batch * (N - 1) / (t(generate N tokens) - t(generate 1 token)), so the
 prefill is subtracted; prefill tok/s = batch * 512 / t(generate 1 token).
@@ -40,26 +42,40 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--context", type=int, default=512)
     ap.add_argument("--new-tokens", type=int, default=64)
-    ap.add_argument("--batches", default="1,16,64,256")
+    ap.add_argument("--batches", default="1,64")
     ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args()
 
+    major, minor = (int(x) for x in transformers.__version__.split(".")[:2])
+    dtype_arg = "dtype" if (major, minor) >= (4, 56) else "torch_dtype"
     model = AutoModelForCausalLM.from_pretrained(
-        args.model, torch_dtype=torch.bfloat16, attn_implementation="sdpa"
+        args.model, attn_implementation="sdpa", **{dtype_arg: torch.bfloat16}
     ).cuda().eval()
+    # An ignored dtype argument would time float32 weights without a word.
+    if model.dtype != torch.bfloat16:
+        sys.exit("hf_peer: the model loaded as %s, not bfloat16" % model.dtype)
     eos = model.config.eos_token_id
     eos = eos[0] if isinstance(eos, list) else eos
     vocab = model.config.vocab_size
     gen = torch.Generator().manual_seed(0)
-    rows = []
+    # Each row is written as soon as it is measured: a peer stopped by its time limit
+    # still leaves what it measured.
+    out = open(args.out, "w")
+
+    def emit(row):
+        print(json.dumps(row), flush=True)
+        out.write(json.dumps(row) + "\n")
+        out.flush()
+
     meta = {
         "peer": "transformers.generate",
         "transformers": transformers.__version__,
         "torch": torch.__version__,
         "device": torch.cuda.get_device_name(0),
+        "dtype": str(model.dtype),
+        "attention": getattr(model.config, "_attn_implementation", "unknown"),
     }
-    print(json.dumps(meta), flush=True)
-    rows.append(meta)
+    emit(meta)
     for batch in [int(b) for b in args.batches.split(",")]:
         ids = torch.randint(0, vocab, (batch, args.context), generator=gen).cuda()
         try:
@@ -77,11 +93,8 @@ def main():
         except torch.cuda.OutOfMemoryError as e:  # report, keep going
             row = {"batch": batch, "error": "out of memory: %s" % str(e).splitlines()[0]}
             torch.cuda.empty_cache()
-        print(json.dumps(row), flush=True)
-        rows.append(row)
-    with open(args.out, "w") as f:
-        for r in rows:
-            f.write(json.dumps(r) + "\n")
+        emit(row)
+    out.close()
 
 
 if __name__ == "__main__":

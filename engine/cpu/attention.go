@@ -58,13 +58,17 @@ func (e *Engine) attention(layer int, rows []tokenRow, q, out []float32, capture
 
 // groupScores sets s[g·sstride+j] = dot(q_g, k_j)·scale (the product rounded
 // once) for the heads query heads g, back to back in q (hd floats each), and
-// the n keys k_j = k[j·kstride : j·kstride+hd]. With AVX-512 and head dim 64
-// or 128, blocks of 16 keys go through groupScores64AVX512 or
-// groupScores128AVX512 (same bits, each key load serving the group's heads);
-// dot4 and dot do the rest, as they do everything elsewhere.
+// the n keys k_j = k[j·kstride : j·kstride+hd]. Blocks of keys go through a
+// kernel that scores a block against each head in turn (same bits, each key
+// load serving the group's heads): with AVX-512 16 keys for head dim 64 or
+// 128 (groupScores64AVX512, groupScores128AVX512), with AVX2 alone 8 keys for
+// head dim 64 (groupScores64AVX2); dot4 and dot do the rest, as they do
+// everything elsewhere.
 func groupScores(s []float32, sstride, n int, q []float32, heads, hd int, k []float32, kstride int, scale float32) {
 	done := 0
-	if blocks := n / 16; useAVX512 && (hd == 64 || hd == 128) && blocks > 0 {
+	switch {
+	case useAVX512 && (hd == 64 || hd == 128) && n >= 16:
+		blocks := n / 16
 		done = 16 * blocks
 		_, _, _ = q[heads*hd-1], k[(done-1)*kstride+hd-1], s[(heads-1)*sstride+done-1]
 		kernel := groupScores64AVX512
@@ -72,6 +76,11 @@ func groupScores(s []float32, sstride, n int, q []float32, heads, hd int, k []fl
 			kernel = groupScores128AVX512
 		}
 		kernel(&q[0], heads, &k[0], kstride, blocks, scale, &s[0], sstride)
+	case useSIMD && !useAVX512 && hd == 64 && n >= 8:
+		blocks := n / 8
+		done = 8 * blocks
+		_, _, _ = q[heads*hd-1], k[(done-1)*kstride+hd-1], s[(heads-1)*sstride+done-1]
+		groupScores64AVX2(&q[0], heads, &k[0], kstride, blocks, scale, &s[0], sstride)
 	}
 	for g := range heads {
 		qg, sg := q[g*hd:(g+1)*hd], s[g*sstride:g*sstride+n]
@@ -93,8 +102,8 @@ func groupScores(s []float32, sstride, n int, q []float32, heads, hd int, k []fl
 
 // weightedSums sets out[g·hd+i] = Σ_j p[g·n+j]·v[j·stride+i] for the heads rows
 // of p, each element weightedSum's chain (0, then + float32(p·v) for j in
-// order). With AVX-512 and a head dim that is a multiple of 64 one kernel runs
-// the group (addWeightedValues), each value row loaded once for all its heads.
+// order). Where canAddWeightedValues(hd), one kernel runs the group
+// (addWeightedValues), each value row loaded once for several heads.
 func weightedSums(out, p []float32, n, heads, hd int, v []float32, stride int) {
 	if canAddWeightedValues(hd) {
 		clear(out[:heads*hd])
@@ -109,18 +118,30 @@ func weightedSums(out, p []float32, n, heads, hd int, v []float32, stride int) {
 // canAddWeightedValues reports whether addWeightedValues runs for head dim hd:
 // weightedSums' group kernel, and the stretches that reading a shared prefix
 // from other slots splits a row's positions into, both need it.
-func canAddWeightedValues(hd int) bool { return useAVX512 && hd%64 == 0 }
+func canAddWeightedValues(hd int) bool {
+	return useAVX512 && hd%64 == 0 || useSIMD && hd%32 == 0
+}
 
 // addWeightedValues continues weightedSums' chains over n more positions:
 // out[g·hd+i] += p[g·pstride+j]·v[j·stride+i] for j < n in order, where
-// canAddWeightedValues(hd): a call runs up to four
-// heads over 64 elements (the elements' chains are independent).
+// canAddWeightedValues(hd) (the elements' chains are independent, so the
+// kernels split them freely): with AVX-512 a call runs up to four heads over
+// 64 elements, with AVX2 alone up to two heads over 32.
 func addWeightedValues(out, p []float32, pstride, heads, hd int, v []float32, stride, n int) {
 	_, _, _ = out[heads*hd-1], p[(heads-1)*pstride+n-1], v[(n-1)*stride+hd-1]
-	for g := 0; g < heads; g += 4 { // the kernel holds four heads' sums
-		k := min(4, heads-g)
-		for i := 0; i < hd; i += 64 {
-			weightedSumGroup64AVX512(&out[g*hd+i], hd, &p[g*pstride], pstride, k, &v[i], stride, n)
+	if useAVX512 && hd%64 == 0 {
+		for g := 0; g < heads; g += 4 { // the kernel holds four heads' sums
+			k := min(4, heads-g)
+			for i := 0; i < hd; i += 64 {
+				weightedSumGroup64AVX512(&out[g*hd+i], hd, &p[g*pstride], pstride, k, &v[i], stride, n)
+			}
+		}
+		return
+	}
+	for g := 0; g < heads; g += 2 { // the kernel holds two heads' sums
+		k := min(2, heads-g)
+		for i := 0; i < hd; i += 32 {
+			weightedSumGroup32AVX2(&out[g*hd+i], hd, &p[g*pstride], pstride, k, &v[i], stride, n)
 		}
 	}
 }

@@ -29,3 +29,15 @@ func weightedSumGroup64AVX512(out *float32, ostride int, p *float32, pstride int
 //
 //go:noescape
 func groupScores128AVX512(q *float32, heads int, k *float32, kstride int, blocks int, scale float32, out *float32, ostride int)
+
+// groupScores64AVX2 is groupScores64AVX512 on AVX2 alone, in blocks of 8 keys
+// (attn_avx2_amd64.s).
+//
+//go:noescape
+func groupScores64AVX2(q *float32, heads int, k *float32, kstride int, blocks int, scale float32, out *float32, ostride int)
+
+// weightedSumGroup32AVX2 is weightedSumGroup64AVX512 on AVX2 alone, for one or
+// two heads over 32 elements (attn_avx2_amd64.s).
+//
+//go:noescape
+func weightedSumGroup32AVX2(out *float32, ostride int, p *float32, pstride int, heads int, v *float32, vstride int, n int)

@@ -17,3 +17,11 @@ func weightedSumGroup64AVX512(out *float32, ostride int, p *float32, pstride int
 func groupScores128AVX512(q *float32, heads int, k *float32, kstride int, blocks int, scale float32, out *float32, ostride int) {
 	panic("unreachable")
 }
+
+func groupScores64AVX2(q *float32, heads int, k *float32, kstride int, blocks int, scale float32, out *float32, ostride int) {
+	panic("unreachable")
+}
+
+func weightedSumGroup32AVX2(out *float32, ostride int, p *float32, pstride int, heads int, v *float32, vstride int, n int) {
+	panic("unreachable")
+}

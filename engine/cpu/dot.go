@@ -69,11 +69,11 @@ func dot4(w, x []float32, stride int, s *[4]float32) {
 
 // dot2x4 sets s[4j+k] = dot(w[j·ws:j·ws+n], x[k·xs:k·xs+n]) for two weight rows
 // j and four tokens k, n = len(x) − 3·xs: the same eight values bit for bit as
-// dot, with each load shared by two or four products when AVX-512 is there.
+// dot, with each load shared by two or four products (AVX-512 or AVX2 kernel).
 func dot2x4(w []float32, ws int, x []float32, xs int, s *[8]float32) {
 	n := len(x) - 3*xs
 	m := n &^ (dotLanes - 1)
-	if !useAVX512 || m == 0 {
+	if !useSIMD || m == 0 {
 		var t [4]float32
 		for j := range 2 {
 			dot4(w[j*ws:j*ws+n], x, xs, &t)
@@ -82,7 +82,11 @@ func dot2x4(w []float32, ws int, x []float32, xs int, s *[8]float32) {
 		return
 	}
 	_ = w[ws+n-1]
-	dotF32x8AVX512(&w[0], ws, &x[0], xs, m, s)
+	if useAVX512 {
+		dotF32x8AVX512(&w[0], ws, &x[0], xs, m, s)
+	} else {
+		dotF32x8AVX2(&w[0], ws, &x[0], xs, m, s)
+	}
 	for j := range 2 {
 		wj := w[j*ws : j*ws+n]
 		for k := range 4 {

@@ -72,8 +72,8 @@ func (e *Engine) matmulTile(out, x []float32, n int, w *matrix, bias []float32, 
 	rows, cols := w.rows, w.cols
 	wt := w.rowRange(r0, r1, e.scratch[worker].tile)
 	t := 0
-	if useAVX512 {
-		// Four tokens at a time share each weight load (same bits as dot).
+	if useSIMD {
+		// Four tokens and two rows at a time share each load (same bits as dot).
 		var s [4]float32
 		var s8 [8]float32
 		for ; t+4 <= n; t += 4 {

@@ -72,6 +72,12 @@ func dotF32x8AVX512(w *float32, wstride int, x *float32, xstride int, n int, out
 // dotBF16EvenOddAVX512 sets out[r] to the lane part of the dot of bfloat16 row r
 // (w + r·stride) with x, given xp = evenOddX(x): the bits of dotBF16AVX2.
 //
+// dotF32x8AVX2 is dotF32x8AVX512 on AVX2 alone (gemm_amd64.s): the same eight
+// lane parts, bit for bit.
+//
+//go:noescape
+func dotF32x8AVX2(w *float32, wstride int, x *float32, xstride int, n int, out *[8]float32)
+
 //go:noescape
 func dotBF16EvenOddAVX512(w *uint16, stride int, xp *float32, n int, rows int, out *float32)
 

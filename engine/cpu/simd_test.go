@@ -137,11 +137,15 @@ func TestAxpyMatchesGo(t *testing.T) {
 	}
 }
 
-// TestDot2x4MatchesDot checks the two-row, four-token kernel against dot.
+// TestDot2x4MatchesDot checks the two-row, four-token kernel against dot, on
+// plain values and (pad 3) on ±0, infinities, subnormals and NaNs of distinct
+// payloads in the activations, whose bits show the order of every operation.
 func TestDot2x4MatchesDot(t *testing.T) {
 	r := rand.New(rand.NewPCG(17, 18))
+	special := []float32{float32(math.Copysign(0, -1)), 0, float32(math.Inf(1)), float32(math.Inf(-1)),
+		math.Float32frombits(0x7fc00001), math.Float32frombits(0xff800123), math.Float32frombits(0x00000042)}
 	for _, n := range []int{1, 31, 32, 33, 64, 95, 576, 1537} {
-		for _, pad := range []int{0, 5} {
+		for _, pad := range []int{0, 5, 3} {
 			xs, ws := n+pad, n+2*pad
 			w := make([]float32, ws+n)
 			x := make([]float32, 3*xs+n)
@@ -150,6 +154,9 @@ func TestDot2x4MatchesDot(t *testing.T) {
 			}
 			for i := range x {
 				x[i] = float32(r.NormFloat64() * math.Pow(10, float64(r.IntN(7)-3)))
+				if pad == 3 && r.IntN(50) == 0 {
+					x[i] = special[r.IntN(len(special))]
+				}
 			}
 			var s [8]float32
 			dot2x4(w, ws, x, xs, &s)

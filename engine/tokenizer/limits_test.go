@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/entropix-eval/entropix-eval/internal/jinja"
 	"github.com/entropix-eval/entropix-eval/internal/sharedtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -103,8 +104,8 @@ func TestChatTemplateLimits(t *testing.T) {
 }
 
 func TestChatTemplateTimeLimit(t *testing.T) {
-	defer func(d time.Duration) { chatRenderTimeout = d }(chatRenderTimeout)
-	chatRenderTimeout = time.Millisecond
+	defer func(d time.Duration) { jinja.RenderTimeout = d }(jinja.RenderTimeout)
+	jinja.RenderTimeout = time.Millisecond
 	c, err := NewChatTemplate(`{% for i in range(100000) %}{% for j in range(9) %}{% set x = i * j %}{% endfor %}{% endfor %}`, "", "")
 	require.NoError(t, err)
 	_, err = c.Render(nil, true)

@@ -26,6 +26,7 @@ import (
 
 	"github.com/entropix-eval/entropix-eval/eval"
 	"github.com/entropix-eval/entropix-eval/internal/pyjson"
+	"github.com/entropix-eval/entropix-eval/internal/safepath"
 )
 
 // ErrNotWritten says a run has no lm-eval equivalent, so no files were written.
@@ -38,8 +39,9 @@ const Dir = "lm-eval"
 const maxSampleLine = 64 << 20
 
 // Write rewrites dir's lm-eval files from its result files and returns their
-// paths. Earlier lm-eval files there are removed first, so a rescored run never
-// keeps stale ones beside the new.
+// paths. Earlier lm-eval files there are removed first (only files of the
+// names Write gives, see removeOurs), so a rescored run never keeps stale ones
+// beside the new.
 func Write(dir string) ([]string, error) {
 	m, err := eval.ReadManifest(dir)
 	if err != nil {
@@ -58,7 +60,7 @@ func Write(dir string) ([]string, error) {
 		return nil, err
 	}
 	root := filepath.Join(dir, Dir)
-	if err := os.RemoveAll(root); err != nil {
+	if err := removeOurs(root); err != nil {
 		return nil, fmt.Errorf("lm-eval files: %w", err)
 	}
 	date := m.Started.UTC()
@@ -82,7 +84,10 @@ func Write(dir string) ([]string, error) {
 			}
 			r := run{m: m, task: task, info: info, seed: seed, modelName: modelName, dateID: dateID,
 				results: res, samples: lines[runID], original: original}
-			out := filepath.Join(root, SanitizeModelName(runID), SanitizeModelName(modelName))
+			out, err := safepath.Join(root, SanitizeModelName(runID), SanitizeModelName(modelName))
+			if err != nil {
+				return nil, fmt.Errorf("lm-eval files for %s: %w", runID, err)
+			}
 			files, err := r.write(out)
 			if err != nil {
 				return nil, fmt.Errorf("lm-eval files for %s: %w", runID, err)

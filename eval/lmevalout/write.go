@@ -14,6 +14,7 @@ import (
 
 	"github.com/entropix-eval/entropix-eval/eval"
 	"github.com/entropix-eval/entropix-eval/internal/pyjson"
+	"github.com/entropix-eval/entropix-eval/internal/safepath"
 	"github.com/entropix-eval/entropix-eval/reports"
 )
 
@@ -35,10 +36,15 @@ type run struct {
 // line) and save_results_aggregated (json.dumps(results, indent=2,
 // ensure_ascii=False), no final newline) write them.
 func (r run) write(out string) ([]string, error) {
+	name := r.m.Task.Name
+	// lm-eval puts the task name into the file name as it is; a name that is
+	// not one path component would write elsewhere.
+	if err := safepath.Name("task", name); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, err
 	}
-	name := r.m.Task.Name
 	docs := docLines(r.samples)
 	samples, err := r.sampleLines(docs)
 	if err != nil {

@@ -42,6 +42,9 @@ type Options struct {
 	TokenBudget int
 	// Now stamps the report; nil means time.Now.
 	Now func() time.Time
+	// NoParquet leaves out the Parquet copies of summary.arrow and
+	// comparisons.arrow (and removes stale ones).
+	NoParquet bool
 }
 
 func (o Options) tokenBudget() int {

@@ -25,16 +25,30 @@ func Build(dir string, opt Options) (*model.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rep, Write(dir, rep)
+	return rep, write(dir, rep, !opt.NoParquet)
 }
 
-// Write writes the files of a computed report into dir.
-func Write(dir string, rep *model.Report) error {
+// Write writes the files of a computed report into dir, with the Parquet
+// copies of its Arrow files.
+func Write(dir string, rep *model.Report) error { return write(dir, rep, true) }
+
+// write writes the report's files, with Parquet copies when parquet is set.
+func write(dir string, rep *model.Report, parquet bool) error {
 	if err := reports.WriteSummary(filepath.Join(dir, SummaryFile), rep.Summary, reports.WithProvenance(rep.Provenance)); err != nil {
 		return err
 	}
 	if err := reports.WriteComparisons(filepath.Join(dir, ComparisonsFile), rep.Comparisons, rep.Provenance); err != nil {
 		return err
+	}
+	for _, name := range []string{SummaryFile, ComparisonsFile} {
+		path := filepath.Join(dir, name)
+		if parquet {
+			if err := reports.WriteParquetCopy(path); err != nil {
+				return err
+			}
+		} else if err := os.Remove(reports.ParquetPath(path)); err != nil && !os.IsNotExist(err) {
+			return err
+		}
 	}
 	figs, err := writeFigures(filepath.Join(dir, FiguresDir), rep)
 	if err != nil {

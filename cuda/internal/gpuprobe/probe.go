@@ -6,7 +6,9 @@
 // fails, before any test can call t.Skip. Packages initialise in import-path order
 // among those whose imports are ready, and this path sorts before gorgonia.org/cu, so
 // its init runs first: in a test binary it probes the driver through dlopen and, when
-// no device is usable, reports the skip and exits 0. Outside tests it does nothing.
+// no device is usable, reports the skip and exits 0 — or, where ENTROPIX_REQUIRE_GPU is
+// set (cuda/bench/window.sh sets it), reports a failure and exits 1, since a GPU run
+// that skips proves nothing. Outside tests it does nothing.
 package gpuprobe
 
 /*
@@ -37,11 +39,18 @@ import (
 	"testing"
 )
 
+// RequireEnv, when set, turns a missing GPU into a failure instead of a skip.
+const RequireEnv = "ENTROPIX_REQUIRE_GPU"
+
 func init() {
 	if !testing.Testing() {
 		return
 	}
 	if n := int(C.probe()); n <= 0 {
+		if os.Getenv(RequireEnv) != "" {
+			fmt.Printf("FAIL: no usable CUDA device (probe %d) and %s is set\n", n, RequireEnv)
+			os.Exit(1)
+		}
 		fmt.Printf("SKIP: no usable CUDA device (probe %d); the cuda-tag tests need an NVIDIA GPU\nok\n", n)
 		os.Exit(0)
 	}

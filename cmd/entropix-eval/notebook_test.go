@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestNotebookRecipes runs the SQL recipes of docs/notebooks.md on a real run's
+// Parquet files through DuckDB (npm @duckdb/node-api, reports/parquetcheck): the
+// accuracy per sampler, and every response joined to its tokens on the
+// documented key.
+func TestNotebookRecipes(t *testing.T) {
+	node, err := exec.LookPath("node")
+	query := filepath.Join("..", "..", "reports", "parquetcheck", "query.mjs")
+	_, statErr := os.Stat(filepath.Join("..", "..", "reports", "parquetcheck", "node_modules", "@duckdb", "node-api"))
+	if err != nil || statErr != nil {
+		if os.Getenv("ENTROPIX_PARQUETCHECK") == "1" {
+			t.Fatalf("ENTROPIX_PARQUETCHECK=1 but node or reports/parquetcheck/node_modules is missing (npm ci --prefix reports/parquetcheck)")
+		}
+		t.Skip("DuckDB not installed: npm ci --prefix reports/parquetcheck")
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "notebooks.md"))
+	require.NoError(t, err)
+	blocks := regexp.MustCompile("(?s)```sql\n(.*?)```").FindAllStringSubmatch(string(doc), -1)
+	require.Len(t, blocks, 2, "docs/notebooks.md's SQL recipes")
+
+	dir := t.TempDir()
+	require.NoError(t, runQuiet(t, context.Background(), smokeArgs(t, dir)))
+	run := func(sql string) [][]any {
+		sql = strings.ReplaceAll(sql, "runs/smol", dir)
+		out, err := exec.Command(node, query, sql).CombinedOutput()
+		require.NoError(t, err, "%s\n%s", sql, out)
+		var res struct{ Rows [][]any }
+		require.NoError(t, json.Unmarshal(out, &res))
+		return res.Rows
+	}
+	perSampler := run(blocks[0][1])
+	require.Len(t, perSampler, 2, "greedy and min_p")
+	for _, row := range perSampler {
+		assert.Equal(t, "6", row[2], "3 problems × 2 seeds: %v", row)
+	}
+	joined := run(blocks[1][1])
+	assert.Len(t, joined, 12, "every response has its tokens")
+	for _, row := range joined {
+		assert.NotEqual(t, "0", row[len(row)-1])
+	}
+}
+
+// datasets convert turns a run's Arrow file into the same Parquet file run
+// writes beside it: columns, order, types and metadata kept.
+func TestDatasetsConvertArrowKeepsTheLayout(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, runQuiet(t, context.Background(), smokeArgs(t, dir)))
+	out := filepath.Join(t.TempDir(), "traces.parquet")
+	require.NoError(t, datasetsConvert([]string{filepath.Join(dir, "traces.arrow"), out}, io.Discard))
+	got, err := os.ReadFile(out)
+	require.NoError(t, err)
+	want, err := os.ReadFile(filepath.Join(dir, "traces.parquet"))
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+}

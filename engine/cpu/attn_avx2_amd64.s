@@ -1,0 +1,183 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+#include "reduce8_amd64.h"
+
+// func groupScores64AVX2(q *float32, heads int, k *float32, kstride int, blocks int, scale float32, out *float32, ostride int)
+//
+// groupScores64AVX512 on AVX2 alone, eight keys a block: out[g·ostride + j] =
+// dot(q_g, k_j)·scale for query heads g < heads (head dim 64) and keys j <
+// 8·blocks, bit for bit what dot and the float32 multiply give.
+//
+// A head's query stays in Y0-Y7 (its eight runs of 8 floats) while the block's
+// keys go past it. dot's lane l is (0 + q[l]·k[l]) + q[l+32]·k[l+32]; the lanes
+// 0-7, 8-15, 16-23, 24-31 (a, b, c, d) are then added (a + c) + (b + d), which
+// happens here per key as the products come, into one register; the horizontal
+// steps run for eight keys at once (reduce8_amd64.h). As in the AVX-512 kernel,
+// a chain starts from its first product instead of 0 + product, which only
+// turns a +0 into a −0 that the final + 0 turns back (see attn_amd64.s).
+//
+// Registers: SI q of head 0, BX the block's first key, R8 kstride, R9
+// 3·kstride and R10 4·kstride in bytes, CX blocks left, DI out for head 0 and
+// this block, R11 ostride in bytes, R12 this head's q, R13 this head's out, AX
+// heads left, R14 the current four keys, DX zero (an index); Y0-Y7 q, Y8-Y11
+// four keys' lane sums, Y12 keys 0-3 after PAIRS, Y13-Y15 products and shuffles.
+
+// KEY sets y to the eight lane sums (a + c) + (b + d) of the key at b + i·s.
+#define KEY(b, i, s, y) \
+	VMULPS 0(b)(i*s), Y0, y \
+	VMULPS 128(b)(i*s), Y4, Y13 \
+	VADDPS Y13, y, y \
+	VMULPS 64(b)(i*s), Y2, Y14 \
+	VMULPS 192(b)(i*s), Y6, Y13 \
+	VADDPS Y13, Y14, Y14 \
+	VADDPS Y14, y, y \
+	VMULPS 32(b)(i*s), Y1, Y14 \
+	VMULPS 160(b)(i*s), Y5, Y13 \
+	VADDPS Y13, Y14, Y14 \
+	VMULPS 96(b)(i*s), Y3, Y15 \
+	VMULPS 224(b)(i*s), Y7, Y13 \
+	VADDPS Y13, Y15, Y15 \
+	VADDPS Y15, Y14, Y14 \
+	VADDPS Y14, y, y
+
+// QUAD4 scores the four keys at R14, R14+kstride, … into d (PAIRS' layout).
+#define QUAD4(d) \
+	KEY(R14, DX, 1, Y8) \
+	KEY(R14, R8, 1, Y9) \
+	KEY(R14, R8, 2, Y10) \
+	KEY(R14, R9, 1, Y11) \
+	HALVES(Y8, Y9, Y13, Y14) \
+	HALVES(Y10, Y11, Y15, Y14) \
+	PAIRS(Y13, Y15, d, Y14)
+
+TEXT ·groupScores64AVX2(SB), NOSPLIT, $0-64
+	MOVQ q+0(FP), SI
+	MOVQ k+16(FP), BX
+	MOVQ kstride+24(FP), R8
+	SHLQ $2, R8
+	LEAQ (R8)(R8*2), R9
+	MOVQ R8, R10
+	SHLQ $2, R10
+	MOVQ blocks+32(FP), CX
+	MOVQ out+48(FP), DI
+	MOVQ ostride+56(FP), R11
+	SHLQ $2, R11
+	XORQ DX, DX
+
+block:
+	MOVQ SI, R12
+	MOVQ DI, R13
+	MOVQ heads+8(FP), AX
+
+head:
+	VMOVUPS 0(R12), Y0
+	VMOVUPS 32(R12), Y1
+	VMOVUPS 64(R12), Y2
+	VMOVUPS 96(R12), Y3
+	VMOVUPS 128(R12), Y4
+	VMOVUPS 160(R12), Y5
+	VMOVUPS 192(R12), Y6
+	VMOVUPS 224(R12), Y7
+	MOVQ BX, R14
+	QUAD4(Y12)
+	ADDQ R10, R14
+	QUAD4(Y8)
+	FINAL8(Y12, Y8, Y13, Y14)
+	VXORPS Y15, Y15, Y15
+	VADDPS Y15, Y13, Y13
+	VBROADCASTSS scale+40(FP), Y15
+	VMULPS Y15, Y13, Y13
+	VMOVUPS reduce8Perm<>(SB), Y15
+	VPERMPS Y13, Y15, Y14
+	VMOVUPS Y14, (R13)
+	ADDQ $256, R12
+	ADDQ R11, R13
+	DECQ AX
+	JNZ  head
+	LEAQ (BX)(R10*2), BX
+	ADDQ $32, DI
+	DECQ CX
+	JNZ  block
+	VZEROUPPER
+	RET
+
+// func weightedSumGroup32AVX2(out *float32, ostride int, p *float32, pstride int, heads int, v *float32, vstride int, n int)
+//
+// For heads g < heads (1 or 2) and elements i < 32: out[g·ostride + i] +=
+// p_g[j]·v[j·vstride + i] for j = 0 … n−1 in order (p_g = p + g·pstride, n >
+// 0), each a rounded product then an add (VMULPS, VADDPS): axpy's chain,
+// continuing from out, as weightedSumGroup64AVX512 does with half its width.
+// Both heads' 32 sums stay in registers (head g in Y(4g)-Y(4g+3)), so a value
+// row is loaded once for the two.
+// Registers: DI out, R9 ostride in bytes, SI R10 the heads' p, AX the first
+// value row and R14 this one, R8 vstride in bytes, DX n, CX the position;
+// Y8-Y11 the value row, Y12-Y13 the heads' weights, Y14-Y15 products.
+
+// VHEAD adds head h's weight (pz, from preg) times the value row to a0-a3.
+#define VHEAD(preg, pz, a0, a1, a2, a3) \
+	VBROADCASTSS (preg)(CX*4), pz \
+	VMULPS Y8, pz, Y14 \
+	VADDPS Y14, a0, a0 \
+	VMULPS Y9, pz, Y15 \
+	VADDPS Y15, a1, a1 \
+	VMULPS Y10, pz, Y14 \
+	VADDPS Y14, a2, a2 \
+	VMULPS Y11, pz, Y15 \
+	VADDPS Y15, a3, a3
+
+// VLOOP runs the positions with HEADS adding each head's products.
+#define VLOOP(label, HEADS) \
+	MOVQ AX, R14 \
+	XORQ CX, CX \
+label: \
+	VMOVUPS 0(R14), Y8 \
+	VMOVUPS 32(R14), Y9 \
+	VMOVUPS 64(R14), Y10 \
+	VMOVUPS 96(R14), Y11 \
+	HEADS \
+	ADDQ R8, R14 \
+	INCQ CX \
+	CMPQ CX, DX \
+	JLT  label
+
+// VLOAD4 and VSTORE4 move a head's 32 sums between out and registers.
+#define VLOAD4(b, a0, a1, a2, a3) \
+	VMOVUPS 0(b), a0 \
+	VMOVUPS 32(b), a1 \
+	VMOVUPS 64(b), a2 \
+	VMOVUPS 96(b), a3
+
+#define VSTORE4(b, a0, a1, a2, a3) \
+	VMOVUPS a0, 0(b) \
+	VMOVUPS a1, 32(b) \
+	VMOVUPS a2, 64(b) \
+	VMOVUPS a3, 96(b)
+
+TEXT ·weightedSumGroup32AVX2(SB), NOSPLIT, $0-64
+	MOVQ out+0(FP), DI
+	MOVQ ostride+8(FP), R9
+	SHLQ $2, R9
+	MOVQ p+16(FP), SI
+	MOVQ pstride+24(FP), AX
+	LEAQ (SI)(AX*4), R10
+	MOVQ vstride+48(FP), R8
+	SHLQ $2, R8
+	MOVQ n+56(FP), DX
+	MOVQ v+40(FP), AX
+	LEAQ (DI)(R9*1), R11
+	VLOAD4(DI, Y0, Y1, Y2, Y3)
+	CMPQ heads+32(FP), $1
+	JEQ  heads1
+	VLOAD4(R11, Y4, Y5, Y6, Y7)
+	VLOOP(loop2, VHEAD(SI, Y12, Y0, Y1, Y2, Y3) VHEAD(R10, Y13, Y4, Y5, Y6, Y7))
+	VSTORE4(R11, Y4, Y5, Y6, Y7)
+	JMP  store1
+
+heads1:
+	VLOOP(loop1, VHEAD(SI, Y12, Y0, Y1, Y2, Y3))
+
+store1:
+	VSTORE4(DI, Y0, Y1, Y2, Y3)
+	VZEROUPPER
+	RET

@@ -1,0 +1,133 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+#include "reduce8_amd64.h"
+
+// func dotF32x8AVX2(w *float32, wstride int, x *float32, xstride int, n int, out *[8]float32)
+//
+// The AVX2 register block of the batched matmul: two float32 weight rows (w,
+// w+wstride) against four activation rows (x + k·xstride), strides in elements;
+// out[4j+k] is, bit for bit, what dotF32AVX2 returns for row j and token k. n
+// (> 0) is a multiple of 32.
+//
+// dot's 32 lane chains (lane l: acc = 0, + round(w[l]·x[l]), + round(w[l+32]·
+// x[l+32]), …) need four YMM per product, so eight products would take every
+// register for their sums alone. But the chains of different lanes never meet
+// before the final reduction, so the kernel runs the row four times, once per
+// group of eight lanes (the YMM at byte offset 32g of every 128): each pass
+// holds one sum register per product, eight in all, loads four activation and
+// two weight vectors per eight multiplies, and keeps every chain's order. Passes
+// 0 and 2 are added as they end ((l + l+16) in REDUCE), as are 1 and 3, then the
+// two, in frame memory; then the horizontal steps of REDUCE run transposed
+// (reduce8_amd64.h): eight products take 7 adds and 14 shuffles. Every add
+// keeps REDUCE's operand order, every multiply dot's (the weight first), so NaN
+// payloads match too.
+//
+// Registers: SI weights, R8 wstride in bytes, DI activations, R9 xstride and
+// R10 3·xstride in bytes, CX 32-element steps, DX out, R11 R12 R13 a pass's
+// weight and activation cursors and steps left; Y0-Y7 sums (row j, token k in
+// Y(4j+k)), Y8-Y11 activations, Y12 a weight vector, Y13-Y15 products.
+// Frame: 0-255 passes 0+2, 256-511 pass 1.
+
+// GPASS runs lane group g (byte offset off) through the row into Y0-Y7.
+#define GPASS(label, off) \
+	LEAQ off(SI), R11 \
+	LEAQ off(DI), R12 \
+	MOVQ CX, R13 \
+	VXORPS Y0, Y0, Y0 \
+	VXORPS Y1, Y1, Y1 \
+	VXORPS Y2, Y2, Y2 \
+	VXORPS Y3, Y3, Y3 \
+	VXORPS Y4, Y4, Y4 \
+	VXORPS Y5, Y5, Y5 \
+	VXORPS Y6, Y6, Y6 \
+	VXORPS Y7, Y7, Y7 \
+label: \
+	VMOVUPS (R12), Y8 \
+	VMOVUPS (R12)(R9*1), Y9 \
+	VMOVUPS (R12)(R9*2), Y10 \
+	VMOVUPS (R12)(R10*1), Y11 \
+	VMOVUPS (R11), Y12 \
+	VMULPS Y8, Y12, Y13 \
+	VADDPS Y13, Y0, Y0 \
+	VMULPS Y9, Y12, Y14 \
+	VADDPS Y14, Y1, Y1 \
+	VMULPS Y10, Y12, Y15 \
+	VADDPS Y15, Y2, Y2 \
+	VMULPS Y11, Y12, Y13 \
+	VADDPS Y13, Y3, Y3 \
+	VMOVUPS (R11)(R8*1), Y12 \
+	VMULPS Y8, Y12, Y14 \
+	VADDPS Y14, Y4, Y4 \
+	VMULPS Y9, Y12, Y15 \
+	VADDPS Y15, Y5, Y5 \
+	VMULPS Y10, Y12, Y13 \
+	VADDPS Y13, Y6, Y6 \
+	VMULPS Y11, Y12, Y14 \
+	VADDPS Y14, Y7, Y7 \
+	ADDQ $128, R11 \
+	ADDQ $128, R12 \
+	DECQ R13 \
+	JNZ  label
+
+// SAVE8 stores Y0-Y7 at frame offset base.
+#define SAVE8(base) \
+	VMOVUPS Y0, base+0(SP) \
+	VMOVUPS Y1, base+32(SP) \
+	VMOVUPS Y2, base+64(SP) \
+	VMOVUPS Y3, base+96(SP) \
+	VMOVUPS Y4, base+128(SP) \
+	VMOVUPS Y5, base+160(SP) \
+	VMOVUPS Y6, base+192(SP) \
+	VMOVUPS Y7, base+224(SP)
+
+// FIRST1 sets y = frame[base+off] + y, the saved sum as the first source.
+#define FIRST1(base, off, y) \
+	VMOVUPS base+off(SP), Y8 \
+	VADDPS y, Y8, y
+
+#define FIRST8(base) \
+	FIRST1(base, 0, Y0) \
+	FIRST1(base, 32, Y1) \
+	FIRST1(base, 64, Y2) \
+	FIRST1(base, 96, Y3) \
+	FIRST1(base, 128, Y4) \
+	FIRST1(base, 160, Y5) \
+	FIRST1(base, 192, Y6) \
+	FIRST1(base, 224, Y7)
+
+// func dotF32x8AVX2(w *float32, wstride int, x *float32, xstride int, n int, out *[8]float32)
+TEXT ·dotF32x8AVX2(SB), NOSPLIT, $512-48
+	MOVQ w+0(FP), SI
+	MOVQ wstride+8(FP), R8
+	SHLQ $2, R8
+	MOVQ x+16(FP), DI
+	MOVQ xstride+24(FP), R9
+	SHLQ $2, R9
+	LEAQ (R9)(R9*2), R10
+	MOVQ n+32(FP), CX
+	SHRQ $5, CX
+	MOVQ out+40(FP), DX
+	GPASS(pass0, 0)
+	SAVE8(0)
+	GPASS(pass2, 64)
+	FIRST8(0)
+	SAVE8(0)
+	GPASS(pass1, 32)
+	SAVE8(256)
+	GPASS(pass3, 96)
+	FIRST8(256)
+	FIRST8(0)
+	// Y(4j+k) holds product 4j+k's eight lanes; reduce all eight at once.
+	HALVES(Y0, Y1, Y8, Y12)
+	HALVES(Y2, Y3, Y9, Y12)
+	HALVES(Y4, Y5, Y10, Y12)
+	HALVES(Y6, Y7, Y11, Y12)
+	PAIRS(Y8, Y9, Y0, Y12)
+	PAIRS(Y10, Y11, Y1, Y12)
+	FINAL8(Y0, Y1, Y2, Y3)
+	VMOVUPS reduce8Perm<>(SB), Y4
+	VPERMPS Y2, Y4, Y5
+	VMOVUPS Y5, (DX)
+	VZEROUPPER
+	RET
