@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/entropix-eval/entropix-eval/datasets"
 	"github.com/entropix-eval/entropix-eval/engine"
 	"github.com/entropix-eval/entropix-eval/eval"
 	"github.com/entropix-eval/entropix-eval/internal/safepath"
@@ -164,12 +163,6 @@ func parseRunFlags(args []string, stderr io.Writer) (eval.Config, *runFlags, err
 		return eval.Config{}, nil, err
 	}
 	cfg = cfg.WithDefaults()
-	if len(cfg.Samplers) == 0 {
-		if task, err := eval.ResolveTask(cfg); err == nil && datasets.IsScoredOutput(task.OutputType) {
-			// A scored task runs no sampler; one stands in so the sweep validates.
-			cfg.Samplers = []eval.SamplerSpec{{Name: "greedy"}}
-		}
-	}
 	if err := cfg.Validate(); err != nil {
 		return eval.Config{}, nil, fmt.Errorf("%w: invalid sweep:\n%w", errUsage, err)
 	}
