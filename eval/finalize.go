@@ -75,10 +75,16 @@ func Finalize(dir string, out Outputs) error {
 	if err := writeParquetCopies(dir, out.Arrow, !m.Config.NoParquet, ResultsArrow, TracesArrow); err != nil {
 		return err
 	}
-	if err := writeJSONAtomic(filepath.Join(dir, ResultsJSONFile), summarize(m, grs)); err != nil {
+	summary := summarize(m, grs)
+	if m.Task.OutputType != "" {
+		if err := scoredAggregates(m, grs, summary); err != nil {
+			return err
+		}
+	}
+	if err := writeJSONAtomic(filepath.Join(dir, ResultsJSONFile), summary); err != nil {
 		return err
 	}
-	if err := writeSamples(dir, grs); err != nil {
+	if err := writeSamples(dir, m.Task, grs); err != nil {
 		return err
 	}
 	// The finish time is kept once set (the lm-eval files are named by it),

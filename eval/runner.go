@@ -71,6 +71,10 @@ func (r *Runner) Run(ctx context.Context) (*Manifest, error) {
 		}
 	}
 	shard, _ := ParseShard(cfg.Shard) // validated above
+	// A scored task has no generation budget, samplers or stops.
+	if r.Task.OutputType != "" {
+		return r.runScored(ctx, cfg, scoredTask(r.Task, cfg), shard, log)
+	}
 	task, err := resolveTask(r.Task, cfg)
 	if err != nil {
 		return nil, err

@@ -151,6 +151,9 @@ func (r run) resultsJSON(n int, taskHash string) *pyjson.Dict {
 		"sampler", r.info.Label,
 		"sampler_order", r.m.Provenance.SamplerOrder,
 		"first_token_argmax", r.m.FirstTokenArgmax))
+	if r.m.Task.OutputType != "" {
+		scoredConfig(out)
+	}
 	start := r.m.Started
 	end := start
 	if r.m.Finished != nil {
