@@ -132,6 +132,9 @@ func writeReport(dir string, opt runreport.Options, stdout io.Writer) error {
 	for _, n := range rep.Notes {
 		fmt.Fprintf(stdout, "report: note: %s\n", n)
 	}
+	for _, w := range rep.Warnings {
+		fmt.Fprintf(stdout, "report: warning: %s\n", w)
+	}
 	fmt.Fprintln(stdout)
 	if err := runreport.WriteMarkdown(stdout, rep); err != nil {
 		return err

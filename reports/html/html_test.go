@@ -187,3 +187,10 @@ func TestCommonPrefix(t *testing.T) {
 	// The shared bytes end inside "é" (C3 A9 vs C3 A8): cut before it.
 	assert.Equal(t, "caf", commonPrefix([]model.Problem{{Prompt: "café"}, {Prompt: "cafè"}}))
 }
+
+func TestNum3SmallValues(t *testing.T) {
+	for in, want := range map[float64]string{1.2345e-4: "0.000123", 0.5: "0.500", 0: "0.000", -0.0042: "-0.0042", 12.3456: "12.346"} {
+		assert.Equal(t, want, num3(in), "%v", in)
+	}
+	assert.Equal(t, "–", num3(math.NaN()))
+}

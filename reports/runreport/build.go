@@ -171,6 +171,7 @@ func Compute(dir string, opt Options) (*model.Report, error) {
 		}
 	}
 	rep.Problems = problemsOf(r, order, detail, rep.AnswerFilters, rep.Filters)
+	rep.Header, rep.Warnings = r.header(rep), r.warnings(rep)
 	return rep, nil
 }
 
