@@ -176,6 +176,10 @@ func fileSHA256(file string) string {
 func (t *Task) describeHooks() []string {
 	var out []string
 	for _, h := range t.PythonHooks {
+		if h.Kind == "registry_filter" {
+			out = append(out, fmt.Sprintf("%s: lm-eval's filter %s", h.Key, h.Function))
+			continue
+		}
 		out = append(out, fmt.Sprintf("%s: %s.%s sha256:%s", h.Key, strings.TrimSuffix(filepath.Base(h.File), ".py"), h.Function, h.SHA256))
 	}
 	return out
@@ -196,8 +200,11 @@ func pythonFunctionName(f pyFunction) string { return "!function " + path.Clean(
 
 // pythonFilterStep reads a filter step the bridge runs: a filter class
 // (`function: !function utils.Class`, its other keys the constructor's
-// arguments) or lm-eval's "custom" filter with a `filter_fn` hook.
-func pythonFilterStep(sm map[string]any) (FilterStep, bool) {
+// arguments), lm-eval's "custom" filter with a `filter_fn` hook, or a filter
+// lm-eval registers by name that Go does not implement (format_span,
+// regex_pos, ...), which the interpreter's lm-eval provides; the last is
+// recorded in g.registryHooks.
+func (g *getter) pythonFilterStep(pipeline, step int, sm map[string]any) (FilterStep, bool) {
 	params := map[string]any{}
 	for k, v := range sm {
 		if k != "function" {
@@ -211,6 +218,11 @@ func pythonFilterStep(sm map[string]any) (FilterStep, bool) {
 		if f, ok := sm["filter_fn"].(pyFunction); fn == "custom" && ok {
 			params["filter_fn"] = pythonFunctionName(f)
 			return FilterStep{Function: "custom", Params: params}, true
+		}
+		if _, known := FilterFunctions[fn]; !known && fn != "" {
+			key := fmt.Sprintf("filter_list[%d].filter[%d].function", pipeline, step)
+			g.registryHooks = append(g.registryHooks, PythonHook{Key: key, Kind: "registry_filter", Function: fn})
+			return FilterStep{Function: fn, Params: params}, true
 		}
 	}
 	return FilterStep{}, false

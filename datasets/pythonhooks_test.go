@@ -84,6 +84,7 @@ func TestPythonHooksMetricsAndRefusals(t *testing.T) {
 		{"doc_to_image: !function utils.img\n", "multimodal input is not supported"},
 		{"custom_dataset: !function utils.load\n", "a Python dataset loader"},
 		{"metric_list:\n  - metric: wer\n", "metric wer is not supported (with --python-hooks"},
+		{"filter_list:\n  - name: f\n    filter:\n      - function: regex\n        regex: x\n", "argument regex is not supported"},
 		{"metric_list:\n  - metric: f1\n", "metric f1 is not supported"},
 		{"metric_list:\n  - metric: bleu\n    aggregation: median\n", "aggregation median"},
 		{"process_docs: !function process_docs\n", "want !function module.name"},
@@ -172,4 +173,15 @@ func TestPythonHookByPackagePath(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, filepath.Join(root, "fam", "utils.py"), h.File)
 	assert.Equal(t, "pick", h.Function)
+}
+
+// With --python-hooks a filter Go does not implement is lm-eval's, run by
+// name from the interpreter's lm-eval; the check confirms lm-eval has it.
+func TestPythonHooksRegistryFilter(t *testing.T) {
+	task, err := buildPythonFromFS(fstest.MapFS{"t.yaml": {Data: []byte(minimalTask +
+		"filter_list:\n  - name: f\n    filter:\n      - function: format_span\n        labels: [a]\n      - function: take_first\n")}}, "t.yaml")
+	require.NoError(t, err)
+	assert.Equal(t, []PythonHook{{Key: "filter_list[0].filter[0].function", Kind: "registry_filter", Function: "format_span"}}, task.PythonHooks)
+	assert.Equal(t, FilterStep{Function: "format_span", Params: map[string]any{"labels": []any{"a"}}}, task.Filters[0].Steps[0])
+	assert.Equal(t, []string{"filter_list[0].filter[0].function: lm-eval's filter format_span"}, task.Describe()["python_hooks"])
 }

@@ -126,6 +126,7 @@ func buildTask(rc *rawConfig, python bool) (*Task, error) {
 	t.Fewshot = g.fewshot(t)
 	t.Until, t.MaxNewTokens, t.Generation = g.generation(t)
 	t.Filters = g.filters()
+	t.PythonHooks = append(t.PythonHooks, g.registryHooks...)
 	if IsScoredOutput(t.OutputType) {
 		if _, ok := k["filter_list"]; ok {
 			return nil, taskError(rc, "filter_list", "filters on %s responses are not supported", t.OutputType)
@@ -157,8 +158,10 @@ type getter struct {
 	rc  *rawConfig
 	err error
 	// python: `!function` values are Python hooks (recorded in
-	// Task.PythonHooks), not refusals.
-	python bool
+	// Task.PythonHooks), not refusals; registryHooks are the filters
+	// lm-eval registers that the bridge runs by name.
+	python        bool
+	registryHooks []PythonHook
 }
 
 func (g *getter) fail(key, format string, args ...any) {

@@ -146,7 +146,7 @@ func (g *getter) filters() []FilterPipeline {
 		for j, s := range steps {
 			sm, ok := s.(map[string]any)
 			if ok && g.python {
-				if step, ok := pythonFilterStep(sm); ok {
+				if step, ok := g.pythonFilterStep(i, j, sm); ok {
 					p.Steps = append(p.Steps, step)
 					continue
 				}

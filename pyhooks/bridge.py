@@ -265,6 +265,13 @@ def op_hello(req, items):
 def op_check(req, items):
     out = []
     for it in items:
+        if it.get("want") == "registry_filter":
+            try:
+                registry_filter(it["function"])
+                out.append(None)
+            except Exception as e:
+                out.append(str(e.args[0]) if e.args else repr(e))
+            continue
         base = os.path.basename(it["file"])
         try:
             kind = defined_names(it["file"]).get(it["function"])
@@ -303,6 +310,25 @@ def op_filter(req, items):
     return list(f.apply(resps, docs))
 
 
+def registry_filter(name):
+    """A filter lm-eval registers by name (lm_eval/filters), from the
+    interpreter's lm-eval installation."""
+    try:
+        import lm_eval.filters  # noqa: F401  (registers the filters)
+        from lm_eval.api.registry import get_filter
+    except ImportError as e:
+        raise ImportError(f"filter {name} is lm-eval's: lm-eval is not importable in this interpreter ({e})") from None
+    try:
+        return get_filter(name)
+    except KeyError:
+        raise KeyError(f"lm-eval has no filter named {name}") from None
+
+
+def op_registry_filter(req, items):
+    f = registry_filter(req["hook"]["function"])(**(req.get("args") or {}))
+    return list(f.apply([it["resps"] for it in items], [it["doc"] for it in items]))
+
+
 def op_custom_filter(req, items):
     # lm-eval's CustomFilter: filter_fn(resps, docs) for the whole list.
     fn = hook(req)
@@ -332,7 +358,7 @@ def op_aggregation(req, items):
 
 
 OPS = {"hello": op_hello, "check": op_check, "process_docs": op_process_docs, "doc_to": op_doc_to,
-       "filter": op_filter, "custom_filter": op_custom_filter, "process_results": op_process_results, "metric": op_metric,
+       "filter": op_filter, "registry_filter": op_registry_filter, "custom_filter": op_custom_filter, "process_results": op_process_results, "metric": op_metric,
        "aggregation": op_aggregation}
 
 

@@ -262,6 +262,24 @@ func TestFaultHookExitsOrReturnsJunk(t *testing.T) {
 	assert.ErrorContains(t, err, "FileNotFoundError")
 }
 
+// Without lm-eval in the interpreter, a registry filter is an error that
+// says so, at the check and at the call.
+func TestRegistryFilterWithoutLMEval(t *testing.T) {
+	b := testBridge(t, Options{})
+	ctx := context.Background()
+	in, err := b.Interpreter(ctx)
+	require.NoError(t, err)
+	if in.LMEval != "" {
+		t.Skipf("lm-eval %s is installed", in.LMEval)
+	}
+	errs, err := b.Check(ctx, []Hook{{Function: "regex_pos", Want: "registry_filter"}})
+	require.NoError(t, err)
+	assert.ErrorContains(t, errs[0], "filter regex_pos is lm-eval's: lm-eval is not importable in this interpreter")
+	_, err = b.RegistryFilter(ctx, Call{Task: "t", Kind: "filter", Hook: Hook{Function: "regex_pos"}, Docs: []int{0}}, nil,
+		[]FilterItem{{Resps: json.RawMessage(`["a"]`), Doc: json.RawMessage(`{}`)}})
+	assert.ErrorContains(t, err, "task t: filter hook lm-eval's regex_pos on doc 0 raised ImportError")
+}
+
 func TestMissingInterpreter(t *testing.T) {
 	b := New(Options{Python: "/nonexistent/python3"})
 	_, err := b.Interpreter(context.Background())

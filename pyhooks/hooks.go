@@ -17,11 +17,17 @@ type Hook struct {
 	File     string `json:"file"`
 	Function string `json:"function"`
 	// Want is what Check expects the name to be: "class" (a filter step),
-	// "function", or "" for either.
+	// "function", "" for either, or "registry_filter" (a filter lm-eval
+	// registers by name; File is empty).
 	Want string `json:"want,omitempty"`
 }
 
-func (h Hook) String() string { return filepath.Base(h.File) + ":" + h.Function }
+func (h Hook) String() string {
+	if h.File == "" {
+		return "lm-eval's " + h.Function
+	}
+	return filepath.Base(h.File) + ":" + h.Function
+}
 
 // SHA256 is the hex SHA-256 of the hook's file, for manifests and
 // fingerprints: a changed hook never resumes into a run made with another.
@@ -154,6 +160,16 @@ func (b *Bridge) Filter(ctx context.Context, c Call, args map[string]any, items 
 		return nil, err
 	}
 	return b.filter(ctx, c, request{Op: "filter", Args: a}, items)
+}
+
+// RegistryFilter runs a filter lm-eval registers by name (c.Hook.Function;
+// no file), from the interpreter's lm-eval, with its YAML arguments.
+func (b *Bridge) RegistryFilter(ctx context.Context, c Call, args map[string]any, items []FilterItem) ([]json.RawMessage, error) {
+	a, err := argsJSON(c, args)
+	if err != nil {
+		return nil, err
+	}
+	return b.filter(ctx, c, request{Op: "registry_filter", Args: a}, items)
 }
 
 // CustomFilter runs lm-eval's "custom" filter: its filter_fn hook called

@@ -190,3 +190,22 @@ func TestSharedFilterClasses(t *testing.T) {
 		})
 	}
 }
+
+// Filters lm-eval registers by name (lm_eval/filters) run from the
+// interpreter's lm-eval: here lm-eval's own lowercase and regex filters.
+func TestSharedRegistryFilters(t *testing.T) {
+	b, _, _ := sharedBridge(t)
+	items := []pyhooks.FilterItem{{Resps: json.RawMessage(`["The Answer is B.", "x"]`), Doc: json.RawMessage(`{}`)}}
+	out, err := b.RegistryFilter(context.Background(), pyhooks.Call{Task: "t", Kind: "filter", Hook: pyhooks.Hook{Function: "lowercase"}}, nil, items)
+	require.NoError(t, err)
+	assert.Equal(t, `["the answer is b.", "x"]`, string(out[0]))
+	out, err = b.RegistryFilter(context.Background(), pyhooks.Call{Task: "t", Kind: "filter", Hook: pyhooks.Hook{Function: "regex"}},
+		map[string]any{"regex_pattern": `is (\w)`}, items)
+	require.NoError(t, err)
+	assert.Equal(t, `["B", "[invalid]"]`, string(out[0]))
+
+	errs, err := b.Check(context.Background(), []pyhooks.Hook{{Function: "format_span", Want: "registry_filter"}, {Function: "nope", Want: "registry_filter"}})
+	require.NoError(t, err)
+	assert.NoError(t, errs[0])
+	assert.ErrorContains(t, errs[1], "lm-eval has no filter named nope")
+}

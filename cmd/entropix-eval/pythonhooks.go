@@ -62,6 +62,8 @@ func checkPythonHooks(w io.Writer, ix *datasets.Index, o pythonHookOptions) (map
 			switch h.Kind {
 			case "filter":
 				ph.Want = "class"
+			case "registry_filter":
+				ph.Want = "registry_filter"
 			case "fewshot_samples":
 				ph.Want = "" // a function, or a list assigned to the name
 			}

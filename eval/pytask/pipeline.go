@@ -20,10 +20,11 @@ type pipeline struct {
 }
 
 type segment struct {
-	goSteps *eval.Pipeline // nil for a Python step
-	hook    pyhooks.Hook
-	args    map[string]any
-	custom  bool // lm-eval's "custom" filter: filter_fn(resps, docs)
+	goSteps  *eval.Pipeline // nil for a Python step
+	hook     pyhooks.Hook
+	args     map[string]any
+	custom   bool // lm-eval's "custom" filter: filter_fn(resps, docs)
+	registry bool // a filter lm-eval registers by name (hook.Function)
 }
 
 func compilePipeline(task *datasets.Task, index int, f datasets.FilterPipeline) (pipeline, error) {
@@ -59,7 +60,8 @@ func compilePipeline(task *datasets.Task, index int, f datasets.FilterPipeline) 
 			delete(args, "filter_fn")
 			h = hf
 		}
-		p.segments = append(p.segments, segment{hook: pyhooks.Hook{File: h.File, Function: h.Function}, args: args, custom: isCustom})
+		p.segments = append(p.segments, segment{hook: pyhooks.Hook{File: h.File, Function: h.Function}, args: args, custom: isCustom,
+			registry: h.Kind == "registry_filter"})
 	}
 	return p, flush()
 }
@@ -104,9 +106,12 @@ func (p pipeline) apply(ctx context.Context, b *pyhooks.Bridge, task string, doc
 		call := pyhooks.Call{Task: task, Kind: "filter", Hook: seg.hook, Docs: ids}
 		var out []json.RawMessage
 		var err error
-		if seg.custom {
+		switch {
+		case seg.custom:
 			out, err = b.CustomFilter(ctx, call, items)
-		} else {
+		case seg.registry:
+			out, err = b.RegistryFilter(ctx, call, seg.args, items)
+		default:
 			out, err = b.Filter(ctx, call, seg.args, items)
 		}
 		if err != nil {

@@ -2,6 +2,7 @@ package pytask
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/entropix-eval/entropix-eval/datasets"
 	"github.com/entropix-eval/entropix-eval/internal/pyjson"
 	"github.com/entropix-eval/entropix-eval/internal/pythontest"
+	"github.com/entropix-eval/entropix-eval/internal/sharedtest"
 	"github.com/entropix-eval/entropix-eval/pyhooks"
 	"github.com/entropix-eval/entropix-eval/textmetrics"
 )
@@ -120,4 +122,46 @@ func TestUnsupportedMetricBesideHooks(t *testing.T) {
 
 	_, err = mean([]any{[]any{true}}, false)
 	assert.ErrorContains(t, err, "a list-valued metric needs its own aggregation")
+}
+
+// A filter lm-eval registers by name (format_span) runs in a pipeline with a
+// Go step after it, as lm-eval's own filter (called directly) gives it.
+func TestRegistryFilterInPipeline(t *testing.T) {
+	shared := sharedtest.Path(t, "tasks")
+	py := pythontest.Python(t)
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "ner.yaml"), []byte(`task: ner
+dataset_path: acme/x
+test_split: test
+doc_to_text: q
+doc_to_target: ref
+filter_list:
+  - name: spans
+    filter:
+      - function: format_span
+      - function: take_first
+`), 0o600))
+	ix, err := datasets.NewIndex(dir)
+	require.NoError(t, err)
+	ix.PythonHooks = true
+	task, err := ix.Task("ner")
+	require.NoError(t, err)
+	b := pyhooks.New(pyhooks.Options{Python: py, Env: pythontest.LMEvalEnv(t, shared)})
+	t.Cleanup(func() { require.NoError(t, b.Close()) })
+	s, err := New(b, task)
+	require.NoError(t, err)
+	ctx := context.Background()
+	resp := "Person: Ada Lovelace $$ Location: London, Paris"
+	got, err := s.Score(ctx, []Doc{{ID: 3, Doc: datasets.Doc{"q": "?", "ref": "PER: ada lovelace"}, Columns: datasets.FieldsOf("q", "ref"), Target: "PER: ada lovelace"}},
+		[][]string{{resp}})
+	require.NoError(t, err)
+	raw, err := json.Marshal([]string{resp})
+	require.NoError(t, err)
+	direct, err := b.RegistryFilter(ctx, pyhooks.Call{Task: "ner", Kind: "filter", Hook: pyhooks.Hook{Function: "format_span"}}, nil,
+		[]pyhooks.FilterItem{{Resps: raw, Doc: json.RawMessage(`{}`)}})
+	require.NoError(t, err)
+	var first []json.RawMessage
+	require.NoError(t, json.Unmarshal(direct[0], &first))
+	assert.Equal(t, string(first[0]), string(got[0].Filtered["spans"]))
+	assert.Equal(t, `"per: ada lovelace $ loc: london $ loc: paris"`, string(got[0].Filtered["spans"]), "as lm-eval's SPANFilter formats it")
 }
