@@ -26,10 +26,11 @@ func TestTaskRefusals(t *testing.T) {
 		{"unknown filter", minimalTask + "filter_list:\n  - name: f\n    filter:\n      - function: format_span\n", []string{`function "format_span" is not supported`}},
 		{"unknown metric", minimalTask + "metric_list:\n  - metric: bleu\n", []string{"metric bleu is not supported"}},
 		{"metric option", minimalTask + "metric_list:\n  - metric: exact_match\n    ignore_whitespace: true\n", []string{"option ignore_whitespace is not supported"}},
-		{"aggregation", minimalTask + "metric_list:\n  - metric: exact_match\n    aggregation: median\n", []string{"only mean is supported"}},
+		{"aggregation", minimalTask + "metric_list:\n  - metric: exact_match\n    aggregation: median\n", []string{"aggregation median is not supported (supported: mean)"}},
 		{"filter argument", minimalTask + "filter_list:\n  - name: f\n    filter:\n      - function: regex\n        regex: x\n", []string{"argument regex is not supported"}},
 		{"sampler", minimalTask + "fewshot_config:\n  sampler: balanced\n", []string{`sampler "balanced"`}},
-		{"dataset kwargs", minimalTask + "dataset_kwargs:\n  trust_remote_code: true\n", []string{"trust_remote_code is not supported"}},
+		{"dataset kwargs", minimalTask + "dataset_kwargs:\n  revision: main\n", []string{"revision is not supported"}},
+		{"every blocker", minimalTask + "output_type: loglikelihood\nmetric_list:\n  - metric: bleu\nprocess_docs: !function utils.process_docs\n", []string{"3 blockers", "needs log-likelihoods", "metric bleu", "utils.py"}},
 		{"bad jinja", "task: t\ndataset_path: a/b\ntest_split: test\ndoc_to_text: \"{{ q \"\n", []string{"doc_to_text: invalid Jinja"}},
 		{"no split", "task: t\ndataset_path: a/b\ndoc_to_text: q\n", []string{"neither test_split nor validation_split"}},
 	}
@@ -52,6 +53,7 @@ func buildFromFS(fsys fstest.MapFS, file string) (*Task, error) {
 	if err != nil {
 		return nil, err
 	}
+	rc.fsys, rc.fsOrigin = fsys, rc.Origin
 	return buildTask(rc)
 }
 

@@ -4,6 +4,7 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -239,6 +240,7 @@ func (ix *Index) Task(name string) (*Task, error) {
 		return nil, err
 	}
 	rc.File = e.File
+	rc.fsys, rc.fsOrigin = e.fsys, maps.Clone(rc.Origin)
 	for k, o := range rc.Origin {
 		rc.Origin[k] = showPath(e.root, o)
 	}

@@ -25,6 +25,10 @@ type rawConfig struct {
 	File   string // the file that was asked for
 	Keys   map[string]any
 	Origin map[string]string
+	// fsys and fsOrigin locate the files next to each key's YAML (the
+	// utils.py a !function names): Origin's paths inside fsys.
+	fsys     fs.FS
+	fsOrigin map[string]string
 }
 
 // maxYAMLBytes bounds one task file; real ones are a few kilobytes.
@@ -136,6 +140,12 @@ func nodeValue(n *yaml.Node) (any, error) {
 			if err != nil {
 				return nil, err
 			}
+			if vn := n.Content[i+1]; key == "regex_pattern_to_value" && vn.Kind == yaml.MappingNode {
+				// MapRegexFilter joins the patterns in the mapping's order.
+				if v, err = orderedPairs(vn); err != nil {
+					return nil, err
+				}
+			}
 			m[key] = v
 		}
 		return m, nil
@@ -169,6 +179,23 @@ func nodeValue(n *yaml.Node) (any, error) {
 		return v, nil
 	}
 	return nil, fmt.Errorf("line %d: unsupported YAML node", n.Line)
+}
+
+// orderedPairs is a mapping as a list of [key, value] pairs in file order.
+func orderedPairs(n *yaml.Node) ([]any, error) {
+	out := make([]any, 0, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		var k string
+		if err := n.Content[i].Decode(&k); err != nil {
+			return nil, fmt.Errorf("line %d: mapping key: %w", n.Content[i].Line, err)
+		}
+		v, err := nodeValue(n.Content[i+1])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, []any{k, v})
+	}
+	return out, nil
 }
 
 func kindOf(v any) string {

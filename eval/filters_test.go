@@ -101,28 +101,6 @@ func TestMultiChoiceRegex(t *testing.T) {
 	assert.ErrorContains(t, err, `no list column "choices"`)
 }
 
-func TestExactMatchOptions(t *testing.T) {
-	tests := []struct {
-		spec       datasets.MetricSpec
-		pred, ref  string
-		wantEquals bool
-	}{
-		{datasets.MetricSpec{}, "(B)", "(B)", true},
-		{datasets.MetricSpec{}, "(b)", "(B)", false},
-		{datasets.MetricSpec{IgnoreCase: true}, "(b)", "(B)", true},
-		{datasets.MetricSpec{IgnorePunctuation: true}, "B.", "(B)", true},
-		{datasets.MetricSpec{IgnorePunctuation: true}, "B’", "B", false}, // string.punctuation is ASCII only
-		{datasets.MetricSpec{IgnoreNumbers: true}, "x1", "x22", true},
-		{datasets.MetricSpec{RegexesToIgnore: []string{`\s+`}}, " 1 2 ", "12", true},
-		{datasets.MetricSpec{RegexesToIgnore: []string{`(?<=a)b`}}, "ab", "a", true},
-	}
-	for _, tt := range tests {
-		m, err := newExactMatcher(tt.spec)
-		require.NoError(t, err)
-		assert.Equal(t, tt.wantEquals, m.Match(tt.pred, tt.ref), "%+v: %q vs %q", tt.spec, tt.pred, tt.ref)
-	}
-}
-
 // TestSelfConsistencyGradesTheDocTogether runs gsm8k_cot_self_consistency's
 // three pipelines over one doc's responses: score-first takes the first,
 // maj@64 votes over all, maj@8 over the first eight.
@@ -140,7 +118,7 @@ func TestSelfConsistencyGradesTheDocTogether(t *testing.T) {
 			resps[i] = "The answer is 18." // 56 of 64
 		}
 	}
-	grades, err := NewLMEvalGrader().Grade(spec, nil, resps, "18")
+	grades, err := NewLMEvalGrader().Grade(spec, Reference{Target: "18"}, resps)
 	require.NoError(t, err)
 	require.Len(t, grades, 64)
 	want := map[string]string{"score-first": "17", "maj@64": "18", "maj@8": "5"}

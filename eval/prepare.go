@@ -9,6 +9,7 @@ import (
 
 	"github.com/entropix-eval/entropix-eval/datasets"
 	"github.com/entropix-eval/entropix-eval/engine/tokenizer"
+	"github.com/entropix-eval/entropix-eval/hooks"
 )
 
 // TaskInputs are a sweep's prompts and where they came from.
@@ -118,10 +119,14 @@ func LoadTaskInputs(cfg Config, task *datasets.Task, src datasets.DataSource, to
 	in := TaskInputs{
 		Task: TaskSpec{Name: task.Name, MaxNewTokens: task.MaxNewTokens, Stops: datasets.Prompt{Until: task.Until}.StopStrings(eosText),
 			Filters: task.Filters, Metrics: task.Metrics, Repeats: task.Repeats, Config: desc,
-			SplitSize: len(data.Docs.Problems)},
+			SplitSize: len(data.Docs.Problems), ProcessResults: task.ProcessResults},
 		Files: data.Files, Repeats: task.Repeats,
 	}
-	for _, doc := range docs {
+	refs, err := References(task, docs)
+	if err != nil {
+		return TaskInputs{}, err
+	}
+	for i, doc := range docs {
 		p, err := prompter.Build(doc)
 		if err != nil {
 			return TaskInputs{}, fmt.Errorf("problem %s: %w", doc.ID, err)
@@ -132,15 +137,55 @@ func LoadTaskInputs(cfg Config, task *datasets.Task, src datasets.DataSource, to
 				return TaskInputs{}, fmt.Errorf("problem %s: chat template: %w", doc.ID, err)
 			}
 		}
-		target, err := task.Target(doc.Doc)
-		if err != nil {
-			return TaskInputs{}, fmt.Errorf("task %s: problem %s: %w", task.Name, doc.ID, err)
-		}
 		q, _ := doc.Doc["question"].(string)
 		a, _ := doc.Doc["answer"].(string)
-		in.Problems = append(in.Problems, Problem{ID: doc.ID, Question: q, Answer: a, Prompt: text, Target: target, Doc: doc.Doc, DocColumns: doc.Columns})
+		in.Problems = append(in.Problems, Problem{ID: doc.ID, Question: q, Answer: a, Prompt: text, Target: refs[i].Target,
+			Targets: refs[i].Targets, Doc: doc.Doc, DocColumns: doc.Columns})
 	}
 	return in, nil
+}
+
+// References are the docs' targets as lm-eval scores them. Whether the task
+// has multiple targets is decided on the first doc, as lm-eval does: then
+// every doc gets a list (a single target becomes a list of one); otherwise a
+// doc whose target is a list is compared with the list's str().
+func References(task *datasets.Task, docs []datasets.Problem) ([]Reference, error) {
+	out := make([]Reference, len(docs))
+	multi := false
+	for i, doc := range docs {
+		list, isList, err := task.TargetList(doc.Doc)
+		if err != nil {
+			return nil, fmt.Errorf("task %s: problem %s: %w", task.Name, doc.ID, err)
+		}
+		if i == 0 {
+			multi = isList
+		}
+		ref := Reference{Doc: doc.Doc, Columns: doc.Columns.Names()}
+		switch {
+		case isList:
+			ref.Target = hooks.PyStr(toAny(list))
+			if multi {
+				ref.Targets = list
+			}
+		default:
+			if ref.Target, err = task.Target(doc.Doc); err != nil {
+				return nil, fmt.Errorf("task %s: problem %s: %w", task.Name, doc.ID, err)
+			}
+			if multi {
+				ref.Targets = []string{ref.Target}
+			}
+		}
+		out[i] = ref
+	}
+	return out, nil
+}
+
+func toAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
 }
 
 func chatMessages(ms []datasets.Message) []tokenizer.Message {
