@@ -1,0 +1,144 @@
+package eval
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/entropix-eval/entropix-eval/datasets"
+	"github.com/entropix-eval/entropix-eval/internal/sharedtest"
+)
+
+// hookTask is one task of ../shared/tasks/expected/hooks.json: what
+// lm-eval's own Python returned for its processed docs, prompts, filters and
+// process_results.
+type hookTask struct {
+	Task       string `json:"task"`
+	NumFewshot int    `json:"num_fewshot"`
+	Docs       []struct {
+		DocIndex     int             `json:"doc_index"`
+		SourceRow    int             `json:"source_row"`
+		ProcessedDoc json.RawMessage `json:"processed_doc"`
+		Prompt       string          `json:"prompt"`
+		Target       any             `json:"target"`
+		PoolIndices  []int           `json:"fewshot_pool_indices"`
+	} `json:"docs"`
+	Variants []struct {
+		NumFewshot int `json:"num_fewshot"`
+		Prompts    []struct {
+			DocIndex    int    `json:"doc_index"`
+			Prompt      string `json:"prompt"`
+			PoolIndices []int  `json:"fewshot_pool_indices"`
+		} `json:"prompts"`
+	} `json:"prompt_variants"`
+	Responses []struct {
+		DocIndex int                       `json:"doc_index"`
+		Response string                    `json:"response"`
+		Note     string                    `json:"note"`
+		Filtered map[string]*string        `json:"filtered"`
+		Metrics  map[string]map[string]any `json:"metrics"`
+		NotRun   []string                  `json:"not_run"`
+	} `json:"responses"`
+}
+
+// hookTasksRefused are the hooks.json tasks whose hooks have no Go port, and
+// what the refusal says.
+var hookTasksRefused = map[string]string{
+	"minerva_math500": "sympy's LaTeX parser",
+	"ifeval":          "utils.process_results (ifeval/utils.py",
+}
+
+// TestHookTasksMatchLMEval loads every task of expected/hooks.json through
+// the task YAML and the Go ports and compares, byte for byte, each processed
+// doc, prompt (and few-shot variant), target, filter output and metric with
+// what lm-eval's Python produced.
+func TestHookTasksMatchLMEval(t *testing.T) {
+	var file struct {
+		Tasks []hookTask `json:"tasks"`
+	}
+	sharedtest.ReadJSON(t, "tasks/expected/hooks.json", &file)
+	require.NotEmpty(t, file.Tasks)
+	ix, err := datasets.NewIndex(sharedtest.Path(t, "tasks/lm-eval"))
+	require.NoError(t, err)
+	src := datasets.DataSource{DataDirs: []string{sharedtest.Path(t, "tasks/data")}}
+	g := NewLMEvalGrader()
+	for _, want := range file.Tasks {
+		t.Run(want.Task, func(t *testing.T) {
+			task, err := ix.Task(want.Task)
+			if why, refused := hookTasksRefused[want.Task]; refused {
+				require.ErrorContains(t, err, why)
+				return
+			}
+			require.NoError(t, err)
+			data, err := datasets.LoadTaskData(task, src, want.NumFewshot)
+			require.NoError(t, err)
+			prompts := promptsFor(t, task, data, want.NumFewshot)
+			refs, err := References(task, data.Docs.Problems)
+			require.NoError(t, err)
+			for _, d := range want.Docs {
+				doc := data.Docs.Problems[d.DocIndex]
+				assert.Equal(t, d.SourceRow, doc.Row, "doc %d: source row", d.DocIndex)
+				got, err := datasets.EncodeDoc(doc.Doc, doc.Columns)
+				require.NoError(t, err)
+				assert.JSONEq(t, string(d.ProcessedDoc), string(got), "doc %d: processed doc", d.DocIndex)
+				assert.Equal(t, d.Prompt, prompts[d.DocIndex].Text, "doc %d: prompt", d.DocIndex)
+				if d.PoolIndices != nil {
+					assert.Equal(t, d.PoolIndices, prompts[d.DocIndex].Shots, "doc %d: shots", d.DocIndex)
+				}
+				switch tg := d.Target.(type) {
+				case string:
+					assert.Equal(t, tg, refs[d.DocIndex].Target, "doc %d: target", d.DocIndex)
+				case []any:
+					var list []string
+					for _, x := range tg {
+						list = append(list, x.(string))
+					}
+					assert.Equal(t, list, refs[d.DocIndex].Targets, "doc %d: targets", d.DocIndex)
+				default:
+					assert.Equal(t, tg, refs[d.DocIndex].Target, "doc %d: target", d.DocIndex)
+				}
+			}
+			for _, v := range want.Variants {
+				data, err := datasets.LoadTaskData(task, src, v.NumFewshot)
+				require.NoError(t, err)
+				got := promptsFor(t, task, data, v.NumFewshot)
+				for _, p := range v.Prompts {
+					assert.Equal(t, p.Prompt, got[p.DocIndex].Text, "%d-shot doc %d: prompt", v.NumFewshot, p.DocIndex)
+					assert.Equal(t, p.PoolIndices, got[p.DocIndex].Shots, "%d-shot doc %d: shots", v.NumFewshot, p.DocIndex)
+				}
+			}
+			spec := TaskSpec{Name: task.Name, Filters: task.Filters, Metrics: task.Metrics, Repeats: task.Repeats, ProcessResults: task.ProcessResults}
+			for i, r := range want.Responses {
+				grades, err := g.Grade(spec, refs[r.DocIndex], []string{r.Response})
+				require.NoError(t, err, "response %d (%s)", i, r.Note)
+				for _, a := range grades[0].Answers {
+					if w := r.Filtered[a.Filter]; w != nil {
+						assert.Equal(t, *w, a.Answer, "response %d (%s): filter %s", i, r.Note, a.Filter)
+					}
+				}
+				for _, s := range grades[0].Scores {
+					if w, ok := r.Metrics[s.Filter][s.Metric].(float64); ok {
+						assert.Equal(t, w, s.Value, "response %d (%s): %s,%s", i, r.Note, s.Metric, s.Filter)
+					} else {
+						assert.NotEmpty(t, r.NotRun, "response %d: %s,%s has no expected value", i, s.Metric, s.Filter)
+					}
+				}
+			}
+		})
+	}
+}
+
+// promptsFor builds every doc's prompt as a run would.
+func promptsFor(t *testing.T, task *datasets.Task, data *datasets.TaskData, shots int) []datasets.Prompt {
+	t.Helper()
+	p, err := datasets.NewPrompter(task, data.Shots, datasets.PromptOptions{NumFewshot: &shots, FewshotFromTestSplit: data.ShotsFromEvalSplit})
+	require.NoError(t, err)
+	out := make([]datasets.Prompt, len(data.Docs.Problems))
+	for i, doc := range data.Docs.Problems {
+		out[i], err = p.Build(doc)
+		require.NoError(t, err, "doc %d", i)
+	}
+	return out
+}
