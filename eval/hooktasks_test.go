@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/entropix-eval/entropix-eval/datasets"
+	"github.com/entropix-eval/entropix-eval/hooks"
 	"github.com/entropix-eval/entropix-eval/internal/sharedtest"
 )
 
@@ -141,4 +142,54 @@ func promptsFor(t *testing.T, task *datasets.Task, data *datasets.TaskData, shot
 		require.NoError(t, err, "doc %d", i)
 	}
 	return out
+}
+
+// TestGPQAWithoutDatasetsCache replays hooks.json's uncached scenario: with
+// datasets caching off every process_docs call reshuffles from where
+// Python's random stands, so the prompt (call 3) and each filter's gold
+// letters (calls 4, 5) disagree. The harness runs the cached scenario (each
+// split processed once); this holds the port to lm-eval's draws call by call.
+func TestGPQAWithoutDatasetsCache(t *testing.T) {
+	var file struct {
+		Tasks []struct {
+			Task string `json:"task"`
+			RNG  struct {
+				Uncached struct {
+					Calls []struct {
+						Answers []string `json:"answers"`
+					} `json:"process_docs_calls"`
+				} `json:"uncached"`
+			} `json:"rng"`
+		} `json:"tasks"`
+	}
+	sharedtest.ReadJSON(t, "tasks/expected/hooks.json", &file)
+	ix, err := datasets.NewIndex(sharedtest.Path(t, "tasks/lm-eval"))
+	require.NoError(t, err)
+	task, err := ix.Task("gpqa_main_generative_n_shot")
+	require.NoError(t, err)
+	ds, err := datasets.LoadDocs(sharedtest.Path(t, "tasks/data/Idavidrein/gpqa/gpqa_main/train/0000.parquet"))
+	require.NoError(t, err)
+	in := hooks.Rows{Columns: ds.Problems[0].Columns.Names()}
+	for _, p := range ds.Problems {
+		in.Docs = append(in.Docs, p.Doc)
+	}
+	env := hooks.DocsEnv{Random: datasets.NewPyRandom(datasets.LMEvalRandomSeed)}
+	checked := 0
+	for _, tk := range file.Tasks {
+		if tk.Task != task.Name {
+			continue
+		}
+		require.NotEmpty(t, tk.RNG.Uncached.Calls)
+		for i, call := range tk.RNG.Uncached.Calls {
+			out, err := task.ProcessDocs.Apply(in, env)
+			require.NoError(t, err)
+			var got []string
+			for _, d := range out.Docs {
+				got = append(got, d["answer"].(string))
+			}
+			assert.Equal(t, call.Answers, got, "call %d", i+1)
+			checked++
+		}
+	}
+	require.NotZero(t, checked)
 }
