@@ -25,7 +25,10 @@ const regexTimeout = 2 * time.Second
 
 func compilePyRegex(pattern string) (*pyRegex, error) {
 	if re2Safe(pattern) {
-		if re, err := regexp.Compile(pattern); err == nil {
+		// A pattern that can match the empty string stays off RE2: Go's
+		// FindAll drops an empty match right after a non-empty one, Python
+		// (3.7+) keeps it ("yes|" on "yes" finds "yes" and "").
+		if re, err := regexp.Compile(pattern); err == nil && !re.MatchString("") {
 			return &pyRegex{src: pattern, re: re}, nil
 		}
 	}
