@@ -3,9 +3,6 @@ package hooks
 import (
 	"fmt"
 	"math"
-	"strconv"
-
-	"github.com/entropix-eval/entropix-eval/internal/pyfloat"
 )
 
 // intParam reads an integer keyword argument (YAML int, or a JSON number
@@ -72,25 +69,8 @@ func strListParam(params map[string]any, key string) ([]string, error) {
 // PyStrValue is str() of a YAML scalar or the same value read back from a
 // manifest's JSON, where an integer became a float64.
 func PyStrValue(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "None"
-	case string:
-		return x
-	case bool:
-		if x {
-			return "True"
-		}
-		return "False"
-	case int64:
-		return strconv.FormatInt(x, 10)
-	case int:
-		return strconv.Itoa(x)
-	case float64:
-		if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
-			return strconv.FormatInt(int64(x), 10)
-		}
-		return pyfloat.Repr(x)
+	if x, ok := v.(float64); ok && x == math.Trunc(x) && math.Abs(x) < 1<<53 {
+		v = int64(x)
 	}
-	return fmt.Sprint(v)
+	return PyStr(v)
 }
