@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/entropix-eval/entropix-eval/internal/sharedtest"
 )
 
 // debianPython is the interpreter the differential tests run lm-eval's code
@@ -58,12 +60,7 @@ type pyAnswer struct {
 // runPython sends the cases to testdata/pyref.py and returns its answers.
 func runPython(t *testing.T, py string, cases []pyCase) []pyAnswer {
 	t.Helper()
-	shared := os.Getenv("ENTROPIX_SHARED")
-	if shared == "" {
-		t.Skip("ENTROPIX_SHARED is not set: lm-eval's utils.py files live in ../shared/tasks")
-	}
-	shared, err := filepath.Abs(shared)
-	require.NoError(t, err)
+	shared := sharedtest.Root(t) // lm-eval's utils.py files live in ../shared/tasks
 	var in strings.Builder
 	for _, c := range cases {
 		b, err := json.Marshal(c)
