@@ -139,3 +139,23 @@ func FuzzDocFiles(f *testing.F) {
 		_, _ = readArrowDocs(p)
 	})
 }
+
+// PyYAML reads "\/" in a double-quoted scalar as "/" (turkishmmlu's CoT
+// files use it); elsewhere the two characters are literal.
+func TestYAMLEscapedSlash(t *testing.T) {
+	src := "task: t\ndataset_path: a/b\ntest_split: test\ndoc_to_text: \"1\\/5 and \\\\/ \\\n  \\ 3\\/8\"\ndescription: 'x \\/ y'\ndoc_to_target: a \\/ b\n"
+	task, err := buildFromFS(fstest.MapFS{"t.yaml": {Data: []byte(src)}}, "t.yaml")
+	require.NoError(t, err)
+	assert.Equal(t, "1/5 and \\/  3/8", task.DocToText.Source)
+	assert.Equal(t, `x \/ y`, task.Description.Source)
+	assert.Equal(t, `a \/ b`, task.DocToTarget.Source)
+}
+
+// A group's aggregate_metric_list given as one mapping is a list of one, as
+// lm-eval reads it (arab_culture's groups).
+func TestAggregateMetricListMapping(t *testing.T) {
+	aggs, err := parseAggregates(map[string]any{"metric": "acc", "weight_by_size": true})
+	require.NoError(t, err)
+	require.Len(t, aggs, 1)
+	assert.Equal(t, "acc", aggs[0].Metric)
+}

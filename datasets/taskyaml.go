@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -58,8 +59,8 @@ func loadRawConfigSeen(fsys fs.FS, file string, seen []string) (*rawConfig, erro
 	if err != nil {
 		return nil, err
 	}
-	var root yaml.Node
-	if err := yaml.Unmarshal(b, &root); err != nil {
+	root, err := parseYAML(b)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	if root.Kind != yaml.DocumentNode || len(root.Content) != 1 || root.Content[0].Kind != yaml.MappingNode {
@@ -105,6 +106,59 @@ func loadRawConfigSeen(fsys fs.FS, file string, seen []string) (*rawConfig, erro
 		cfg.Keys[k], cfg.Origin[k] = v, file
 	}
 	return cfg, nil
+}
+
+// parseYAML parses a task file as PyYAML does. PyYAML accepts the escape
+// "\/" in double-quoted scalars (YAML 1.2's escaped slash, used by
+// turkishmmlu's CoT files) and go-yaml does not: on that error the file is
+// parsed again with each such escape spelled "\u002F", which decodes to "/"
+// in double-quoted scalars, and every other scalar gets its "\/" back.
+func parseYAML(b []byte) (yaml.Node, error) {
+	var root yaml.Node
+	err := yaml.Unmarshal(b, &root)
+	if err == nil || !strings.Contains(err.Error(), "unknown escape character") || bytes.Contains(b, []byte(slashEscape)) {
+		return root, err
+	}
+	var retry yaml.Node
+	if yaml.Unmarshal(escapeSlashes(b), &retry) != nil {
+		return root, err
+	}
+	restoreSlashes(&retry)
+	return retry, nil
+}
+
+const slashEscape = `\u002F`
+
+// escapeSlashes rewrites each "\/" whose backslash is not itself escaped.
+func escapeSlashes(b []byte) []byte {
+	var out bytes.Buffer
+	run := 0 // backslashes just before i
+	for i := 0; i < len(b); i++ {
+		if b[i] == '/' && run%2 == 1 {
+			out.Truncate(out.Len() - 1)
+			out.WriteString(slashEscape)
+			run = 0
+			continue
+		}
+		if b[i] == '\\' {
+			run++
+		} else {
+			run = 0
+		}
+		out.WriteByte(b[i])
+	}
+	return out.Bytes()
+}
+
+// restoreSlashes puts "\/" back into every scalar that is not double-quoted
+// (there the text is literal).
+func restoreSlashes(n *yaml.Node) {
+	if n.Kind == yaml.ScalarNode && n.Style&yaml.DoubleQuotedStyle == 0 {
+		n.Value = strings.ReplaceAll(n.Value, slashEscape, `\/`)
+	}
+	for _, c := range n.Content {
+		restoreSlashes(c)
+	}
 }
 
 func readBounded(fsys fs.FS, file string) ([]byte, error) {

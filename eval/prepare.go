@@ -133,7 +133,7 @@ func LoadTaskInputs(cfg Config, task *datasets.Task, src datasets.DataSource, to
 		}
 		text := p.Text
 		if chat != nil {
-			if text, err = chat.Render(chatMessages(p.Messages), true); err != nil {
+			if text, err = renderChat(chat, p); err != nil {
 				return TaskInputs{}, fmt.Errorf("problem %s: chat template: %w", doc.ID, err)
 			}
 		}
@@ -186,6 +186,28 @@ func toAny(ss []string) []any {
 		out[i] = s
 	}
 	return out
+}
+
+// renderChat renders a prompt's messages with the chat template: with the
+// generation prompt, or, when the last message is the start of the
+// assistant's reply (gen_prefix), without it and cut right after that
+// message's text, as transformers' continue_final_message does (the text as
+// given, else stripped, for templates that trim contents).
+func renderChat(chat *tokenizer.ChatTemplate, p datasets.Prompt) (string, error) {
+	if !p.ContinueFinal {
+		return chat.Render(chatMessages(p.Messages), true)
+	}
+	text, err := chat.Render(chatMessages(p.Messages), false)
+	if err != nil {
+		return "", err
+	}
+	final := p.Messages[len(p.Messages)-1].Content
+	for _, f := range []string{final, strings.TrimSpace(final)} {
+		if i := strings.LastIndex(text, f); i >= 0 && f != "" {
+			return text[:i+len(f)], nil
+		}
+	}
+	return "", fmt.Errorf("the rendered chat does not contain the final message %q to continue (gen_prefix)", final)
 }
 
 func chatMessages(ms []datasets.Message) []tokenizer.Message {
