@@ -151,11 +151,3 @@ func TestYAMLEscapedSlash(t *testing.T) {
 	assert.Equal(t, `a \/ b`, task.DocToTarget.Source)
 }
 
-// A group's aggregate_metric_list given as one mapping is a list of one, as
-// lm-eval reads it (arab_culture's groups).
-func TestAggregateMetricListMapping(t *testing.T) {
-	aggs, err := parseAggregates(map[string]any{"metric": "acc", "weight_by_size": true})
-	require.NoError(t, err)
-	require.Len(t, aggs, 1)
-	assert.Equal(t, "acc", aggs[0].Metric)
-}
