@@ -150,4 +150,3 @@ func TestYAMLEscapedSlash(t *testing.T) {
 	assert.Equal(t, `x \/ y`, task.Description.Source)
 	assert.Equal(t, `a \/ b`, task.DocToTarget.Source)
 }
-
