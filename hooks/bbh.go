@@ -9,10 +9,8 @@ package hooks
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
-	"unicode"
 )
 
 var bbhSources = []Source{
@@ -33,101 +31,6 @@ func init() {
 		Filter: &Filter{Name: "WordSortFilter", New: func(map[string]any) (FilterFunc, error) { return bbhWordSort, nil }}})
 }
 
-// extendedRegex is ExtendedRegexFilter: a RegexFilter plus the options
-// filter_ignores applies.
-type extendedRegex struct {
-	re          *pyRegex
-	groupSelect int
-	fallback    string
-	ignoreCase  bool
-	ignorePunct bool
-	ignores     []*pyRegex
-}
-
-func newExtendedRegex(params map[string]any, pattern string) (*extendedRegex, error) {
-	x := &extendedRegex{}
-	var err error
-	if pattern == "" {
-		if pattern, err = strParam(params, "regex_pattern", defaultRegexPattern); err != nil {
-			return nil, err
-		}
-	}
-	if x.re, err = compilePyRegex(pattern); err != nil {
-		return nil, err
-	}
-	if x.groupSelect, err = intParam(params, "group_select", 0); err != nil {
-		return nil, err
-	}
-	if x.fallback, err = strParam(params, "fallback", InvalidAnswer); err != nil {
-		return nil, err
-	}
-	if x.ignoreCase, err = boolParam(params, "ignore_case"); err != nil {
-		return nil, err
-	}
-	if x.ignorePunct, err = boolParam(params, "ignore_punctuation"); err != nil {
-		return nil, err
-	}
-	ignores, err := strListParam(params, "regexes_to_ignore")
-	if err != nil {
-		return nil, err
-	}
-	for _, p := range ignores {
-		re, err := compilePyRegex(p)
-		if err != nil {
-			return nil, fmt.Errorf("regexes_to_ignore: %w", err)
-		}
-		x.ignores = append(x.ignores, re)
-	}
-	return x, nil
-}
-
-// filterIgnores is filter_ignores: remove each regexes_to_ignore match,
-// lower-case, and drop every character of a Unicode punctuation category
-// (the class's punct_tbl: every code point whose category starts with P).
-func (x *extendedRegex) filterIgnores(s string) (string, error) {
-	for _, re := range x.ignores {
-		var err error
-		if s, err = re.removeAll(s); err != nil {
-			return "", err
-		}
-	}
-	if x.ignoreCase {
-		s = PyLower(s)
-	}
-	if x.ignorePunct {
-		s = strings.Map(func(r rune) rune {
-			if unicode.IsPunct(r) {
-				return -1
-			}
-			return r
-		}, s)
-	}
-	return s, nil
-}
-
-// findMatch is find_match: the group_select-th findall item (a tuple's
-// first non-empty group), stripped, mapped through convert; "" when the
-// regex finds nothing (Python returns the empty list, which is as falsy).
-func (x *extendedRegex) findMatch(re *pyRegex, resp string, convert map[string]string) (string, error) {
-	ms, err := re.findAll(resp)
-	if err != nil || len(ms) == 0 {
-		return "", err
-	}
-	i, ok := pyIndex(x.groupSelect, len(ms))
-	if !ok {
-		return "", fmt.Errorf("find_match: group_select %d with %d matches (Python: IndexError)", x.groupSelect, len(ms))
-	}
-	m, ok := findallItem(ms[i], re.numGroups())
-	if !ok {
-		return "", fmt.Errorf("find_match: every group of the match is empty (Python: IndexError)")
-	}
-	m = PyStrip(m)
-	if c, ok := convert[m]; ok && m != "" {
-		m = c
-	}
-	return m, nil
-}
-
 var bbhChoiceRE = mustPyRegex(`\([A-Z]\)([^\n^(]*)`)
 
 func mustPyRegex(p string) *pyRegex {
@@ -138,15 +41,15 @@ func mustPyRegex(p string) *pyRegex {
 	return re
 }
 
-// bbhMultiChoice is BBH's MultiChoiceRegexFilter: the regex; else the
-// choice texts parsed from doc["input"] ("(A) text" up to a newline or "("),
-// normalised by filter_ignores, found in the normalised response; else
-// ": X" for a choice letter X; else the fallback.
+// bbhMultiChoice is BBH's MultiChoiceRegexFilter: the core filter's
+// matching with the choices parsed from doc["input"] ("(A) text" up to a
+// newline or "("), and an all-empty tuple match raising as in the Python.
 func bbhMultiChoice(params map[string]any) (FilterFunc, error) {
 	x, err := newExtendedRegex(params, "")
 	if err != nil {
 		return nil, err
 	}
+	x.emptyTupleRaises = true
 	return func(v Values, doc map[string]any) (Values, error) {
 		input, ok := doc["input"].(string)
 		if !ok {
@@ -156,46 +59,13 @@ func bbhMultiChoice(params map[string]any) (FilterFunc, error) {
 		if err != nil {
 			return Values{}, err
 		}
-		var alts, letters []string
-		toAlpha, letterTo := map[string]string{}, map[string]string{}
+		choices := make([]string, len(ms))
 		for i, m := range ms {
-			letter := string(rune('A' + i))
-			c, err := x.filterIgnores(PyStrip(m[1]))
-			if err != nil {
-				return Values{}, err
-			}
-			alts = append(alts, regexp.QuoteMeta(c))
-			toAlpha[c] = "(" + letter + ")"
-			letters = append(letters, letter)
-			letterTo[letter] = "(" + letter + ")"
+			choices[i] = m[1]
 		}
-		choiceRE, err := compilePyRegex(strings.Join(alts, "|"))
+		out, err := x.multiChoice(v, choices)
 		if err != nil {
-			return Values{}, err
-		}
-		letterRE, err := compilePyRegex(`:[\s]*(` + strings.Join(letters, "|") + `)`)
-		if err != nil {
-			return Values{}, err
-		}
-		out := Values{Items: make([]string, len(v.Items)), Single: v.Single}
-		for i, resp := range v.Items {
-			m, err := x.findMatch(x.re, resp, nil)
-			if err == nil && m == "" {
-				var norm string
-				if norm, err = x.filterIgnores(resp); err == nil {
-					m, err = x.findMatch(choiceRE, norm, toAlpha)
-				}
-			}
-			if err == nil && m == "" {
-				m, err = x.findMatch(letterRE, resp, letterTo)
-			}
-			if err != nil {
-				return Values{}, fmt.Errorf("MultiChoiceRegexFilter: %w", err)
-			}
-			if m == "" {
-				m = x.fallback
-			}
-			out.Items[i] = m
+			return Values{}, fmt.Errorf("MultiChoiceRegexFilter: %w", err)
 		}
 		return out, nil
 	}, nil
