@@ -98,6 +98,12 @@ func (g *getter) resolvePorts() map[string]portUse {
 				g.block(key, hookClass(fp.path), "%s at %s is Python code without a Go port: %v", fp.f, fp.path, err)
 				continue
 			}
+			if port.Bind != nil {
+				if port, err = port.Bind(g.portContext(ref)); err != nil {
+					g.block(key, hookClass(fp.path), "%s at %s: %v", fp.f, fp.path, err)
+					continue
+				}
+			}
 			what, ok := portFits(fp.path, port)
 			if !ok {
 				g.block(key, hookClass(fp.path), "%s at %s: the Go port of %s is not a %s", fp.f, fp.path, ref.Function, what)
@@ -136,6 +142,21 @@ func (g *getter) portRef0(key string, f pyFunction) (hooks.PortRef, error) {
 	}
 	sum := sha256.Sum256(b)
 	return hooks.PortRef{Folder: dir, Module: module, Function: fn, SHA256: hex.EncodeToString(sum[:])}, nil
+}
+
+// portContext lets a port read files next to its Python file (bounded).
+func (g *getter) portContext(ref hooks.PortRef) hooks.PortContext {
+	return hooks.PortContext{Folder: ref.Folder, ReadFile: func(rel string) ([]byte, error) {
+		file := path.Join(ref.Folder, rel)
+		st, err := fs.Stat(g.rc.fsys, file)
+		if err != nil {
+			return nil, err
+		}
+		if st.Size() > maxHookFileBytes {
+			return nil, fmt.Errorf("%s: %d bytes, over %d", rel, st.Size(), maxHookFileBytes)
+		}
+		return fs.ReadFile(g.rc.fsys, file)
+	}}
 }
 
 type functionAt struct {

@@ -67,6 +67,15 @@ func mmluProTarget(doc map[string]any) (string, error) {
 	return strings.ReplaceAll(c, "A: Let's think step by step. ", ""), nil
 }
 
+// strColumn is doc[column] as a string, or an error naming the hook.
+func strColumn(doc map[string]any, column, hook string) (string, error) {
+	s, ok := doc[column].(string)
+	if !ok {
+		return "", fmt.Errorf("%s: %s: want a string, got %T", hook, column, doc[column])
+	}
+	return s, nil
+}
+
 // filterColumn is Dataset.filter(lambda x: x[column] == value).
 func filterColumn(column, value string) func(Rows, DocsEnv) (Rows, error) {
 	return func(in Rows, _ DocsEnv) (Rows, error) {

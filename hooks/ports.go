@@ -72,8 +72,19 @@ type Port struct {
 	// UsesRandom says Docs draws from Python's global random module, so the
 	// order lm-eval processes splits in changes its output.
 	UsesRandom bool
+	// Bind, when set, makes the port for one place: the function reads its
+	// folder's name or another file of the task tree (mmlu_prox's language
+	// and its lang_libs.py table).
+	Bind func(ctx PortContext) (*Port, error)
 	// NotPorted is set when the function exists upstream but is refused.
 	NotPorted string
+}
+
+// PortContext is where a port is used: the folder of the Python file, and a
+// reader of other files relative to that folder (hash-check what you read).
+type PortContext struct {
+	Folder   string
+	ReadFile func(rel string) ([]byte, error)
 }
 
 var ports []Port
