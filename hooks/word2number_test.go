@@ -42,8 +42,8 @@ func TestNumberParseWords(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"I count four fruits.", "4"},
 		{"Someone put all of them in the kitchen.", "1"}, // "one" inside "someone": no word boundaries
-		{"There are six.", "[invalid]"},                 // six needs -teen or -ty in this regex
-		{"twenty three apples, so 23", "23"},            // digits win
+		{"There are six.", "[invalid]"},                  // six needs -teen or -ty in this regex
+		{"twenty three apples, so 23", "23"},             // digits win
 		{"nothing to count", "[invalid]"},
 	} {
 		v, err := f(Values{Items: []string{tc.in}}, nil)
