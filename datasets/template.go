@@ -188,8 +188,10 @@ func (t *Template) RenderString(d Doc) (string, error) {
 	s := hooks.PyStr(v)
 	if len(s) >= 2 && s[0] == '[' && s[len(s)-1] == ']' && t.Key == "doc_to_target" {
 		// lm-eval would ast.literal_eval this into a list of targets
-		// (multiple_target); that scoring mode is not implemented.
-		return "", fmt.Errorf("%s rendered the list literal %q: multiple targets are not supported", t.Key, clipText(s, 60))
+		// (multiple_target). Lists are read straight from the doc when the
+		// template is one variable (listValue); parsing rendered Python
+		// literals is not implemented.
+		return "", fmt.Errorf("%s rendered the list literal %q: multiple targets are supported from a list column or a template that is one variable ({{ answer.aliases }}), not from this template", t.Key, clipText(s, 60))
 	}
 	return s, nil
 }

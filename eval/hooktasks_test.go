@@ -193,3 +193,32 @@ func TestGPQAWithoutDatasetsCache(t *testing.T) {
 	}
 	require.NotZero(t, checked)
 }
+
+// GPQA read from the CSV the hub's main branch holds gives the prompts and
+// answers hooks.json has for the Parquet conversion of the same rows.
+func TestGPQAFromHubCSV(t *testing.T) {
+	var file struct {
+		Tasks []hookTask `json:"tasks"`
+	}
+	sharedtest.ReadJSON(t, "tasks/expected/hooks.json", &file)
+	ix, err := datasets.NewIndex(sharedtest.Path(t, "tasks/lm-eval"))
+	require.NoError(t, err)
+	task, err := ix.Task("gpqa_main_generative_n_shot")
+	require.NoError(t, err)
+	src := datasets.DataSource{Files: map[string]string{"train": sharedtest.Path(t, "tasks/data/Idavidrein/gpqa/gpqa_main.csv")}}
+	data, err := datasets.LoadTaskData(task, src, 0)
+	require.NoError(t, err)
+	prompts := promptsFor(t, task, data, 0)
+	checked := 0
+	for _, tk := range file.Tasks {
+		if tk.Task != task.Name {
+			continue
+		}
+		for _, d := range tk.Docs {
+			assert.Equal(t, d.Prompt, prompts[d.DocIndex].Text, "doc %d", d.DocIndex)
+			assert.Equal(t, d.Target, data.Docs.Problems[d.DocIndex].Doc["answer"], "doc %d", d.DocIndex)
+			checked++
+		}
+	}
+	require.NotZero(t, checked)
+}

@@ -90,7 +90,7 @@ func listTasks(w io.Writer, ix *datasets.Index, check bool) error {
 				kind = "refused"
 				refused = append(refused, fmt.Sprintf("%s: %v", e.Name, err))
 			} else if len(t.Ports) > 0 {
-				kind = fmt.Sprintf("task (%d ports)", len(t.Ports))
+				kind = fmt.Sprintf("task (%d port%s)", len(t.Ports), map[bool]string{true: "s"}[len(t.Ports) > 1])
 			}
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Name, kind, e.Source, e.File)

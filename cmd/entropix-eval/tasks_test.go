@@ -22,7 +22,7 @@ func TestTasksCommand(t *testing.T) {
 	s := out.String()
 	assert.Regexp(t, `arc_challenge_chat\s+task\s+`+lmeval, s)
 	assert.Regexp(t, `bbh_cot_fewshot\s+group \(27\)`, s)
-	assert.Regexp(t, `gpqa_main_cot_zeroshot\s+task \(1 ports\)`, s)
+	assert.Regexp(t, `gpqa_main_cot_zeroshot\s+task \(1 port\)`, s)
 	assert.Regexp(t, `minerva_math500\s+refused`, s)
 	assert.Contains(t, s, "minerva_math_algebra.yaml (included by ")
 	assert.Contains(t, s, "key process_results: !function utils.process_results")
