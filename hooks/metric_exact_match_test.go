@@ -1,7 +1,6 @@
 package hooks
 
 import (
-	"math/big"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -61,44 +60,6 @@ func TestExactMatcherNormalize(t *testing.T) {
 	assert.Equal(t, "Ab", m.Normalize("Aba"))
 	_, err = NewExactMatcher([]string{"(?P<x"}, true)
 	assert.ErrorContains(t, err, "regexes_to_ignore")
-}
-
-func TestNumericMatch(t *testing.T) {
-	tests := []struct {
-		pred, ref string
-		want      bool
-	}{
-		{"29.00", "29", true},
-		{"29", "29.00", true},
-		{"$1,000", "1000", true},
-		{"1000.", "1000", true},
-		{"-0", "0", true},
-		{"0.5", ".5", true},
-		{"18", janetAnswer, true},
-		{"-3", "#### -3", true},
-		{"18.50", "18.5", true},
-		{"0.1", "0.10000000000000001", false}, // exact decimals, not float64
-		{"[invalid]", "18", false},
-		{"1.2.3", "1.2", false},
-		{"", "0", false},
-		{"abc", "abc", false},
-		{"18", "19", false},
-		{"1e3", "1000", false},
-		{"12/2", "6", false},
-		{"-", "0", false},
-		{".", "0", false},
-	}
-	for _, tt := range tests {
-		assert.Equal(t, tt.want, NumericMatch(tt.pred, tt.ref), "%q vs %q", tt.pred, tt.ref)
-	}
-}
-
-func TestParseDecimal(t *testing.T) {
-	r, ok := ParseDecimal("$2,125.50")
-	require.True(t, ok)
-	assert.Equal(t, 0, r.Cmp(big.NewRat(4251, 2)))
-	_, ok = ParseDecimal("2,125 apples")
-	assert.False(t, ok)
 }
 
 // gsm8kGrade is a GSM8K grade seen as the three scores of the old layout.
