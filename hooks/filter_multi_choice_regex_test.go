@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -27,4 +28,18 @@ func TestMultiChoiceRegexFilter(t *testing.T) {
 	}
 	_, err := runFilter(t, "multi_choice_regex", params, values("x"), map[string]any{})
 	assert.ErrorContains(t, err, `no list column "choices"`)
+}
+
+// BenchmarkMultiChoiceFallback is the slow path of multi_choice_regex: no
+// letter in the response, so the choice texts are searched.
+func BenchmarkMultiChoiceFallback(b *testing.B) {
+	f, err := NewFilter("multi_choice_regex", map[string]any{"group_select": int64(-1), "ignore_case": true, "ignore_punctuation": true, "regex_pattern": `(\([A-Z]\))`})
+	require.NoError(b, err)
+	doc := map[string]any{"choices": []any{"Left common carotid artery", "Brachiocephalic trunk", "Left subclavian artery", "Right coronary artery"}}
+	v := values(strings.Repeat("The aorta gives off branches; ", 20) + "the first is the brachiocephalic trunk.")
+	for b.Loop() {
+		if _, err := f(v, doc); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
