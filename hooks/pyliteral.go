@@ -1,10 +1,12 @@
 package hooks
 
-// A reader for the one kind of Python literal a ported hook reads from a
-// second file at load time: a module-level `NAME = {"key": ["str", ...], ...}`
-// (mmlu_prox's LANG_LIBS). The file is hash-checked before it is read, so
-// the reader needs only what that syntax uses: dicts, lists, single- or
-// double-quoted strings with backslash escapes, commas, comments.
+// A reader for the Python literals ported hooks read from the task tree at
+// load time instead of carrying copies: a module-level
+// `NAME = {"key": ["str", ...], ...}` (mmlu_prox's LANG_LIBS) and a list of
+// string-valued dicts a function returns (minerva's few-shot samples). The
+// files are hash-checked before they are read, so the reader needs only
+// what that syntax uses: dicts, lists, single- or double-quoted strings with
+// backslash escapes, commas, comments.
 
 import (
 	"fmt"
@@ -58,6 +60,57 @@ func pyDictOfStringLists(src, name string) (map[string][]string, error) {
 			p.i++
 		}
 	}
+}
+
+// pyReturnedDicts reads the list of {str: str} dicts that `def fn(...)`
+// returns in src (`return [ {...}, ... ]`), with the first dict's key order.
+func pyReturnedDicts(src, fn string) ([]map[string]any, []string, error) {
+	i := strings.Index(src, "\ndef "+fn+"(")
+	if i < 0 {
+		return nil, nil, fmt.Errorf("no function %s", fn)
+	}
+	j := strings.Index(src[i:], "\n    return [")
+	if j < 0 {
+		return nil, nil, fmt.Errorf("%s: no `return [`", fn)
+	}
+	p := &pyLit{s: src, i: i + j + len("\n    return ")}
+	if err := p.expect('['); err != nil {
+		return nil, nil, err
+	}
+	var out []map[string]any
+	var cols []string
+	for p.peek() != ']' {
+		if err := p.expect('{'); err != nil {
+			return nil, nil, err
+		}
+		d := map[string]any{}
+		for p.peek() != '}' {
+			k, err := p.str()
+			if err != nil {
+				return nil, nil, err
+			}
+			if err := p.expect(':'); err != nil {
+				return nil, nil, err
+			}
+			v, err := p.str()
+			if err != nil {
+				return nil, nil, err
+			}
+			if len(out) == 0 {
+				cols = append(cols, k)
+			}
+			d[k] = v
+			if p.peek() == ',' {
+				p.i++
+			}
+		}
+		p.i++
+		out = append(out, d)
+		if p.peek() == ',' {
+			p.i++
+		}
+	}
+	return out, cols, nil
 }
 
 type pyLit struct {

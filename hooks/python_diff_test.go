@@ -252,3 +252,52 @@ func TestBBHFiltersMatchPython(t *testing.T) {
 	answers := runPython(t, py, cases)
 	compareAnswers(t, cases, answers, goSide)
 }
+
+// minervaPieces are the fragments Minerva answers are built from: every
+// token normalize_final_answer rewrites or removes, plus plain text.
+var minervaPieces = []string{"Final Answer: The final answer is", " I hope it is correct.", ". I hope it is correct.", "$", "=",
+	"\\boxed{", "\\text{", "\\textbf{", "\\overline{", "}", "{", "frac", "\\frac", "sqrt", "\\sqrt", "12", ",", "100,000", "a ",
+	"an ", ".", " ", "\\ ", "mbox", "\\text{and}", "ft", "\\left(", "units", "\\%", "^\\circ", "\n", "x", "²", "٣", "\\!", "\\;", "\""}
+
+// TestMinervaMatchesPython compares the ported Minerva functions with
+// lm-eval's (sympy and math_verify stand-ins let its utils.py import; the
+// functions compared do not use them).
+func TestMinervaMatchesPython(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	py := pythonOrSkip(t)
+	r := rand.New(rand.NewPCG(25, 1))
+	var cases []pyCase
+	goSide := map[int]func() (any, error){}
+	add := func(c pyCase, f func() (any, error)) {
+		goSide[len(cases)] = f
+		cases = append(cases, c)
+	}
+	for range casesPerFunction {
+		s := genFrom(r, minervaPieces, 8)
+		add(pyCase{Kind: "minerva_norm", S: s}, func() (any, error) { return normalizeFinalAnswer(s), nil })
+		u := genFrom(r, minervaPieces, 8)
+		add(pyCase{Kind: "minerva_unnorm", S: u}, func() (any, error) { return getUnnormalizedAnswer(u), nil })
+		sol := genFrom(r, minervaPieces, 10)
+		add(pyCase{Kind: "minerva_docs", S: sol}, func() (any, error) {
+			out, err := minervaProcessDocs(false)(Rows{Docs: []map[string]any{{"problem": "p", "solution": sol}}}, DocsEnv{})
+			if err != nil {
+				return nil, err
+			}
+			return []any{out.Docs[0]["answer"]}, nil
+		})
+	}
+	b, err := os.ReadFile(filepath.Join(sharedtest.Root(t), "tasks/lm-eval/minerva_math/utils.py"))
+	require.NoError(t, err)
+	add(pyCase{Kind: "minerva_samples"}, func() (any, error) {
+		docs, _, err := pyReturnedDicts(string(b), "list_fewshot_samples")
+		return docs, err
+	})
+	answers := runPython(t, py, cases)
+	compareAnswers(t, cases[:len(cases)-1], answers[:len(cases)-1], goSide)
+	samples, err := goSide[len(cases)-1]()
+	require.NoError(t, err)
+	got, _ := json.Marshal(samples)
+	require.JSONEq(t, string(answers[len(cases)-1].OK), string(got), "list_fewshot_samples")
+}

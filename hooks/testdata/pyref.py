@@ -41,6 +41,18 @@ r.register_filter = lambda name: (lambda cls: cls)
 sys.modules["lm_eval.api.registry"] = r
 load("lm_eval.filters.extraction", core + "filters/extraction.py")
 
+# minerva's utils.py imports sympy, math_verify and antlr4 and checks
+# antlr4's version at import time; the functions compared here use none of
+# them, so stand-ins let the module load.
+for n in ["antlr4", "sympy", "sympy.parsing", "sympy.parsing.latex", "math_verify"]:
+    sys.modules[n] = types.ModuleType(n)
+sys.modules["sympy.parsing.latex"].parse_latex = None
+sys.modules["math_verify"].parse = sys.modules["math_verify"].verify = None
+import importlib.metadata as _md
+
+_version = _md.version
+_md.version = lambda n: "4.11.1" if n == "antlr4-python3-runtime" else _version(n)
+M = load("minerva", tasks + "minerva_math/utils.py")
 H = load("hmath", tasks + "hendrycks_math/utils.py")
 A = load("aime", tasks + "aime/utils.py")
 B = load("bbh", tasks + "bbh/cot_zeroshot/utils.py")
@@ -93,6 +105,14 @@ for line in sys.stdin:
     elif k == "mmlu_pro":
         doc = {"question": s, "options": c["opts"], "cot_content": c["t"]}
         out = catch(lambda d: [P.doc_to_text(d), P.fewshot_to_target(d)], doc)
+    elif k == "minerva_norm":
+        out = catch(M.normalize_final_answer, s)
+    elif k == "minerva_unnorm":
+        out = catch(M.get_unnormalized_answer, s)
+    elif k == "minerva_docs":
+        out = catch(lambda d: [r["answer"] for r in M.process_docs(Rows([d]))], {"problem": "p", "solution": s})
+    elif k == "minerva_samples":
+        out = catch(M.list_fewshot_samples)
     elif k == "bbh_multi":
         out = filt(B.MultiChoiceRegexFilter, c["kw"], s, {"input": c["t"]})
     elif k == "bbh_map":
