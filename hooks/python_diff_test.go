@@ -17,25 +17,8 @@ import (
 	"github.com/entropix-eval/entropix-eval/internal/sharedtest"
 )
 
-// debianPython is the interpreter the differential tests run lm-eval's code
-// with (a python3 earlier on PATH may be another installation).
-const debianPython = "/usr/bin/python3"
-
-// pythonOrSkip returns Debian's python3 with the regex module, skipping the
-// test when it is absent, except where CI or ENTROPIX_REQUIRE_PYTHON asks
-// for it (.ci/run installs python3 and python3-regex).
-func pythonOrSkip(t *testing.T) string {
-	t.Helper()
-	err := exec.Command(debianPython, "-c", "import regex").Run()
-	if err == nil {
-		return debianPython
-	}
-	if os.Getenv("CI") != "" || os.Getenv("ENTROPIX_REQUIRE_PYTHON") != "" {
-		t.Fatalf("%s with the regex module is required here (apt-get install python3 python3-regex): %v", debianPython, err)
-	}
-	t.Skipf("%s with the regex module is not installed (apt-get install python3 python3-regex); the differential tests against lm-eval's Python are skipped", debianPython)
-	return ""
-}
+// pythonOrSkip is Debian's python3 (sharedtest.Python).
+func pythonOrSkip(t *testing.T) string { return sharedtest.Python(t) }
 
 // casesPerFunction is how many generated strings each ported function sees.
 const casesPerFunction = 20000
