@@ -13,8 +13,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
+
+	"github.com/entropix-eval/entropix-eval/hooks"
 )
 
 // PythonHook is one `!function module.name` of a task that the Python
@@ -74,36 +75,30 @@ func pythonHookKind(keyPath string) (string, error) {
 	return "", fmt.Errorf("the bridge runs no hook at %s", keyPath)
 }
 
-// pythonHooks lists every !function of the config as a PythonHook, refusing
-// those the bridge cannot run (each named).
-func (g *getter) pythonHooks() []PythonHook {
-	var out []PythonHook
-	for _, key := range sortedKeys(g.rc.Keys) {
-		for _, fp := range pyFunctionsIn(key, g.rc.Keys[key]) {
-			kind, err := pythonHookKind(fp.path)
-			if err != nil {
-				g.fail(key, "%s at %s: %v", fp.f, fp.path, err)
-				continue
-			}
-			i := strings.LastIndex(fp.f.Spec, ".")
-			if i <= 0 || i == len(fp.f.Spec)-1 {
-				g.fail(key, "%s at %s: want !function module.name", fp.f, fp.path)
-				continue
-			}
-			module, fn := fp.f.Spec[:i], fp.f.Spec[i+1:]
-			origin := g.rc.Origin[key]
-			if origin == "" {
-				origin = g.rc.File
-			}
-			if strings.HasPrefix(origin, "builtin:") {
-				g.fail(key, "%s at %s: a built-in task has no Python files", fp.f, fp.path)
-				continue
-			}
-			file := g.hookFile(origin, module)
-			out = append(out, PythonHook{Key: fp.path, Kind: kind, File: file, Function: fn, SHA256: fileSHA256(file)})
-		}
+// addPythonHook records a !function without a Go port as a hook for the
+// bridge, or a blocker where the bridge cannot run one (each named).
+func (g *getter) addPythonHook(key string, fp functionAt) {
+	kind, err := pythonHookKind(fp.path)
+	if err != nil {
+		g.block(key, "python "+hookClass(fp.path), "%s at %s: %v", fp.f, fp.path, err)
+		return
 	}
-	return out
+	i := strings.LastIndex(fp.f.Spec, ".")
+	if i <= 0 || i == len(fp.f.Spec)-1 {
+		g.block(key, hookClass(fp.path), "%s at %s: want !function module.name", fp.f, fp.path)
+		return
+	}
+	module, fn := fp.f.Spec[:i], fp.f.Spec[i+1:]
+	origin := g.rc.Origin[key]
+	if origin == "" {
+		origin = g.rc.File
+	}
+	if strings.HasPrefix(origin, "builtin:") {
+		g.block(key, hookClass(fp.path), "%s at %s: a built-in task has no Python files", fp.f, fp.path)
+		return
+	}
+	file := g.hookFile(origin, module)
+	g.pythonHooks = append(g.pythonHooks, PythonHook{Key: fp.path, Kind: kind, File: file, Function: fn, SHA256: fileSHA256(file)})
 }
 
 // hookFile is the file lm-eval imports module from: module.py (dots as
@@ -129,35 +124,7 @@ func fileExists(p string) bool {
 	return err == nil && st.Mode().IsRegular()
 }
 
-type pyFunctionAt struct {
-	path string
-	f    pyFunction
-}
-
-// pyFunctionsIn lists every !function inside v with its key path.
-func pyFunctionsIn(prefix string, v any) []pyFunctionAt {
-	switch x := v.(type) {
-	case pyFunction:
-		return []pyFunctionAt{{prefix, x}}
-	case map[string]any:
-		var out []pyFunctionAt
-		for _, k := range sortedKeys(x) {
-			out = append(out, pyFunctionsIn(prefix+"."+k, x[k])...)
-		}
-		return out
-	case []any:
-		var out []pyFunctionAt
-		for i, e := range x {
-			out = append(out, pyFunctionsIn(prefix+"["+strconv.Itoa(i)+"]", e)...)
-		}
-		return out
-	}
-	return nil
-}
-
-// maxHookFileBytes bounds a Python file read for its hash.
-const maxHookFileBytes = 4 << 20
-
+// fileSHA256 hashes a hook file (maxHookFileBytes bounds it, as for ports).
 func fileSHA256(file string) string {
 	f, err := os.Open(file)
 	if err != nil {
@@ -194,6 +161,9 @@ func (t *Task) Hook(key string) (PythonHook, bool) {
 	return t.PythonHooks[i], true
 }
 
+// isGoMetric: the registry (package hooks) has a Go metric of that name.
+func isGoMetric(name string) bool { _, ok := hooks.LookupMetric(name); return ok }
+
 // pythonFunctionName is how a hook stands in a filter step or metric name
 // (FilterStep.Function, MetricSpec.Metric/Aggregation).
 func pythonFunctionName(f pyFunction) string { return "!function " + path.Clean(f.Spec) }
@@ -205,6 +175,10 @@ func pythonFunctionName(f pyFunction) string { return "!function " + path.Clean(
 // regex_pos, ...), which the interpreter's lm-eval provides; the last is
 // recorded in g.registryHooks.
 func (g *getter) pythonFilterStep(pipeline, step int, sm map[string]any) (FilterStep, bool) {
+	key := fmt.Sprintf("filter_list[%d].filter[%d].", pipeline, step)
+	if _, ported := g.ports[key+"function"]; ported {
+		return FilterStep{}, false // the Go port runs it
+	}
 	params := map[string]any{}
 	for k, v := range sm {
 		if k != "function" {
@@ -219,9 +193,8 @@ func (g *getter) pythonFilterStep(pipeline, step int, sm map[string]any) (Filter
 			params["filter_fn"] = pythonFunctionName(f)
 			return FilterStep{Function: "custom", Params: params}, true
 		}
-		if _, known := FilterFunctions[fn]; !known && fn != "" {
-			key := fmt.Sprintf("filter_list[%d].filter[%d].function", pipeline, step)
-			g.registryHooks = append(g.registryHooks, PythonHook{Key: key, Kind: "registry_filter", Function: fn})
+		if _, known := hooks.LookupFilter(fn); !known && fn != "" {
+			g.registryHooks = append(g.registryHooks, PythonHook{Key: key + "function", Kind: "registry_filter", Function: fn})
 			return FilterStep{Function: fn, Params: params}, true
 		}
 	}
@@ -240,6 +213,7 @@ var NativeCorpusMetrics = []string{"bleu", "chrf", "ter"}
 func (g *getter) pythonMetric(t *Task, i int, m map[string]any) (MetricSpec, bool) {
 	ms := MetricSpec{Aggregation: "mean", HigherIsBetter: true}
 	_, hasResults := t.Hook("process_results")
+	hasResults = hasResults || g.ports["process_results"].Port != nil
 	aggHook, aggIsHook := m["aggregation"].(pyFunction)
 	switch x := m["metric"].(type) {
 	case pyFunction:
@@ -247,14 +221,14 @@ func (g *getter) pythonMetric(t *Task, i int, m map[string]any) (MetricSpec, boo
 	case string:
 		ms.Metric = x
 		switch {
-		case slices.Contains(MetricNames, x) && !hasResults && !aggIsHook:
+		case isGoMetric(x) && !hasResults && !aggIsHook:
 			return MetricSpec{}, false // the regular rules
 		case slices.Contains(NativeCorpusMetrics, x):
 			ms.Aggregation = x // lm-eval's default for it, also over process_results values
-		case hasResults, slices.Contains(MetricNames, x) && aggIsHook, x == "f1" && aggIsHook:
+		case hasResults, isGoMetric(x) && aggIsHook, x == "f1" && aggIsHook:
 		default:
-			g.fail("metric_list", "entry %d: metric %s is not supported (with --python-hooks: %s, %s, f1 with a Python aggregation, a !function metric, or any metric a process_results hook returns)",
-				i, x, strings.Join(MetricNames, ", "), strings.Join(NativeCorpusMetrics, ", "))
+			g.block("metric_list", "metric "+x, "entry %d: metric %s is not supported (with --python-hooks: %s, %s, f1 with a Python aggregation, a !function metric, or any metric a process_results hook returns)",
+				i, x, strings.Join(hooks.MetricNames(), ", "), strings.Join(NativeCorpusMetrics, ", "))
 			return MetricSpec{}, false
 		}
 	default:

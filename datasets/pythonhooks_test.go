@@ -67,7 +67,8 @@ func TestPythonHooksBuild(t *testing.T) {
 	}, task.Metrics)
 
 	_, err = buildFromFS(fsys, "sub/t.yaml")
-	assert.ErrorContains(t, err, "is Python code", "without --python-hooks the task is refused")
+	assert.ErrorIs(t, err, ErrUnsupportedTask, "without --python-hooks the task is refused")
+	assert.ErrorContains(t, err, "!function utils.process_results at process_results")
 }
 
 func TestPythonHooksMetricsAndRefusals(t *testing.T) {

@@ -45,9 +45,6 @@ type Entry struct {
 	// Err says why a file could not be indexed (a YAML error); the entry is
 	// listed so the user sees it, and refused when asked for.
 	Err error
-	// OutputType is a task's output_type after includes (lm-eval's default
-	// generate_until when unset), for tallies of tasks that are refused.
-	OutputType string
 
 	fsys fs.FS
 	path string
@@ -143,10 +140,7 @@ func (ix *Index) addFile(fsys fs.FS, p, source, root string) []string {
 	rc.File = display
 	switch t := rc.Keys["task"].(type) {
 	case string:
-		e := &Entry{Name: t, Kind: KindTask, File: display, Source: source, fsys: fsys, path: p, root: root, OutputType: "generate_until"}
-		if ot, ok := rc.Keys["output_type"].(string); ok {
-			e.OutputType = ot
-		}
+		e := &Entry{Name: t, Kind: KindTask, File: display, Source: source, fsys: fsys, path: p, root: root}
 		ix.entries[t] = e
 		tags := tagNames(rc.Keys["tag"])
 		if g, ok := rc.Keys["group"]; ok { // lm-eval < 0.4.3 spelled tags "group"
@@ -254,6 +248,7 @@ func (ix *Index) Task(name string) (*Task, error) {
 	if e.Source != "builtin" && e.Source != "file" {
 		rc.Root = e.root
 	}
+	rc.fsys, rc.fsOrigin = e.fsys, maps.Clone(rc.Origin)
 	for k, o := range rc.Origin {
 		rc.Origin[k] = showPath(e.root, o)
 	}

@@ -46,9 +46,14 @@ func checkPythonHooks(w io.Writer, ix *datasets.Index, o pythonHookOptions) (map
 		return nil, err
 	}
 	fmt.Fprintf(w, "Python hooks checked with %s (Python %s; datasets %s; lm_eval %s)\n", in.Executable, in.Version, orNone(in.Datasets), orNone(in.LMEval))
+	type use struct {
+		key  string
+		hook pyhooks.Hook
+	}
 	var hooks []pyhooks.Hook
 	seen := map[pyhooks.Hook]int{}
-	users := map[string][]pyhooks.Hook{}
+	users := map[string][]use{}
+	outputTypes, files := map[string]string{}, map[string]string{}
 	for _, e := range ix.Entries() {
 		if e.Err != nil || e.Kind != datasets.KindTask {
 			continue
@@ -71,7 +76,8 @@ func checkPythonHooks(w io.Writer, ix *datasets.Index, o pythonHookOptions) (map
 				seen[ph] = len(hooks)
 				hooks = append(hooks, ph)
 			}
-			users[e.Name] = append(users[e.Name], ph)
+			users[e.Name] = append(users[e.Name], use{h.Key, ph})
+			outputTypes[e.Name], files[e.Name] = t.OutputType, t.File
 		}
 	}
 	problems, err := b.Check(ctx, hooks)
@@ -80,11 +86,14 @@ func checkPythonHooks(w io.Writer, ix *datasets.Index, o pythonHookOptions) (map
 	}
 	out := map[string]error{}
 	for task, hs := range users {
+		var blockers []datasets.Blocker
 		for _, h := range hs {
-			if p := problems[seen[h]]; p != nil {
-				out[task] = fmt.Errorf("%w (--python-hooks)", p)
-				break
+			if p := problems[seen[h.hook]]; p != nil {
+				blockers = append(blockers, datasets.Blocker{Where: files[task], Key: h.key, Reason: p.Error() + " (--python-hooks)", Class: "python hook check"})
 			}
+		}
+		if blockers != nil {
+			out[task] = &datasets.RefusedTaskError{Task: task, OutputType: outputTypes[task], Blockers: blockers}
 		}
 	}
 	return out, nil

@@ -33,9 +33,10 @@ func TestTasksCheckPythonHooks(t *testing.T) {
 	s := out.String()
 	assert.Regexp(t, `good\s+python\s+`, s)
 	assert.Regexp(t, `bad\s+refused\s+`, s)
-	assert.Contains(t, s, "bad: python hook utils.py:missing: utils.py defines no missing (--python-hooks)")
+	assert.Contains(t, s, "bad: "+filepath.Join(dir, "bad.yaml")+": key doc_to_text: python hook utils.py:missing: utils.py defines no missing (--python-hooks)")
 	assert.Contains(t, s, "Python hooks checked with ")
-	assert.Regexp(t, `\n6 tasks accepted, 1 refused; generate_until: 6 of 7 accepted; 1 of the accepted run Python hooks`, s) // 5 built-in gsm8k tasks
+	assert.Contains(t, s, "accepted 6 of 7 generate_until tasks") // 5 built-in gsm8k tasks
+	assert.Regexp(t, `\s1\s+1\s+python hook check\n1 accepted tasks run Python hooks \(--python-hooks\)`, s)
 
 	out.Reset()
 	require.NoError(t, runTasks([]string{"--include-path", dir, "--check"}, &out, io.Discard))

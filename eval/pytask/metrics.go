@@ -9,21 +9,21 @@ import (
 	"strings"
 
 	"github.com/entropix-eval/entropix-eval/datasets"
-	"github.com/entropix-eval/entropix-eval/eval"
+	"github.com/entropix-eval/entropix-eval/hooks"
 	"github.com/entropix-eval/entropix-eval/internal/pyjson"
 	"github.com/entropix-eval/entropix-eval/pyhooks"
 	"github.com/entropix-eval/entropix-eval/textmetrics"
 )
 
 // checkMetric says whether a metric without process_results is scored here:
-// exact_match (Go), bleu/chrf/f1 (lm-eval's passthrough: the per-doc value
-// is [reference, response] for the aggregation), or a metric function.
+// a Go metric of the registry (package hooks: exact_match, ...),
+// bleu/chrf/ter/f1 (lm-eval's passthrough: the per-doc value is [reference,
+// response] for the aggregation), or a metric function.
 func checkMetric(task *datasets.Task, m datasets.MetricSpec) error {
 	switch {
-	case m.Metric == "exact_match":
-		if m.IgnorePunctuation || m.IgnoreNumbers {
-			return fmt.Errorf("exact_match with ignore_punctuation or ignore_numbers is not scored beside Python hooks yet")
-		}
+	case isGoMetric(m.Metric):
+		_, err := goMetric(m)
+		return err
 	case isPassthrough(m.Metric):
 	case strings.HasPrefix(m.Metric, "!function "):
 		if _, ok := metricHook(task, m); !ok {
@@ -33,6 +33,15 @@ func checkMetric(task *datasets.Task, m datasets.MetricSpec) error {
 		return fmt.Errorf("metric %s is not scored beside Python hooks", m.Metric)
 	}
 	return nil
+}
+
+func isGoMetric(name string) bool { _, ok := hooks.LookupMetric(name); return ok }
+
+// goMetric compiles a registry metric with its metric_list options.
+func goMetric(m datasets.MetricSpec) (hooks.MetricFunc, error) {
+	reg, _ := hooks.LookupMetric(m.Metric)
+	return reg.New(hooks.MetricOptions{IgnoreCase: m.IgnoreCase, IgnorePunctuation: m.IgnorePunctuation,
+		IgnoreNumbers: m.IgnoreNumbers, RegexesToIgnore: m.RegexesToIgnore})
 }
 
 // isPassthrough: lm-eval's bleu, chrf and f1 metric functions return their
@@ -62,21 +71,21 @@ func (s *Scorer) metrics(ctx context.Context, docs []Doc, ids []int, filtered []
 	for _, m := range s.task.Metrics {
 		name := metricName(m)
 		switch {
-		case m.Metric == "exact_match":
-			em, err := eval.NewExactMatcher(m.RegexesToIgnore, m.IgnoreCase)
+		case isGoMetric(m.Metric):
+			fn, err := goMetric(m)
 			if err != nil {
 				return nil, fmt.Errorf("task %s: %w", s.task.Name, err)
 			}
 			for i, d := range docs {
 				var pred string
 				if err := json.Unmarshal(filtered[i], &pred); err != nil {
-					return nil, fmt.Errorf("task %s: doc %d: exact_match needs one string answer; end the filter with take_first", s.task.Name, ids[i])
+					return nil, fmt.Errorf("task %s: doc %d: %s needs one string answer; end the filter with take_first", s.task.Name, ids[i], name)
 				}
-				ok, err := em.Match(pred, d.Target)
+				v, err := fn(pred, d.Target)
 				if err != nil {
-					return nil, fmt.Errorf("task %s: doc %d: exact_match: %w", s.task.Name, ids[i], err)
+					return nil, fmt.Errorf("task %s: doc %d: %s: %w", s.task.Name, ids[i], name, err)
 				}
-				out[i].Set(name, json.Number(map[bool]string{true: "1.0", false: "0.0"}[ok]))
+				out[i].Set(name, v)
 			}
 		case isPassthrough(m.Metric):
 			for i, d := range docs {
