@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -251,4 +252,23 @@ func TestRunScoredMMLUSampleLine(t *testing.T) {
 	b, err := os.ReadFile(lm[0])
 	require.NoError(t, err)
 	assert.Equal(t, want, strings.SplitN(string(b), "\n", 2)[0])
+}
+
+// TestRunScoredShardsMerge: two shards merged give the unsharded run's
+// results.json, and rescoring changes nothing.
+func TestRunScoredShardsMerge(t *testing.T) {
+	whole, _, _ := runScoredTask(t, "lambada_tiny")
+	s0, _, _ := runScoredTask(t, "lambada_tiny", "--shard", "0/2")
+	s1, _, _ := runScoredTask(t, "lambada_tiny", "--shard", "1/2")
+	merged := filepath.Join(t.TempDir(), "merged")
+	require.NoError(t, runMerge(context.Background(), []string{"--out", merged, s0, s1}, io.Discard, io.Discard))
+	want, err := os.ReadFile(filepath.Join(whole, eval.ResultsJSONFile))
+	require.NoError(t, err)
+	got, err := os.ReadFile(filepath.Join(merged, eval.ResultsJSONFile))
+	require.NoError(t, err)
+	assert.JSONEq(t, string(want), string(got))
+	require.NoError(t, runRescore(context.Background(), []string{merged}, io.Discard, io.Discard))
+	again, err := os.ReadFile(filepath.Join(merged, eval.ResultsJSONFile))
+	require.NoError(t, err)
+	assert.Equal(t, string(got), string(again))
 }
