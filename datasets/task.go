@@ -235,10 +235,13 @@ func (t *Task) Describe() map[string]any {
 		"dataset_path": t.DatasetPath, "dataset_name": t.DatasetName, "split": t.EvalSplit(),
 		"num_fewshot": t.NumFewshot, "fewshot_sampler": string(t.Fewshot.Sampler), "fewshot_split": t.ShotSplit(),
 		"fewshot_samples": len(t.Fewshot.Samples), "until": t.Until, "max_gen_toks": t.MaxNewTokens,
-		"repeats": t.Repeats, "target_delimiter": t.TargetDelimiter, "output_type": t.OutputType, "fewshot_delimiter": t.FewshotDelimiter,
+		"repeats": t.Repeats, "target_delimiter": t.TargetDelimiter, "fewshot_delimiter": t.FewshotDelimiter,
 	}
 	if len(t.Generation) > 0 {
 		out["generation_kwargs"] = maps.Clone(t.Generation)
+	}
+	if IsScoredOutput(t.OutputType) { // absent for generate_until: earlier runs' fingerprints stay
+		out["output_type"] = t.OutputType
 	}
 	var fl []string
 	for _, f := range t.Filters {
