@@ -142,10 +142,11 @@ func TestRunScoredMultipleChoice(t *testing.T) {
 }
 
 // TestRunScoredBatchInvariant: the log-likelihoods are the same bits one
-// sequence at a time, in 4-token chunks and without the prefix cache.
+// sequence at a time, in 4-token chunks and without the prefix cache, and
+// with two workers sharing the questions.
 func TestRunScoredBatchInvariant(t *testing.T) {
 	_, _, want := runScoredTask(t, "mmlu_tiny")
-	for _, extra := range [][]string{{"--batch-size", "1"}, {"--prefill-chunk", "4", "--no-prefix-cache"}} {
+	for _, extra := range [][]string{{"--batch-size", "1"}, {"--prefill-chunk", "4", "--no-prefix-cache"}, {"--devices", "cpu,cpu"}} {
 		_, _, got := runScoredTask(t, "mmlu_tiny", extra...)
 		assert.Equal(t, want, got, "%v", extra)
 	}
