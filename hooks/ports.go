@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -92,7 +93,7 @@ var ports []Port
 func registerPort(p Port) { ports = append(ports, p) }
 
 // ErrNoPort: the hook has no Go port for that file.
-var ErrNoPort = fmt.Errorf("no Go port")
+var ErrNoPort = errors.New("no Go port")
 
 // LookupPort finds the port of ref: same function, same file hash, and a
 // source folder that ref.Folder ends with (include paths may start anywhere
@@ -140,6 +141,3 @@ func folderMatches(dir, folder string) bool {
 	dir, folder = path.Clean(dir), path.Clean(folder)
 	return dir == "." || dir == folder || strings.HasSuffix(dir, "/"+folder) || strings.HasSuffix(folder, "/"+dir)
 }
-
-// Ports lists every registered port, for `tasks` and the docs.
-func Ports() []Port { return slices.Clone(ports) }
