@@ -121,6 +121,24 @@ func LookupPort(ref PortRef) (*Port, error) {
 	return nil, fmt.Errorf("%s: %w for a file with this hash (ports exist for lm-eval %s; a changed utils.py is never run under an old port)", ref, ErrNoPort, PinnedCommit)
 }
 
+// Canonical is ref with Folder replaced by the lm-eval folder of the source
+// it matched ("gpqa/generative", wherever the task tree lies), so that what
+// is stored with a run does not depend on where the tree was read from.
+func (ref PortRef) Canonical() PortRef {
+	for _, p := range ports {
+		if p.Function != ref.Function {
+			continue
+		}
+		for _, s := range p.Sources {
+			if s.SHA256 == ref.SHA256 && folderMatches(ref.Folder, s.Folder) {
+				ref.Folder = s.Folder
+				return ref
+			}
+		}
+	}
+	return ref
+}
+
 // PinnedCommit is the lm-evaluation-harness commit the ports were read from.
 const PinnedCommit = "4e7e0d47"
 
