@@ -307,7 +307,9 @@ func (t *Task) Describe() map[string]any {
 	if len(t.Ports) > 0 {
 		var ps []string
 		for _, p := range t.Ports {
-			ps = append(ps, p.String())
+			// Function and file hash, not the folder: a moved task tree is
+			// the same task.
+			ps = append(ps, p.Module+"."+p.Function+" sha256:"+p.SHA256)
 		}
 		out["ports"] = ps
 	}
