@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/entropix-eval/entropix-eval/hooks"
 	"github.com/entropix-eval/entropix-eval/internal/sharedtest"
 )
 
@@ -115,4 +116,25 @@ func TestChangedHookFileIsRefused(t *testing.T) {
 	assert.True(t, errors.Is(err, ErrUnsupportedTask))
 	assert.Regexp(t, `_gpqa_cot_zeroshot_yaml \(included by .*gpqa_main_cot_zeroshot\.yaml\): key process_docs: !function utils\.process_docs`, err.Error())
 	assert.Regexp(t, `gpqa/cot_zeroshot/utils\.py, sha256 [0-9a-f]{64}\): no Go port for a file with this hash`, err.Error())
+}
+
+// A task's ports are stored by lm-eval folder, wherever the task tree lies,
+// so a moved tree is the same task (fingerprints hash the ports).
+func TestPortFolderIsCanonical(t *testing.T) {
+	dir := sharedtest.Path(t, "tasks/lm-eval/gpqa/cot_zeroshot")
+	var got [][]hooks.PortRef
+	for _, root := range []string{"a", "x/y/lm_eval/tasks"} {
+		fsys := fstest.MapFS{}
+		for _, f := range []string{"_gpqa_cot_zeroshot_yaml", "gpqa_main_cot_zeroshot.yaml", "utils.py"} {
+			b, err := os.ReadFile(filepath.Join(dir, f))
+			require.NoError(t, err)
+			fsys[root+"/gpqa/cot_zeroshot/"+f] = &fstest.MapFile{Data: b}
+		}
+		task, err := buildFromFS(fsys, root+"/gpqa/cot_zeroshot/gpqa_main_cot_zeroshot.yaml")
+		require.NoError(t, err)
+		got = append(got, task.Ports)
+	}
+	require.Len(t, got[0], 1)
+	assert.Equal(t, "gpqa/cot_zeroshot", got[0][0].Folder)
+	assert.Equal(t, got[0], got[1])
 }

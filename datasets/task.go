@@ -306,7 +306,7 @@ func (t *Task) Describe() map[string]any {
 		"dataset_path": t.DatasetPath, "dataset_name": t.DatasetName, "split": t.EvalSplit(),
 		"num_fewshot": t.NumFewshot, "fewshot_sampler": string(t.Fewshot.Sampler), "fewshot_split": t.ShotSplit(),
 		"fewshot_samples": len(t.Fewshot.Samples), "until": t.Until, "max_gen_toks": t.MaxNewTokens,
-		"repeats": t.Repeats, "target_delimiter": t.TargetDelimiter, "output_type": t.OutputType, "fewshot_delimiter": t.FewshotDelimiter,
+		"repeats": t.Repeats, "target_delimiter": t.TargetDelimiter, "fewshot_delimiter": t.FewshotDelimiter,
 	}
 	if t.ShouldDecontaminate {
 		out["should_decontaminate"] = true
@@ -314,7 +314,9 @@ func (t *Task) Describe() map[string]any {
 	if len(t.Ports) > 0 {
 		var ps []string
 		for _, p := range t.Ports {
-			ps = append(ps, p.String())
+			// Function and file hash, not the folder: a moved task tree is
+			// the same task.
+			ps = append(ps, p.Module+"."+p.Function+" sha256:"+p.SHA256)
 		}
 		out["ports"] = ps
 	}
@@ -323,6 +325,9 @@ func (t *Task) Describe() map[string]any {
 	}
 	if len(t.PythonHooks) > 0 {
 		out["python_hooks"] = t.describeHooks()
+	}
+	if IsScoredOutput(t.OutputType) { // absent for generate_until: earlier runs' fingerprints stay
+		out["output_type"] = t.OutputType
 	}
 	var fl []string
 	for _, f := range t.Filters {

@@ -121,7 +121,7 @@ func (g *getter) resolvePorts() map[string]portUse {
 				g.block(key, hookClass(fp.path), "%s at %s: the Go port of %s is not a %s", fp.f, fp.path, ref.Function, what)
 				continue
 			}
-			out[fp.path] = portUse{Ref: ref, Port: port}
+			out[fp.path] = portUse{Ref: ref.Canonical(), Port: port}
 		}
 	}
 	return out

@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -92,7 +93,7 @@ var ports []Port
 func registerPort(p Port) { ports = append(ports, p) }
 
 // ErrNoPort: the hook has no Go port for that file.
-var ErrNoPort = fmt.Errorf("no Go port")
+var ErrNoPort = errors.New("no Go port")
 
 // LookupPort finds the port of ref: same function, same file hash, and a
 // source folder that ref.Folder ends with (include paths may start anywhere
@@ -120,6 +121,24 @@ func LookupPort(ref PortRef) (*Port, error) {
 	return nil, fmt.Errorf("%s: %w for a file with this hash (ports exist for lm-eval %s; a changed utils.py is never run under an old port)", ref, ErrNoPort, PinnedCommit)
 }
 
+// Canonical is ref with Folder replaced by the lm-eval folder of the source
+// it matched ("gpqa/generative", wherever the task tree lies), so that what
+// is stored with a run does not depend on where the tree was read from.
+func (ref PortRef) Canonical() PortRef {
+	for _, p := range ports {
+		if p.Function != ref.Function {
+			continue
+		}
+		for _, s := range p.Sources {
+			if s.SHA256 == ref.SHA256 && folderMatches(ref.Folder, s.Folder) {
+				ref.Folder = s.Folder
+				return ref
+			}
+		}
+	}
+	return ref
+}
+
 // PinnedCommit is the lm-evaluation-harness commit the ports were read from.
 const PinnedCommit = "4e7e0d47"
 
@@ -140,6 +159,3 @@ func folderMatches(dir, folder string) bool {
 	dir, folder = path.Clean(dir), path.Clean(folder)
 	return dir == "." || dir == folder || strings.HasSuffix(dir, "/"+folder) || strings.HasSuffix(folder, "/"+dir)
 }
-
-// Ports lists every registered port, for `tasks` and the docs.
-func Ports() []Port { return slices.Clone(ports) }
