@@ -78,6 +78,7 @@ type Task struct {
 	// PythonHooks are the task's `!function` hooks, for the Python bridge
 	// (only with Index.PythonHooks; otherwise such a task is refused).
 	PythonHooks []PythonHook
+	pythonBound bool
 	// ShouldDecontaminate is recorded only: lm-eval's evaluator never reads
 	// it (decontamination is a separate tool).
 	ShouldDecontaminate bool

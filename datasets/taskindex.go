@@ -56,8 +56,10 @@ type Entry struct {
 type Index struct {
 	entries map[string]*Entry
 	// PythonHooks builds tasks with `!function` hooks for the Python bridge
-	// (--python-hooks) instead of refusing them.
+	// (--python-hooks) instead of refusing them; with Python set, a task's
+	// prompt-side hooks are bound to it for a run (the rest is refused).
 	PythonHooks bool
+	Python      PythonRunner
 }
 
 // NewIndex indexes the built-in tasks and then each include path (a
@@ -255,6 +257,11 @@ func (ix *Index) Task(name string) (*Task, error) {
 	t, err := buildTask(rc, ix.PythonHooks)
 	if err != nil {
 		return nil, err
+	}
+	if ix.PythonHooks && ix.Python != nil && len(t.PythonHooks) > 0 {
+		if err := bindPython(t, ix.Python); err != nil {
+			return nil, err
+		}
 	}
 	t.Source = e.Source
 	t.Tags = append(t.Tags, tagNames(rc.Keys["group"])...)

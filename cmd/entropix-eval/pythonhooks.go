@@ -5,9 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"time"
 
 	"github.com/entropix-eval/entropix-eval/datasets"
+	"github.com/entropix-eval/entropix-eval/eval"
+	"github.com/entropix-eval/entropix-eval/eval/pytask"
 	"github.com/entropix-eval/entropix-eval/pyhooks"
 )
 
@@ -19,11 +22,17 @@ type pythonHookOptions struct {
 	memory  int64
 }
 
+// The usage of --python-hooks and --python, for tasks, run and score.
+const (
+	pythonHooksUsage = "run lm-eval task hooks (`!function` in task YAML) that have no Go port in a Python interpreter: " +
+		"this runs code from the task folders (docs/python-hooks.md)"
+	pythonUsage = "the Python interpreter for --python-hooks (a path, or a name on PATH; default python3)"
+)
+
 func pythonHookFlags(fs *flag.FlagSet) *pythonHookOptions {
 	o := &pythonHookOptions{}
-	fs.BoolVar(&o.enabled, "python-hooks", false, "run lm-eval task hooks (`!function` in task YAML) that have no Go port in a Python interpreter: "+
-		"this runs code from the task folders (docs/python-hooks.md)")
-	fs.StringVar(&o.python, "python", "python3", "the Python interpreter for --python-hooks (a path, or a name on PATH)")
+	fs.BoolVar(&o.enabled, "python-hooks", false, pythonHooksUsage)
+	fs.StringVar(&o.python, "python", "python3", pythonUsage)
 	fs.DurationVar(&o.timeout, "python-timeout", pyhooks.DefaultCallTimeout, "time bound of one --python-hooks call (a batch of docs)")
 	fs.Int64Var(&o.memory, "python-memory", pyhooks.DefaultMemoryLimit, "address-space bound of the --python-hooks interpreter in bytes (RLIMIT_AS; -1: none)")
 	return o
@@ -104,4 +113,26 @@ func orNone(s string) string {
 		return "not installed"
 	}
 	return s
+}
+
+// startPython starts the interpreter a run's --python-hooks names and gives
+// it to the task's preparation (cfg.PythonRunner); stop ends it once the
+// prompts are built, and interp describes it for the manifest.
+func startPython(ctx context.Context, cfg *eval.Config) (stop func(), interp string, err error) {
+	if !cfg.PythonHooks {
+		return func() {}, "", nil
+	}
+	b := pyhooks.New(pyhooks.Options{Python: cfg.Python})
+	in, err := b.Interpreter(ctx)
+	if err != nil {
+		b.Close()
+		return nil, "", err
+	}
+	cfg.PythonRunner = pytask.Runner{Ctx: ctx, Bridge: b}
+	return func() {
+		cfg.PythonRunner = nil
+		if err := b.Close(); err != nil {
+			slog.Warn("stop the Python hooks' interpreter", "err", err)
+		}
+	}, in.Executable + " (Python " + in.Version + ")", nil
 }

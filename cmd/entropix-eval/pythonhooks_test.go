@@ -2,14 +2,17 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/entropix-eval/entropix-eval/eval"
 	"github.com/entropix-eval/entropix-eval/internal/pythontest"
 	"github.com/entropix-eval/entropix-eval/internal/sharedtest"
 )
@@ -52,4 +55,82 @@ func TestTasksShowsPythonHooks(t *testing.T) {
 	var out bytes.Buffer
 	require.NoError(t, runTasks([]string{"--include-path", lmeval, "--python-hooks", "ifeval"}, &out, io.Discard))
 	assert.Contains(t, out.String(), "process_results: !function process_results from "+filepath.Join(lmeval, "ifeval", "utils.py")+" (Python, --python-hooks)")
+}
+
+// copyWithChangedUtils copies a task folder with its utils.py one comment
+// longer, so no Go port has its hash and --python-hooks runs it in Python.
+func copyWithChangedUtils(t *testing.T, folder string) string {
+	t.Helper()
+	root := t.TempDir()
+	dir := filepath.Join(root, filepath.Base(folder))
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	entries, err := os.ReadDir(folder)
+	require.NoError(t, err)
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(folder, e.Name()))
+		require.NoError(t, err)
+		if e.Name() == "utils.py" {
+			b = append(b, []byte("\n# a copy for entropix-eval's tests\n")...)
+		}
+		require.NoError(t, os.WriteFile(filepath.Join(dir, e.Name()), b, 0o600))
+	}
+	return root
+}
+
+// run --python-hooks: mmlu_pro_math's process_docs, doc_to_text and few-shot
+// hooks run in Python (an unported copy of the folder) give the run the
+// same problems, prompts and scores as the Go ports do; the manifest names
+// the interpreter and each hook file's hash.
+func TestRunWithPythonPromptHooks(t *testing.T) {
+	py := pythontest.Python(t)
+	lmeval := sharedtest.Path(t, "tasks/lm-eval")
+	run := func(include string, extra ...string) string {
+		out := t.TempDir()
+		args := append([]string{"--model", sharedtest.Path(t, "models/stories260K-hf"), "--include-path", include,
+			"--data-dir", sharedtest.Path(t, "tasks/data"), "--task", "mmlu_pro_math", "--samplers", "greedy", "--limit", "2",
+			"--max-new-tokens", "8", "--progress", "none", "--out", out}, extra...)
+		require.NoError(t, runQuiet(t, context.Background(), args))
+		return out
+	}
+	ported := run(lmeval)
+	viaPython := run(copyWithChangedUtils(t, filepath.Join(lmeval, "mmlu_pro")), "--python-hooks", "--python", py)
+
+	a, b := runOutputs(t, ported), runOutputs(t, viaPython)
+	assert.Equal(t, a[eval.ProblemsFile], b[eval.ProblemsFile], "problems and prompts")
+	noFingerprint := regexp.MustCompile(`"fingerprint": "[0-9a-f]+"`)
+	assert.Equal(t, noFingerprint.ReplaceAllString(a[eval.ResultsJSONFile].(string), ""),
+		noFingerprint.ReplaceAllString(b[eval.ResultsJSONFile].(string), ""), "scores (the fingerprints differ: hooks in Python are another run)")
+	assert.Equal(t, a[eval.SamplesFile], b[eval.SamplesFile], "every response and score")
+	m, err := eval.ReadManifest(viaPython)
+	require.NoError(t, err)
+	assert.Regexp(t, `\(Python 3\.\d+\.\d+\)$`, m.Provenance.Python)
+	assert.Contains(t, m.Task.Config, "python_hooks")
+	assert.True(t, m.Config.PythonHooks)
+	mp, err := eval.ReadManifest(ported)
+	require.NoError(t, err)
+	assert.NotEqual(t, mp.Fingerprint, m.Fingerprint, "hooks in Python are another run")
+}
+
+// score --python-hooks: the same responses to mmlu_pro_math scored with its
+// hooks in Python (an unported copy) and with the Go ports give the same
+// lm-eval samples files.
+func TestScoreWithPythonPromptHooks(t *testing.T) {
+	py := pythontest.Python(t)
+	lmeval, data := sharedtest.Path(t, "tasks/lm-eval"), sharedtest.Path(t, "tasks/data")
+	resp := filepath.Join(t.TempDir(), "r.jsonl")
+	require.NoError(t, os.WriteFile(resp, []byte("{\"doc_index\": 0, \"response\": \"The answer is (C).\"}\n{\"doc_index\": 1, \"response\": \"the answer is B\"}\n"), 0o600))
+	score := func(include string, extra ...string) map[string]string {
+		out := filepath.Join(t.TempDir(), "run")
+		args := append([]string{"--task", "mmlu_pro_math", "--include-path", include, "--data-dir", data, "--responses", resp, "--out", out}, extra...)
+		require.NoError(t, runScore(args, io.Discard, io.Discard))
+		files, err := filepath.Glob(filepath.Join(out, "lm-eval", "*", "*", "samples_*.jsonl"))
+		require.NoError(t, err)
+		require.Len(t, files, 1)
+		b, err := os.ReadFile(files[0])
+		require.NoError(t, err)
+		ours, err := os.ReadFile(filepath.Join(out, eval.SamplesFile))
+		require.NoError(t, err)
+		return map[string]string{"lm-eval samples": string(b), "samples": string(ours)}
+	}
+	assert.Equal(t, score(lmeval), score(copyWithChangedUtils(t, filepath.Join(lmeval, "mmlu_pro")), "--python-hooks", "--python", py))
 }

@@ -50,8 +50,13 @@ func wireRunner(ctx context.Context, cfg eval.Config, sz runSizing) (*eval.Runne
 	if err != nil {
 		return fail(err)
 	}
+	stopPython, interp, err := startPython(ctx, &cfg)
+	if err != nil {
+		return fail(err)
+	}
 	task, err := eval.ResolveTask(cfg)
 	if err != nil {
+		stopPython()
 		return fail(err)
 	}
 	if task.Repeats > 1 && cfg.Repeats == 1 {
@@ -61,6 +66,7 @@ func wireRunner(ctx context.Context, cfg eval.Config, sz runSizing) (*eval.Runne
 		cfg.Repeats = task.Repeats
 	}
 	inputs, err := eval.LoadTaskInputs(cfg, task, eval.DataSourceOf(cfg, task, engine.HFCacheDirs()), tok)
+	stopPython() // the prompts are built: the hooks have run
 	if err != nil {
 		return fail(err)
 	}
@@ -82,6 +88,7 @@ func wireRunner(ctx context.Context, cfg eval.Config, sz runSizing) (*eval.Runne
 	if err != nil {
 		return fail(err)
 	}
+	prov.Python = interp
 	if cfg.ChatTemplate {
 		if chat, err := tok.ChatTemplate(); err == nil {
 			prov.ChatTemplate = chat.Source()
