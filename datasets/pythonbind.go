@@ -53,9 +53,36 @@ func bindPython(t *Task, r PythonRunner) error {
 				t.Fewshot.DocToTarget = tpl
 			}
 			continue
+		case "process_results":
+			// The grader calls it (eval's LMEvalGrader.Python); the report
+			// averages each metric, so only mean aggregations fit.
+			if m, ok := nonMeanMetric(t); ok {
+				return fmt.Errorf("task %s: metric %s aggregates by %s: with a Python process_results run and score aggregate by mean only (docs/python-hooks.md): %w",
+					t.Name, m.Metric, m.Aggregation, ErrUnsupportedTask)
+			}
+			continue
 		}
-		return fmt.Errorf("task %s: the Python hook %s (%s) is not wired into run and score yet: only process_docs, doc_to_text and doc_to_target are (docs/python-hooks.md); `tasks --check --python-hooks` counts what the bridge can run: %w",
+		return fmt.Errorf("task %s: the Python hook %s (%s) is not wired into run and score yet: only process_docs, doc_to_text, doc_to_target and process_results are (docs/python-hooks.md); `tasks --check --python-hooks` counts what the bridge can run: %w",
 			t.Name, h.Key, h.Function, ErrUnsupportedTask)
+	}
+	return nil
+}
+
+// nonMeanMetric finds a metric whose aggregation is not the mean.
+func nonMeanMetric(t *Task) (MetricSpec, bool) {
+	for _, m := range t.Metrics {
+		if m.Aggregation != "mean" {
+			return m, true
+		}
+	}
+	return MetricSpec{}, false
+}
+
+// PythonResults is the task's process_results when it runs in Python (nil
+// for a Go port or none).
+func (t *Task) PythonResults() *PythonHook {
+	if h, ok := t.Hook("process_results"); ok {
+		return &h
 	}
 	return nil
 }

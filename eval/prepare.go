@@ -123,7 +123,7 @@ func LoadTaskInputs(cfg Config, task *datasets.Task, src datasets.DataSource, to
 	in := TaskInputs{
 		Task: TaskSpec{Name: task.Name, MaxNewTokens: task.MaxNewTokens, Stops: datasets.Prompt{Until: task.Until}.StopStrings(eosText),
 			Filters: task.Filters, Metrics: task.Metrics, Repeats: task.Repeats, Config: desc, OutputType: scoredType(task),
-			SplitSize: len(data.Docs.Problems), ProcessResults: task.ProcessResults},
+			SplitSize: len(data.Docs.Problems), ProcessResults: task.ProcessResults, PythonResults: task.PythonResults()},
 		Files: data.Files, Repeats: task.Repeats,
 	}
 	// A scored task's targets come with its requests (scoredDoc).

@@ -23,6 +23,15 @@ import (
 type LMEvalGrader struct {
 	mu    sync.Mutex
 	tasks map[string]*taskScorer
+	// Python runs a task's process_results in the user's Python
+	// (--python-hooks); nil refuses such a task.
+	Python PythonResults
+}
+
+// PythonResults runs a Python process_results on one filtered response and
+// returns its metrics in the order it gave them.
+type PythonResults interface {
+	ProcessResults(task string, h datasets.PythonHook, doc map[string]any, columns []string, response string) ([]hooks.Result, error)
 }
 
 type taskScorer struct {
@@ -55,6 +64,20 @@ func (g *LMEvalGrader) scorer(task TaskSpec) (*taskScorer, error) {
 			return nil, fmt.Errorf("task %s: %w", task.Name, err)
 		}
 		s.filters = append(s.filters, p)
+	}
+	if h := task.PythonResults; h != nil {
+		if g.Python == nil {
+			return nil, fmt.Errorf("task %s: process_results %s runs in Python: rescoring it needs the interpreter (--python-hooks), which is not wired into rescore and merge yet", task.Name, h.Function)
+		}
+		py, name := g.Python, task.Name
+		s.results = func(doc map[string]any, columns []string, response string) ([]hooks.Result, error) {
+			return py.ProcessResults(name, *h, doc, columns, response)
+		}
+		for _, m := range task.Metrics {
+			s.names = append(s.names, m.Metric)
+		}
+		g.tasks[task.Name] = s
+		return s, nil
 	}
 	if task.ProcessResults != nil {
 		p, err := hooks.LookupPort(*task.ProcessResults)
@@ -90,7 +113,8 @@ func sameSpec(a, b TaskSpec) bool {
 		&a.Filters[0] == &b.Filters[0] && &a.Metrics[0] == &b.Metrics[0] {
 		return true
 	}
-	return reflect.DeepEqual(a.Filters, b.Filters) && reflect.DeepEqual(a.Metrics, b.Metrics) && reflect.DeepEqual(a.ProcessResults, b.ProcessResults)
+	return reflect.DeepEqual(a.Filters, b.Filters) && reflect.DeepEqual(a.Metrics, b.Metrics) && reflect.DeepEqual(a.ProcessResults, b.ProcessResults) &&
+		reflect.DeepEqual(a.PythonResults, b.PythonResults)
 }
 
 func compileMetric(m datasets.MetricSpec) (hooks.MetricFunc, error) {
@@ -177,15 +201,23 @@ func (g *LMEvalGrader) Grade(task TaskSpec, ref Reference, responses []string) (
 func (s *taskScorer) hookScores(task TaskSpec, filter string, ref Reference, answer string) ([]reports.Score, error) {
 	res, err := s.results(ref.Doc, ref.Columns, answer)
 	if err != nil {
-		return nil, fmt.Errorf("task %s: %s: %w", task.Name, task.ProcessResults, err)
+		return nil, fmt.Errorf("task %s: %s: %w", task.Name, resultsName(task), err)
 	}
 	out := make([]reports.Score, 0, len(s.names))
 	for _, name := range s.names {
 		i := slices.IndexFunc(res, func(r hooks.Result) bool { return r.Metric == name })
 		if i < 0 {
-			return nil, fmt.Errorf("task %s: %s returned no %s (metric_list names it)", task.Name, task.ProcessResults, name)
+			return nil, fmt.Errorf("task %s: %s returned no %s (metric_list names it)", task.Name, resultsName(task), name)
 		}
 		out = append(out, reports.Score{Metric: name, Filter: filter, Value: res[i].Value})
 	}
 	return out, nil
+}
+
+// resultsName names a task's process_results, Go port or Python.
+func resultsName(task TaskSpec) string {
+	if task.PythonResults != nil {
+		return "process_results " + task.PythonResults.Function + " (Python)"
+	}
+	return task.ProcessResults.String()
 }

@@ -134,3 +134,65 @@ func TestScoreWithPythonPromptHooks(t *testing.T) {
 	}
 	assert.Equal(t, score(lmeval), score(copyWithChangedUtils(t, filepath.Join(lmeval, "mmlu_pro")), "--python-hooks", "--python", py))
 }
+
+// score --python-hooks with a Python process_results: its metrics per doc,
+// averaged; a list-valued metric and a Python aggregation are refused, named.
+func TestScoreWithPythonProcessResults(t *testing.T) {
+	py := pythontest.Python(t)
+	dir := t.TempDir()
+	write := func(name, text string) {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600))
+	}
+	write("qa.yaml", "task: qa\ndataset_path: acme/qa\ntest_split: test\ndoc_to_text: \"Q: {{q}}\\nA:\"\ndoc_to_target: a\n"+
+		"process_results: !function utils.process_results\nmetric_list:\n  - metric: acc\n  - metric: short\n")
+	write("utils.py", "def process_results(doc, results):\n"+
+		"    r = results[0].strip()\n"+
+		"    return {'acc': r == doc['a'], 'short': float(len(r.split()) < 3)}\n")
+	data := filepath.Join(dir, "test.jsonl")
+	require.NoError(t, os.WriteFile(data, []byte("{\"q\": \"2+2\", \"a\": \"4\"}\n{\"q\": \"3+3\", \"a\": \"6\"}\n"), 0o600))
+	resp := filepath.Join(dir, "r.jsonl")
+	require.NoError(t, os.WriteFile(resp, []byte("{\"doc_index\": 0, \"response\": \" 4\"}\n{\"doc_index\": 1, \"response\": \"five or so\"}\n"), 0o600))
+	out := filepath.Join(t.TempDir(), "run")
+	args := []string{"--task", "qa", "--include-path", dir, "--dataset", data, "--responses", resp, "--out", out, "--python-hooks", "--python", py}
+	require.NoError(t, runScore(args, io.Discard, io.Discard))
+	b, err := os.ReadFile(filepath.Join(out, eval.ResultsJSONFile))
+	require.NoError(t, err)
+	// acc: True for doc 0, False for doc 1 -> 0.5; short: 1 and 0 -> 0.5.
+	assert.Regexp(t, `"acc,none": 0\.5[,\n]`, string(b))
+	assert.Regexp(t, `"short,none": 0\.5[,\n]`, string(b))
+
+	_, _, err = eval.Rescore(out, defaultOutputs())
+	assert.ErrorContains(t, err, "not wired into rescore and merge yet")
+
+	write("utils.py", "def process_results(doc, results):\n    return {'acc': [True, False], 'short': 1}\n")
+	err = runScore(append(args[:len(args)-5:len(args)-5], "--out", filepath.Join(t.TempDir(), "run2"), "--python-hooks", "--python", py), io.Discard, io.Discard)
+	assert.ErrorContains(t, err, "metric acc: a value of []interface {} cannot be averaged")
+
+	write("qa.yaml", "task: qa\ndataset_path: acme/qa\ntest_split: test\ndoc_to_text: q\ndoc_to_target: a\n"+
+		"process_results: !function utils.process_results\nmetric_list:\n  - metric: acc\n    aggregation: !function utils.agg\n")
+	err = runScore(append(args[:len(args)-5:len(args)-5], "--out", filepath.Join(t.TempDir(), "run3"), "--python-hooks", "--python", py), io.Discard, io.Discard)
+	assert.ErrorContains(t, err, "the Python hook metric_list[0].aggregation (agg) is not wired into run and score yet")
+}
+
+// run --python-hooks keeps the interpreter for the whole run when the task's
+// process_results is Python: every response is graded through it.
+func TestRunWithPythonProcessResults(t *testing.T) {
+	py := pythontest.Python(t)
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "qa.yaml"), []byte("task: qa\ndataset_path: acme/qa\ntest_split: test\n"+
+		"doc_to_text: \"Q: {{q}}\\nA:\"\ndoc_to_target: a\nprocess_results: !function utils.process_results\nmetric_list:\n  - metric: answered\n"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "utils.py"), []byte("def process_results(doc, results):\n    return {'answered': 1.0}\n"), 0o600))
+	data := filepath.Join(dir, "test.jsonl")
+	require.NoError(t, os.WriteFile(data, []byte("{\"q\": \"2+2\", \"a\": \"4\"}\n{\"q\": \"3+3\", \"a\": \"6\"}\n"), 0o600))
+	out := t.TempDir()
+	require.NoError(t, runQuiet(t, context.Background(), []string{"--model", sharedtest.Path(t, "models/stories260K-hf"), "--include-path", dir,
+		"--task", "qa", "--dataset", data, "--samplers", "greedy", "--max-new-tokens", "4", "--progress", "none", "--out", out,
+		"--python-hooks", "--python", py}))
+	b, err := os.ReadFile(filepath.Join(out, eval.ResultsJSONFile))
+	require.NoError(t, err)
+	assert.Regexp(t, `"answered,none": 1(\.0)?[,\n]`, string(b), "every response through the Python process_results")
+	m, err := eval.ReadManifest(out)
+	require.NoError(t, err)
+	require.NotNil(t, m.Task.PythonResults)
+	assert.Equal(t, "process_results", m.Task.PythonResults.Function)
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/entropix-eval/entropix-eval/datasets"
+	"github.com/entropix-eval/entropix-eval/eval"
 	"github.com/entropix-eval/entropix-eval/hooks"
 	"github.com/entropix-eval/entropix-eval/internal/pyjson"
 	"github.com/entropix-eval/entropix-eval/pyhooks"
@@ -75,4 +76,40 @@ func (r Runner) Text(task string, h datasets.PythonHook, doc datasets.Doc) (stri
 		return hooks.PyStr(f), nil
 	}
 	return hooks.PyStr(v), nil
+}
+
+var _ eval.PythonResults = Runner{}
+
+// ProcessResults runs a process_results hook on one filtered response for
+// run's and score's grader. The report averages one number per metric: a
+// list-valued metric (IFEval's instruction-level ones) is refused, named.
+func (r Runner) ProcessResults(task string, h datasets.PythonHook, doc map[string]any, columns []string, response string) ([]hooks.Result, error) {
+	d, err := datasets.EncodeDoc(doc, datasets.FieldsOf(columns...))
+	if err != nil {
+		return nil, err
+	}
+	res, err := json.Marshal([]string{response})
+	if err != nil {
+		return nil, err
+	}
+	out, err := r.Bridge.ProcessResults(r.Ctx, pyhooks.Call{Task: task, Kind: "process_results", Hook: pyhooks.Hook{File: h.File, Function: h.Function}},
+		[]pyhooks.ResultsItem{{Doc: d, Results: res}})
+	if err != nil {
+		return nil, err
+	}
+	v, err := pyjson.Decode(out[0])
+	dict, ok := v.(*pyjson.Dict)
+	if err != nil || !ok {
+		return nil, fmt.Errorf("process_results %s returned %.100s, not a dict", h.Function, out[0])
+	}
+	var results []hooks.Result
+	for _, k := range dict.Keys() {
+		val, _ := dict.Get(k)
+		f, err := number(val)
+		if err != nil {
+			return nil, fmt.Errorf("process_results %s: metric %s: %w; run and score report one number per doc (eval/pytask.Scorer keeps such values)", h.Function, k, err)
+		}
+		results = append(results, hooks.Result{Metric: k, Value: f})
+	}
+	return results, nil
 }
