@@ -53,16 +53,17 @@ func bindPython(t *Task, r PythonRunner) error {
 				t.Fewshot.DocToTarget = tpl
 			}
 			continue
-		case "process_results":
-			// The grader calls it (eval's LMEvalGrader.Python); the report
+		}
+		if gradingKind(h.Kind) {
+			// The grader calls them (eval's LMEvalGrader.Python); the report
 			// averages each metric, so only mean aggregations fit.
 			if m, ok := nonMeanMetric(t); ok {
-				return fmt.Errorf("task %s: metric %s aggregates by %s: with a Python process_results run and score aggregate by mean only (docs/python-hooks.md): %w",
+				return fmt.Errorf("task %s: metric %s aggregates by %s: with Python hooks run and score aggregate by mean only (docs/python-hooks.md): %w",
 					t.Name, m.Metric, m.Aggregation, ErrUnsupportedTask)
 			}
 			continue
 		}
-		return fmt.Errorf("task %s: the Python hook %s (%s) is not wired into run and score yet: only process_docs, doc_to_text, doc_to_target and process_results are (docs/python-hooks.md); `tasks --check --python-hooks` counts what the bridge can run: %w",
+		return fmt.Errorf("task %s: the Python hook %s (%s) is not wired into run and score yet: process_docs, doc_to_text, doc_to_target, process_results, filters and metric functions are (docs/python-hooks.md); `tasks --check --python-hooks` counts what the bridge can run: %w",
 			t.Name, h.Key, h.Function, ErrUnsupportedTask)
 	}
 	return nil
@@ -85,6 +86,26 @@ func (t *Task) PythonResults() *PythonHook {
 		return &h
 	}
 	return nil
+}
+
+// GradesInPython says a run grades this task with Python hooks (a
+// process_results, a filter or a metric function).
+func (t *Task) GradesInPython() bool {
+	for _, h := range t.PythonHooks {
+		if gradingKind(h.Kind) {
+			return true
+		}
+	}
+	return false
+}
+
+// gradingKind: hooks of this kind run while responses are graded.
+func gradingKind(kind string) bool {
+	switch kind {
+	case "process_results", "filter", "filter_fn", "registry_filter", "metric":
+		return true
+	}
+	return false
 }
 
 // PythonBound says the task's Python hooks were given an interpreter

@@ -187,18 +187,30 @@ func (g *getter) pythonFilterStep(pipeline, step int, sm map[string]any) (Filter
 	}
 	switch fn := sm["function"].(type) {
 	case pyFunction:
-		return FilterStep{Function: pythonFunctionName(fn), Params: params}, true
+		return FilterStep{Function: pythonFunctionName(fn), Params: params, Python: g.recordedHook(key + "function")}, true
 	case string:
 		if f, ok := sm["filter_fn"].(pyFunction); fn == "custom" && ok {
-			params["filter_fn"] = pythonFunctionName(f)
-			return FilterStep{Function: "custom", Params: params}, true
+			delete(params, "filter_fn")
+			return FilterStep{Function: pythonFunctionName(f), Params: params, Python: g.recordedHook(key + "filter_fn")}, true
 		}
 		if _, known := hooks.LookupFilter(fn); !known && fn != "" {
-			g.registryHooks = append(g.registryHooks, PythonHook{Key: key + "function", Kind: "registry_filter", Function: fn})
-			return FilterStep{Function: fn, Params: params}, true
+			h := PythonHook{Key: key + "function", Kind: "registry_filter", Function: fn}
+			g.registryHooks = append(g.registryHooks, h)
+			return FilterStep{Function: fn, Params: params, Python: &h}, true
 		}
 	}
 	return FilterStep{}, false
+}
+
+// recordedHook is the Python hook resolvePorts recorded at key path p.
+func (g *getter) recordedHook(p string) *PythonHook {
+	for i := range g.pythonHooks {
+		if g.pythonHooks[i].Key == p {
+			h := g.pythonHooks[i]
+			return &h
+		}
+	}
+	return nil
 }
 
 // NativeCorpusMetrics are metrics computed natively (package textmetrics)
@@ -218,6 +230,7 @@ func (g *getter) pythonMetric(t *Task, i int, m map[string]any) (MetricSpec, boo
 	switch x := m["metric"].(type) {
 	case pyFunction:
 		ms.Metric = pythonFunctionName(x)
+		ms.Python = g.recordedHook(fmt.Sprintf("metric_list[%d].metric", i))
 	case string:
 		ms.Metric = x
 		switch {

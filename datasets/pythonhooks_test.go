@@ -58,12 +58,13 @@ func TestPythonHooksBuild(t *testing.T) {
 		assert.Equal(t, filepath.FromSlash(w[1]), got[key].File, key)
 	}
 	assert.Equal(t, "shot_text", got["fewshot_config.doc_to_text"].Function)
-	assert.Equal(t, FilterStep{Function: "!function utils.MyFilter", Params: map[string]any{"k": int64(3)}}, task.Filters[0].Steps[0])
-	assert.Equal(t, "custom", task.Filters[1].Steps[0].Function)
+	filterHook, fnHook, metricHook := got["filter_list[0].filter[0].function"], got["filter_list[1].filter[0].filter_fn"], got["metric_list[2].metric"]
+	assert.Equal(t, FilterStep{Function: "!function utils.MyFilter", Params: map[string]any{"k": int64(3)}, Python: &filterHook}, task.Filters[0].Steps[0])
+	assert.Equal(t, FilterStep{Function: "!function utils.fn", Params: map[string]any{}, Python: &fnHook}, task.Filters[1].Steps[0])
 	assert.Equal(t, []MetricSpec{
 		{Metric: "acc", Aggregation: "mean", HigherIsBetter: true},
 		{Metric: "inst_acc", Aggregation: "!function utils.agg", HigherIsBetter: true, Args: map[string]any{"average": "weighted"}},
-		{Metric: "!function utils.my_metric", Aggregation: "mean", HigherIsBetter: true},
+		{Metric: "!function utils.my_metric", Aggregation: "mean", HigherIsBetter: true, Python: &metricHook},
 	}, task.Metrics)
 
 	_, err = buildFromFS(fsys, "sub/t.yaml")
@@ -183,6 +184,6 @@ func TestPythonHooksRegistryFilter(t *testing.T) {
 		"filter_list:\n  - name: f\n    filter:\n      - function: format_span\n        labels: [a]\n      - function: take_first\n")}}, "t.yaml")
 	require.NoError(t, err)
 	assert.Equal(t, []PythonHook{{Key: "filter_list[0].filter[0].function", Kind: "registry_filter", Function: "format_span"}}, task.PythonHooks)
-	assert.Equal(t, FilterStep{Function: "format_span", Params: map[string]any{"labels": []any{"a"}}}, task.Filters[0].Steps[0])
+	assert.Equal(t, FilterStep{Function: "format_span", Params: map[string]any{"labels": []any{"a"}}, Python: &task.PythonHooks[0]}, task.Filters[0].Steps[0])
 	assert.Equal(t, []string{"filter_list[0].filter[0].function: lm-eval's filter format_span"}, task.Describe()["python_hooks"])
 }

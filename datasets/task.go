@@ -117,8 +117,11 @@ type FilterStep struct {
 	Function string
 	Params   map[string]any
 	// Port names the Go port of a `!function` filter class (nil for a
-	// registered filter function).
-	Port *hooks.PortRef `json:",omitempty"`
+	// registered filter function); Python names a filter run in the user's
+	// Python instead (--python-hooks: a class, lm-eval's custom filter_fn, or
+	// a filter lm-eval registers by name).
+	Port   *hooks.PortRef `json:",omitempty"`
+	Python *PythonHook    `json:",omitempty"`
 }
 
 // Compile builds the step's filter function from the registry (package
@@ -153,8 +156,10 @@ type MetricSpec struct {
 	IgnorePunctuation bool
 	IgnoreNumbers     bool
 	RegexesToIgnore   []string
-	// Args are a Python metric's other keyword arguments (--python-hooks).
-	Args map[string]any
+	// Args are a Python metric's other keyword arguments (--python-hooks);
+	// Python is a `!function` metric run in the user's Python.
+	Args   map[string]any `json:",omitempty"`
+	Python *PythonHook    `json:",omitempty"`
 }
 
 // EvalSplit is the split lm-eval evaluates: test_split, else validation_split.

@@ -23,15 +23,18 @@ import (
 type LMEvalGrader struct {
 	mu    sync.Mutex
 	tasks map[string]*taskScorer
-	// Python runs a task's process_results in the user's Python
-	// (--python-hooks); nil refuses such a task.
-	Python PythonResults
+	// Python runs a task's Python hooks (--python-hooks); nil refuses a
+	// task that has any.
+	Python PythonHooks
 }
 
-// PythonResults runs a Python process_results on one filtered response and
-// returns its metrics in the order it gave them.
-type PythonResults interface {
+// PythonHooks runs a task's scoring hooks in the user's Python: a
+// process_results on one filtered response (its metrics in the order it
+// gave them), a filter step, a metric function.
+type PythonHooks interface {
 	ProcessResults(task string, h datasets.PythonHook, doc map[string]any, columns []string, response string) ([]hooks.Result, error)
+	Filter(task string, h datasets.PythonHook, params map[string]any) (hooks.FilterFunc, error)
+	Metric(task string, h datasets.PythonHook, args map[string]any) (hooks.MetricFunc, error)
 }
 
 type taskScorer struct {
@@ -59,7 +62,7 @@ func (g *LMEvalGrader) scorer(task TaskSpec) (*taskScorer, error) {
 	}
 	s := &taskScorer{spec: task}
 	for _, f := range task.Filters {
-		p, err := CompilePipeline(f)
+		p, err := compilePipeline(f, task.Name, g.Python)
 		if err != nil {
 			return nil, fmt.Errorf("task %s: %w", task.Name, err)
 		}
@@ -67,7 +70,7 @@ func (g *LMEvalGrader) scorer(task TaskSpec) (*taskScorer, error) {
 	}
 	if h := task.PythonResults; h != nil {
 		if g.Python == nil {
-			return nil, fmt.Errorf("task %s: process_results %s runs in Python: rescoring it needs the interpreter (--python-hooks), which is not wired into rescore and merge yet", task.Name, h.Function)
+			return nil, errNoPython(task.Name, "process_results "+h.Function)
 		}
 		py, name := g.Python, task.Name
 		s.results = func(doc map[string]any, columns []string, response string) ([]hooks.Result, error) {
@@ -95,7 +98,7 @@ func (g *LMEvalGrader) scorer(task TaskSpec) (*taskScorer, error) {
 		return s, nil
 	}
 	for _, m := range task.Metrics {
-		fn, err := compileMetric(m)
+		fn, err := g.compileMetric(task.Name, m)
 		if err != nil {
 			return nil, fmt.Errorf("task %s: %w", task.Name, err)
 		}
@@ -117,7 +120,13 @@ func sameSpec(a, b TaskSpec) bool {
 		reflect.DeepEqual(a.PythonResults, b.PythonResults)
 }
 
-func compileMetric(m datasets.MetricSpec) (hooks.MetricFunc, error) {
+func (g *LMEvalGrader) compileMetric(task string, m datasets.MetricSpec) (hooks.MetricFunc, error) {
+	if m.Python != nil {
+		if g.Python == nil {
+			return nil, errNoPython(task, m.Metric)
+		}
+		return g.Python.Metric(task, *m.Python, m.Args)
+	}
 	reg, ok := hooks.LookupMetric(m.Metric)
 	if !ok {
 		return nil, fmt.Errorf("metric %q is not supported", m.Metric)
@@ -220,4 +229,10 @@ func resultsName(task TaskSpec) string {
 		return "process_results " + task.PythonResults.Function + " (Python)"
 	}
 	return task.ProcessResults.String()
+}
+
+// errNoPython: a Python hook to grade with and no interpreter, as in a
+// rescore or merge of a run graded in Python.
+func errNoPython(task, what string) error {
+	return fmt.Errorf("task %s: %s runs in Python: grading it needs the interpreter (--python-hooks), which rescore and merge do not start yet", task, what)
 }

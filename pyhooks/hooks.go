@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/entropix-eval/entropix-eval/internal/pyjson"
 )
 
 // Hook is one `!function module.name` of a task: the Python file it is read
@@ -219,9 +221,13 @@ func (b *Bridge) Metric(ctx context.Context, c Call, args map[string]any, items 
 	return b.do(ctx, c, request{Op: "metric", Args: a}, lines)
 }
 
-// argsJSON is a hook's keyword arguments from the YAML.
+// argsJSON is a hook's keyword arguments from the YAML, as Python's json
+// writes them (a *pyjson.Dict value keeps its key order).
 func argsJSON(c Call, args map[string]any) (json.RawMessage, error) {
-	a, err := json.Marshal(args)
+	if args == nil {
+		return json.RawMessage("{}"), nil
+	}
+	a, err := pyjson.Dumps(args)
 	if err != nil {
 		return nil, fmt.Errorf("task %s: %s %s: arguments: %w", c.Task, c.Kind, c.Hook, err)
 	}

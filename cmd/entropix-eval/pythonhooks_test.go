@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -162,7 +164,7 @@ func TestScoreWithPythonProcessResults(t *testing.T) {
 	assert.Regexp(t, `"short,none": 0\.5[,\n]`, string(b))
 
 	_, _, err = eval.Rescore(out, defaultOutputs())
-	assert.ErrorContains(t, err, "not wired into rescore and merge yet")
+	assert.ErrorContains(t, err, "grading it needs the interpreter (--python-hooks), which rescore and merge do not start yet")
 
 	write("utils.py", "def process_results(doc, results):\n    return {'acc': [True, False], 'short': 1}\n")
 	err = runScore(append(args[:len(args)-5:len(args)-5], "--out", filepath.Join(t.TempDir(), "run2"), "--python-hooks", "--python", py), io.Discard, io.Discard)
@@ -195,4 +197,57 @@ func TestRunWithPythonProcessResults(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, m.Task.PythonResults)
 	assert.Equal(t, "process_results", m.Task.PythonResults.Function)
+}
+
+// score --python-hooks with Python filter classes: BBH's WordSortFilter and
+// MapRegexFilter through the bridge (unported copies) give the same samples
+// as their Go ports on hooks.json's responses.
+func TestScoreWithPythonFilters(t *testing.T) {
+	py := pythontest.Python(t, "nltk")
+	shared := sharedtest.Path(t, "tasks")
+	for _, kv := range pythontest.LMEvalEnv(t, shared) { // BBH's utils.py imports lm_eval
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	var hj struct {
+		Tasks []struct {
+			Task      string
+			Responses []struct {
+				DocIndex int    `json:"doc_index"`
+				Response string `json:"response"`
+			}
+		}
+	}
+	sharedtest.ReadJSON(t, "tasks/expected/hooks.json", &hj)
+	folder := filepath.Join(shared, "lm-eval", "bbh", "cot_zeroshot")
+	copied := copyWithChangedUtils(t, folder)
+	for _, task := range []string{"bbh_cot_zeroshot_word_sorting", "bbh_cot_zeroshot_sports_understanding"} {
+		t.Run(task, func(t *testing.T) {
+			var lines []string
+			seen := map[int]bool{}
+			for _, tk := range hj.Tasks {
+				for _, r := range tk.Responses {
+					if tk.Task == task && !seen[r.DocIndex] {
+						seen[r.DocIndex] = true
+						b, err := json.Marshal(map[string]any{"doc_index": r.DocIndex, "response": r.Response})
+						require.NoError(t, err)
+						lines = append(lines, string(b))
+					}
+				}
+			}
+			require.NotEmpty(t, lines)
+			resp := filepath.Join(t.TempDir(), "r.jsonl")
+			require.NoError(t, os.WriteFile(resp, []byte(strings.Join(lines, "\n")+"\n"), 0o600))
+			score := func(include string, extra ...string) string {
+				out := filepath.Join(t.TempDir(), "run")
+				args := append([]string{"--task", task, "--include-path", include, "--data-dir", filepath.Join(shared, "data"),
+					"--responses", resp, "--out", out}, extra...)
+				require.NoError(t, runScore(args, io.Discard, io.Discard))
+				b, err := os.ReadFile(filepath.Join(out, eval.SamplesFile))
+				require.NoError(t, err)
+				return string(b)
+			}
+			assert.Equal(t, score(filepath.Join(shared, "lm-eval")), score(copied, "--python-hooks", "--python", py))
+		})
+	}
 }

@@ -72,7 +72,7 @@ func wireRunner(ctx context.Context, cfg eval.Config, sz runSizing) (*eval.Runne
 		return fail(err)
 	}
 	outputs := pythonOutputs(cfg, task)
-	if task.PythonResults() == nil {
+	if !task.GradesInPython() {
 		stopPython() // the prompts are built: the hooks have run
 	}
 	inputs, cfg.Limit = sz.applyLimit(inputs, cfg.Limit)
@@ -210,10 +210,10 @@ func defaultOutputs() eval.Outputs {
 }
 
 // pythonOutputs are the default outputs, their grader running the task's
-// Python process_results through the run's interpreter when it has one.
+// Python scoring hooks through the run's interpreter when it has any.
 func pythonOutputs(cfg eval.Config, task *datasets.Task) eval.Outputs {
 	o := defaultOutputs()
-	if py, ok := cfg.PythonRunner.(eval.PythonResults); ok && task.PythonResults() != nil {
+	if py, ok := cfg.PythonRunner.(eval.PythonHooks); ok && task.GradesInPython() {
 		g := eval.NewLMEvalGrader()
 		g.Python = py
 		o.Grader = g

@@ -52,12 +52,8 @@ func compilePipeline(task *datasets.Task, index int, f datasets.FilterPipeline) 
 		if err := flush(); err != nil {
 			return pipeline{}, err
 		}
-		args := map[string]any{}
-		for k, v := range st.Params {
-			args[k] = v
-		}
+		args := pythonArgs(st.Params)
 		if isCustom {
-			delete(args, "filter_fn")
 			h = hf
 		}
 		p.segments = append(p.segments, segment{hook: pyhooks.Hook{File: h.File, Function: h.Function}, args: args, custom: isCustom,

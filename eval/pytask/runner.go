@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"math"
 
 	"github.com/entropix-eval/entropix-eval/datasets"
 	"github.com/entropix-eval/entropix-eval/eval"
@@ -78,7 +80,7 @@ func (r Runner) Text(task string, h datasets.PythonHook, doc datasets.Doc) (stri
 	return hooks.PyStr(v), nil
 }
 
-var _ eval.PythonResults = Runner{}
+var _ eval.PythonHooks = Runner{}
 
 // ProcessResults runs a process_results hook on one filtered response for
 // run's and score's grader. The report averages one number per metric: a
@@ -112,4 +114,111 @@ func (r Runner) ProcessResults(task string, h datasets.PythonHook, doc map[strin
 		results = append(results, hooks.Result{Metric: k, Value: f})
 	}
 	return results, nil
+}
+
+// Filter is a Python filter step for run's and score's grader: a filter
+// class, lm-eval's custom filter_fn, or a filter lm-eval registers by name,
+// applied to one doc's responses at a time.
+func (r Runner) Filter(task string, h datasets.PythonHook, params map[string]any) (hooks.FilterFunc, error) {
+	hook := pyhooks.Hook{File: h.File, Function: h.Function}
+	params = pythonArgs(params)
+	return func(v hooks.Values, doc map[string]any) (hooks.Values, error) {
+		var resps []byte
+		var err error
+		if v.Single && len(v.Items) == 1 {
+			resps, err = json.Marshal(v.Items[0])
+		} else {
+			resps, err = json.Marshal(v.Items)
+		}
+		if err != nil {
+			return hooks.Values{}, err
+		}
+		d, err := datasets.EncodeDoc(doc, nil)
+		if err != nil {
+			return hooks.Values{}, err
+		}
+		items := []pyhooks.FilterItem{{Resps: resps, Doc: d}}
+		call := pyhooks.Call{Task: task, Kind: "filter", Hook: hook}
+		var out []json.RawMessage
+		switch h.Kind {
+		case "filter_fn":
+			out, err = r.Bridge.CustomFilter(r.Ctx, call, items)
+		case "registry_filter":
+			out, err = r.Bridge.RegistryFilter(r.Ctx, call, params, items)
+		default:
+			out, err = r.Bridge.Filter(r.Ctx, call, params, items)
+		}
+		if err != nil {
+			return hooks.Values{}, err
+		}
+		var list []string
+		if json.Unmarshal(out[0], &list) == nil {
+			return hooks.Values{Items: list}, nil
+		}
+		var one string
+		if err := json.Unmarshal(out[0], &one); err != nil {
+			return hooks.Values{}, fmt.Errorf("filter %s returned %.80s; the steps after it take strings", h.Function, out[0])
+		}
+		return hooks.Values{Items: []string{one}, Single: true}, nil
+	}, nil
+}
+
+// Metric is a Python metric function for run's and score's grader, called
+// as lm-eval's generate_until scoring calls it; its value must be a number.
+func (r Runner) Metric(task string, h datasets.PythonHook, args map[string]any) (hooks.MetricFunc, error) {
+	hook := pyhooks.Hook{File: h.File, Function: h.Function}
+	return func(prediction, reference string) (float64, error) {
+		gold, _ := json.Marshal(reference)
+		pred, _ := json.Marshal(prediction)
+		out, err := r.Bridge.Metric(r.Ctx, pyhooks.Call{Task: task, Kind: "metric", Hook: hook}, args, []pyhooks.MetricItem{{Gold: gold, Result: pred}})
+		if err != nil {
+			return 0, err
+		}
+		v, err := pyjson.Decode(out[0])
+		if err != nil {
+			return 0, err
+		}
+		if d, ok := v.(*pyjson.Dict); ok { // HF evaluate's style: {name: value}
+			v, _ = d.Get(d.Keys()[0])
+		}
+		f, err := number(v)
+		if err != nil {
+			return 0, fmt.Errorf("metric %s: %w", h.Function, err)
+		}
+		return f, nil
+	}, nil
+}
+
+// pythonArgs are a filter step's YAML arguments for Python: the task loader
+// keeps regex_pattern_to_value as [key, value] pairs in file order (its
+// order matters to MapRegexFilter); Python gets the dict back in that order.
+//
+// The manifest keeps a task's filters as JSON, which reads every number back
+// as a float: an integral one goes to Python as an int (group_select: -1
+// indexes a list), so a YAML float written as 2.0 reaches Python as 2.
+func pythonArgs(params map[string]any) map[string]any {
+	params = maps.Clone(params)
+	for k, v := range params {
+		if f, ok := v.(float64); ok && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+			params[k] = int64(f)
+		}
+	}
+	pairs, ok := params["regex_pattern_to_value"].([]any)
+	if !ok {
+		return params
+	}
+	d := pyjson.NewDict()
+	for _, p := range pairs {
+		kv, ok := p.([]any)
+		if !ok || len(kv) != 2 {
+			return params
+		}
+		k, ok := kv[0].(string)
+		if !ok {
+			return params
+		}
+		d.Set(k, kv[1])
+	}
+	params["regex_pattern_to_value"] = d
+	return params
 }
