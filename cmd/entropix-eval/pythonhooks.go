@@ -128,7 +128,7 @@ func startPython(ctx context.Context, cfg *eval.Config) (stop func(), interp str
 		b.Close()
 		return nil, "", err
 	}
-	cfg.PythonRunner = pytask.Runner{Ctx: ctx, Bridge: b}
+	cfg.PythonRunner = pytask.NewRunner(ctx, b)
 	return func() {
 		cfg.PythonRunner = nil
 		if err := b.Close(); err != nil {

@@ -165,6 +165,14 @@ func TestScoreWithPythonProcessResults(t *testing.T) {
 
 	_, _, err = eval.Rescore(out, defaultOutputs())
 	assert.ErrorContains(t, err, "grading it needs the interpreter (--python-hooks), which rescore and merge do not start yet")
+	require.NoError(t, runRescore(context.Background(), []string{"--python-hooks", "--python", py, out}, io.Discard, io.Discard))
+	again, err := os.ReadFile(filepath.Join(out, eval.ResultsJSONFile))
+	require.NoError(t, err)
+	assert.Equal(t, string(b), string(again), "rescored through the same hook")
+	// A changed hook file does not rescore the run.
+	write("utils.py", "def process_results(doc, results):\n    return {'acc': 1.0, 'short': 1.0}\n")
+	err = runRescore(context.Background(), []string{"--python-hooks", "--python", py, out}, io.Discard, io.Discard)
+	assert.ErrorContains(t, err, "changed since the task was built")
 
 	write("utils.py", "def process_results(doc, results):\n    return {'acc': [True, False], 'short': 1}\n")
 	err = runScore(append(args[:len(args)-5:len(args)-5], "--out", filepath.Join(t.TempDir(), "run2"), "--python-hooks", "--python", py), io.Discard, io.Discard)

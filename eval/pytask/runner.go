@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"sync"
 
 	"github.com/entropix-eval/entropix-eval/datasets"
 	"github.com/entropix-eval/entropix-eval/eval"
@@ -14,11 +15,44 @@ import (
 	"github.com/entropix-eval/entropix-eval/pyhooks"
 )
 
-// Runner is datasets.PythonRunner over a bridge: the prompt side of a run's
-// Python hooks.
+// Runner runs a run's Python hooks over a bridge: the prompt side
+// (datasets.PythonRunner) and the grading side (eval.PythonHooks). Before a
+// hook file is first used, its SHA-256 is checked against the one the task
+// recorded (a rescore reads it from the manifest): a changed hook never
+// grades an old run.
 type Runner struct {
 	Ctx    context.Context
 	Bridge *pyhooks.Bridge
+	hashes *sync.Map // file -> error (nil: it matched)
+}
+
+// NewRunner is a Runner over b.
+func NewRunner(ctx context.Context, b *pyhooks.Bridge) Runner {
+	return Runner{Ctx: ctx, Bridge: b, hashes: &sync.Map{}}
+}
+
+// verify checks h's file against the hash the task recorded.
+func (r Runner) verify(h datasets.PythonHook) error {
+	if h.File == "" || h.SHA256 == "" || r.hashes == nil {
+		return nil
+	}
+	if err, ok := r.hashes.Load(h.File); ok {
+		if err != nil {
+			return err.(error)
+		}
+		return nil
+	}
+	now, err := (pyhooks.Hook{File: h.File}).SHA256()
+	if err == nil && now != h.SHA256 {
+		err = fmt.Errorf("python hook %s: %s changed since the task was built (sha256 %s, now %s); a changed hook does not grade an old run",
+			h.Function, h.File, h.SHA256, now)
+	}
+	var stored any
+	if err != nil {
+		stored = err
+	}
+	r.hashes.Store(h.File, stored)
+	return err
 }
 
 var _ datasets.PythonRunner = Runner{}
@@ -28,6 +62,9 @@ var _ datasets.PythonRunner = Runner{}
 // rows keep their positions as provenance (Source), which is then only
 // approximate; one that adds rows is refused.
 func (r Runner) ProcessDocs(task string, h datasets.PythonHook, in hooks.Rows) (hooks.Rows, error) {
+	if err := r.verify(h); err != nil {
+		return hooks.Rows{}, err
+	}
 	fields := datasets.FieldsOf(in.Columns...)
 	rows := make([][]byte, len(in.Docs))
 	for i, d := range in.Docs {
@@ -55,6 +92,9 @@ func (r Runner) ProcessDocs(task string, h datasets.PythonHook, in hooks.Rows) (
 // Text runs a doc_to_text or doc_to_target hook on one doc; a value that is
 // not a string is written as Python's str() writes it.
 func (r Runner) Text(task string, h datasets.PythonHook, doc datasets.Doc) (string, error) {
+	if err := r.verify(h); err != nil {
+		return "", err
+	}
 	b, err := datasets.EncodeDoc(doc, nil)
 	if err != nil {
 		return "", err
@@ -86,6 +126,9 @@ var _ eval.PythonHooks = Runner{}
 // run's and score's grader. The report averages one number per metric: a
 // list-valued metric (IFEval's instruction-level ones) is refused, named.
 func (r Runner) ProcessResults(task string, h datasets.PythonHook, doc map[string]any, columns []string, response string) ([]hooks.Result, error) {
+	if err := r.verify(h); err != nil {
+		return nil, err
+	}
 	d, err := datasets.EncodeDoc(doc, datasets.FieldsOf(columns...))
 	if err != nil {
 		return nil, err
@@ -120,6 +163,9 @@ func (r Runner) ProcessResults(task string, h datasets.PythonHook, doc map[strin
 // class, lm-eval's custom filter_fn, or a filter lm-eval registers by name,
 // applied to one doc's responses at a time.
 func (r Runner) Filter(task string, h datasets.PythonHook, params map[string]any) (hooks.FilterFunc, error) {
+	if err := r.verify(h); err != nil {
+		return nil, err
+	}
 	hook := pyhooks.Hook{File: h.File, Function: h.Function}
 	params = pythonArgs(params)
 	return func(v hooks.Values, doc map[string]any) (hooks.Values, error) {
@@ -166,6 +212,9 @@ func (r Runner) Filter(task string, h datasets.PythonHook, params map[string]any
 // Metric is a Python metric function for run's and score's grader, called
 // as lm-eval's generate_until scoring calls it; its value must be a number.
 func (r Runner) Metric(task string, h datasets.PythonHook, args map[string]any) (hooks.MetricFunc, error) {
+	if err := r.verify(h); err != nil {
+		return nil, err
+	}
 	hook := pyhooks.Hook{File: h.File, Function: h.Function}
 	return func(prediction, reference string) (float64, error) {
 		gold, _ := json.Marshal(reference)
