@@ -205,6 +205,14 @@ func TestRunWithPythonProcessResults(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, m.Task.PythonResults)
 	assert.Equal(t, "process_results", m.Task.PythonResults.Function)
+
+	// An edited hook is another task: the run does not resume into it.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "utils.py"), []byte("def process_results(doc, results):\n    return {'answered': 0.0}\n"), 0o600))
+	err = runQuiet(t, context.Background(), []string{"--model", sharedtest.Path(t, "models/stories260K-hf"), "--include-path", dir,
+		"--task", "qa", "--dataset", data, "--samplers", "greedy", "--max-new-tokens", "4", "--progress", "none", "--out", out,
+		"--python-hooks", "--python", py})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "python_hooks")
 }
 
 // score --python-hooks with Python filter classes: BBH's WordSortFilter and
