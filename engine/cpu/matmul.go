@@ -6,8 +6,13 @@ package cpu
 const tileFloats = 6144
 
 // tileRows is how many rows of m one task widens and multiplies at a time.
+// It is even where it can be, so the two-row kernels cover the whole tile.
 func tileRows(m *matrix) int {
-	return max(1, min(64, tileFloats/m.cols))
+	r := max(1, min(64, tileFloats/m.cols))
+	if r > 1 {
+		r &^= 1
+	}
+	return r
 }
 
 // matmul sets out[t·rows + r] = W[r]·x[t] (+ bias[r]) for the n tokens in x
