@@ -76,7 +76,7 @@ func (e *Engine) matmuls(x []float32, n int, jobs ...matmulJob) {
 func (e *Engine) matmulTile(out, x []float32, n int, w *matrix, bias []float32, accumulate bool, worker, r0, r1 int) {
 	wt := w.rowRange(r0, r1, e.scratch[worker].tile)
 	t := 0
-	if useSIMD && n >= 4 {
+	if (useSIMD || useNEON) && n >= 4 {
 		// Four tokens and two rows at a time share each load (same bits as dot).
 		for ; t+4 <= n; t += 4 {
 			quadTile(out, x, t, 0, w, wt, bias, accumulate, r0, r1)
