@@ -5,3 +5,5 @@ package cpu
 import "testing"
 
 func setSIMD(testing.TB, bool) {}
+
+func hasSIMDKernels() bool { return false }

@@ -5,8 +5,35 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/entropix-eval/entropix-eval/engine"
 )
+
+// TestSIMDForwardMatchesGo runs the invariance models through a prefill and greedy
+// decode with the assembly kernels this CPU has (AVX-512 where present, AVX2 alone,
+// NEON on arm64) and with the Go kernels: every logit, score and statistic must be
+// bit-identical.
+func TestSIMDForwardMatchesGo(t *testing.T) {
+	if !hasSIMDKernels() {
+		t.Skip("no assembly kernels for this CPU or build: only the Go kernels run here")
+	}
+	for name, spec := range invarianceSpecs {
+		t.Run(name, func(t *testing.T) {
+			m := buildModel(t, spec)
+			prompt := randomIDs(rand.New(rand.NewPCG(7, 11)), 13, m.Config.VocabSize)
+			opts := engine.Options{MaxSeqLen: 32, MetricLayer: -1, Threads: 2}
+			setSIMD(t, true)
+			simd := reference(t, m, prompt, opts)
+			setAVX2Only(t) // as on CPUs without AVX-512 (a no-op off amd64)
+			avx2 := reference(t, m, prompt, opts)
+			setSIMD(t, false)
+			generic := reference(t, m, prompt, opts)
+			require.Equal(t, generic, simd)
+			require.Equal(t, generic, avx2)
+		})
+	}
+}
 
 // randF16 draws half bits: mostly normal values around ±1, some subnormals and zeros.
 func randF16(r *rand.Rand) uint16 {
