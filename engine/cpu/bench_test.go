@@ -184,7 +184,7 @@ func putF32(b []byte, v float32) {
 	b[0], b[1], b[2], b[3] = byte(u), byte(u>>8), byte(u>>16), byte(u>>24)
 }
 
-// BenchmarkDotKernels compares the two dot kernels on L1-resident data.
+// BenchmarkDotKernels compares the dot kernels on L1-resident data.
 func BenchmarkDotKernels(b *testing.B) {
 	const n = 576
 	w16 := make([]uint16, n)
@@ -207,6 +207,24 @@ func BenchmarkDotKernels(b *testing.B) {
 			sink += dotBF16(w16, x)
 		}
 		b.ReportMetric(2*n*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+	})
+	// The batched matmul's register block: two rows × four tokens (dot2x4).
+	b.Run("f32x8", func(b *testing.B) {
+		w2 := make([]float32, 2*n)
+		x4 := make([]float32, 4*n)
+		for i := range w2 {
+			w2[i] = w32[i%n]
+		}
+		for i := range x4 {
+			x4[i] = x[i%n]
+		}
+		var s8 [8]float32
+		b.ResetTimer()
+		cpu0 := processCPUTime()
+		for range b.N {
+			dot2x4(w2, n, x4, n, &s8)
+		}
+		reportRate(b, 16*n*float64(b.N)/1e9, "GFLOP", cpu0)
 	})
 	_ = sink
 }
