@@ -107,6 +107,34 @@ func dot2x4(w []float32, ws int, x []float32, xs int, s *[8]float32) {
 	}
 }
 
+// dot2x6 is dot2x4 for six tokens, s[6j+k], n = len(x) − 5·xs: the AVX2
+// kernel's block (dotF32x12AVX2), dot's bits; elsewhere twelve dot calls.
+func dot2x6(w []float32, ws int, x []float32, xs int, s *[12]float32) {
+	n := len(x) - 5*xs
+	m := n &^ (dotLanes - 1)
+	if !useSIMD || m == 0 {
+		for j := range 2 {
+			for k := range 6 {
+				s[6*j+k] = dot(w[j*ws:j*ws+n], x[k*xs:k*xs+n])
+			}
+		}
+		return
+	}
+	_ = w[ws+n-1]
+	dotF32x12AVX2(&w[0], ws, &x[0], xs, m, s)
+	for j := range 2 {
+		wj := w[j*ws : j*ws+n]
+		for k := range 6 {
+			xk := x[k*xs : k*xs+n]
+			v := s[6*j+k]
+			for i := m; i < n; i++ {
+				v += float32(wj[i] * xk[i])
+			}
+			s[6*j+k] = v
+		}
+	}
+}
+
 // dotBF16 is dot with a as raw bfloat16 bits, widened on the fly: the
 // single-token path, where decoding a row into scratch would cost a second pass.
 // It performs exactly the float operations of dot on the widened values.

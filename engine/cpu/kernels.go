@@ -36,7 +36,7 @@ func Kernels() (choices []KernelChoice, bf16Native bool) {
 	}
 	return []KernelChoice{
 		{"matmul fp32, several tokens", pick("dotF32x8AVX512 (AVX-512F, 2 rows × 4 tokens)",
-			"dotF32x8AVX2 (AVX2, 2 rows × 4 tokens)", "dotF32NEON / dotBF16NEON (NEON, one row × one token)", goLanes)},
+			"dotF32x12AVX2 (AVX2, 2 rows × 6 tokens; dotF32x8AVX2 for 4)", "dotF32NEON / dotBF16NEON (NEON, one row × one token)", goLanes)},
 		{"matmul fp32, one token, BF16 weights", pick("dotBF16EvenOddAVX512 (AVX-512F, 16 rows)",
 			"dotBF16AVX2 (AVX2, one row)", "dotBF16NEON (NEON, one row)", goLanes)},
 		{"matmul bf16 precision", bf16},
