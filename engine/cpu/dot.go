@@ -94,15 +94,21 @@ func dot2x4(w []float32, ws int, x []float32, xs int, s *[8]float32) {
 	} else {
 		dotF32x8AVX2(&w[0], ws, &x[0], xs, m, s)
 	}
+	addTails(s[:], w, ws, x, xs, 4, m, n)
+}
+
+// addTails adds dot's sequential tail (elements m to n) to the lane parts s of
+// a block kernel's 2 rows × tokens products, s[tokens·j + k].
+func addTails(s, w []float32, ws int, x []float32, xs, tokens, m, n int) {
 	for j := range 2 {
 		wj := w[j*ws : j*ws+n]
-		for k := range 4 {
+		for k := range tokens {
 			xk := x[k*xs : k*xs+n]
-			v := s[4*j+k]
+			v := s[tokens*j+k]
 			for i := m; i < n; i++ {
 				v += float32(wj[i] * xk[i])
 			}
-			s[4*j+k] = v
+			s[tokens*j+k] = v
 		}
 	}
 }
@@ -122,17 +128,7 @@ func dot2x6(w []float32, ws int, x []float32, xs int, s *[12]float32) {
 	}
 	_ = w[ws+n-1]
 	dotF32x12AVX2(&w[0], ws, &x[0], xs, m, s)
-	for j := range 2 {
-		wj := w[j*ws : j*ws+n]
-		for k := range 6 {
-			xk := x[k*xs : k*xs+n]
-			v := s[6*j+k]
-			for i := m; i < n; i++ {
-				v += float32(wj[i] * xk[i])
-			}
-			s[6*j+k] = v
-		}
-	}
+	addTails(s[:], w, ws, x, xs, 6, m, n)
 }
 
 // dotBF16 is dot with a as raw bfloat16 bits, widened on the fly: the

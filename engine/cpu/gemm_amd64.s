@@ -81,43 +81,55 @@ label: \
 	VMOVUPS Y6, base+192(SP) \
 	VMOVUPS Y7, base+224(SP)
 
-// FIRST1 sets y = frame[base+off] + y, the saved sum as the first source.
-#define FIRST1(base, off, y) \
-	VMOVUPS base+off(SP), Y8 \
-	VADDPS y, Y8, y
+// FIRST1 sets y = frame[base+off] + y, the saved sum as the first source,
+// through the free register t.
+#define FIRST1(base, off, y, t) \
+	VMOVUPS base+off(SP), t \
+	VADDPS y, t, y
 
-#define FIRST8(base) \
-	FIRST1(base, 0, Y0) \
-	FIRST1(base, 32, Y1) \
-	FIRST1(base, 64, Y2) \
-	FIRST1(base, 96, Y3) \
-	FIRST1(base, 128, Y4) \
-	FIRST1(base, 160, Y5) \
-	FIRST1(base, 192, Y6) \
-	FIRST1(base, 224, Y7)
+#define FIRST8T(base, t) \
+	FIRST1(base, 0, Y0, t) \
+	FIRST1(base, 32, Y1, t) \
+	FIRST1(base, 64, Y2, t) \
+	FIRST1(base, 96, Y3, t) \
+	FIRST1(base, 128, Y4, t) \
+	FIRST1(base, 160, Y5, t) \
+	FIRST1(base, 192, Y6, t) \
+	FIRST1(base, 224, Y7, t)
+
+#define FIRST8(base) FIRST8T(base, Y8)
+
+// ARGS loads the arguments both kernels share into their registers.
+#define ARGS \
+	MOVQ w+0(FP), SI \
+	MOVQ wstride+8(FP), R8 \
+	SHLQ $2, R8 \
+	MOVQ x+16(FP), DI \
+	MOVQ xstride+24(FP), R9 \
+	SHLQ $2, R9 \
+	LEAQ (R9)(R9*2), R10 \
+	MOVQ n+32(FP), CX \
+	SHRQ $5, CX \
+	MOVQ out+40(FP), DX
+
+// PASSES runs the four lane-group passes with GP and adds them in the tree's
+// order through the frame (SAVE and FIRST at offsets 0 and hi).
+#define PASSES(GP, SAVE, FIRST, hi) \
+	GP(pass0, 0) \
+	SAVE(0) \
+	GP(pass2, 64) \
+	FIRST(0) \
+	SAVE(0) \
+	GP(pass1, 32) \
+	SAVE(hi) \
+	GP(pass3, 96) \
+	FIRST(hi) \
+	FIRST(0)
 
 // func dotF32x8AVX2(w *float32, wstride int, x *float32, xstride int, n int, out *[8]float32)
 TEXT ·dotF32x8AVX2(SB), NOSPLIT, $512-48
-	MOVQ w+0(FP), SI
-	MOVQ wstride+8(FP), R8
-	SHLQ $2, R8
-	MOVQ x+16(FP), DI
-	MOVQ xstride+24(FP), R9
-	SHLQ $2, R9
-	LEAQ (R9)(R9*2), R10
-	MOVQ n+32(FP), CX
-	SHRQ $5, CX
-	MOVQ out+40(FP), DX
-	GPASS(pass0, 0)
-	SAVE8(0)
-	GPASS(pass2, 64)
-	FIRST8(0)
-	SAVE8(0)
-	GPASS(pass1, 32)
-	SAVE8(256)
-	GPASS(pass3, 96)
-	FIRST8(256)
-	FIRST8(0)
+	ARGS
+	PASSES(GPASS, SAVE8, FIRST8, 256)
 	// Y(4j+k) holds product 4j+k's eight lanes; reduce all eight at once.
 	HALVES(Y0, Y1, Y8, Y12)
 	HALVES(Y2, Y3, Y9, Y12)
@@ -195,46 +207,17 @@ label: \
 	VMOVUPS Y10, base+320(SP) \
 	VMOVUPS Y11, base+352(SP)
 
-// FIRST12 sets Yi = frame[base + 32i] + Yi for i < 12, using Y12.
+// FIRST12 sets Yi = frame[base + 32i] + Yi for i < 12, through Y12.
 #define FIRST12(base) \
-	FIRST1X(base, 0, Y0) \
-	FIRST1X(base, 32, Y1) \
-	FIRST1X(base, 64, Y2) \
-	FIRST1X(base, 96, Y3) \
-	FIRST1X(base, 128, Y4) \
-	FIRST1X(base, 160, Y5) \
-	FIRST1X(base, 192, Y6) \
-	FIRST1X(base, 224, Y7) \
-	FIRST1X(base, 256, Y8) \
-	FIRST1X(base, 288, Y9) \
-	FIRST1X(base, 320, Y10) \
-	FIRST1X(base, 352, Y11)
-
-#define FIRST1X(base, off, y) \
-	VMOVUPS base+off(SP), Y12 \
-	VADDPS y, Y12, y
+	FIRST8T(base, Y12) \
+	FIRST1(base, 256, Y8, Y12) \
+	FIRST1(base, 288, Y9, Y12) \
+	FIRST1(base, 320, Y10, Y12) \
+	FIRST1(base, 352, Y11, Y12)
 
 TEXT ·dotF32x12AVX2(SB), NOSPLIT, $768-48
-	MOVQ w+0(FP), SI
-	MOVQ wstride+8(FP), R8
-	SHLQ $2, R8
-	MOVQ x+16(FP), DI
-	MOVQ xstride+24(FP), R9
-	SHLQ $2, R9
-	LEAQ (R9)(R9*2), R10
-	MOVQ n+32(FP), CX
-	SHRQ $5, CX
-	MOVQ out+40(FP), DX
-	GPASS12(p12pass0, 0)
-	SAVE12(0)
-	GPASS12(p12pass2, 64)
-	FIRST12(0)
-	SAVE12(0)
-	GPASS12(p12pass1, 32)
-	SAVE12(384)
-	GPASS12(p12pass3, 96)
-	FIRST12(384)
-	FIRST12(0)
+	ARGS
+	PASSES(GPASS12, SAVE12, FIRST12, 384)
 	// Y(6j+k) holds product 6j+k's eight lanes; reduce eight, then four.
 	HALVES(Y0, Y1, Y12, Y15)
 	HALVES(Y2, Y3, Y13, Y15)
