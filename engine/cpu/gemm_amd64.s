@@ -29,11 +29,8 @@
 // Y(4j+k)), Y8-Y11 activations, Y12 a weight vector, Y13-Y15 products.
 // Frame: 0-255 passes 0+2, 256-511 pass 1.
 
-// GPASS runs lane group g (byte offset off) through the row into Y0-Y7.
-#define GPASS(label, off) \
-	LEAQ off(SI), R11 \
-	LEAQ off(DI), R12 \
-	MOVQ CX, R13 \
+// ZEROS8 clears the sums Y0-Y7.
+#define ZEROS8 \
 	VXORPS Y0, Y0, Y0 \
 	VXORPS Y1, Y1, Y1 \
 	VXORPS Y2, Y2, Y2 \
@@ -41,7 +38,14 @@
 	VXORPS Y4, Y4, Y4 \
 	VXORPS Y5, Y5, Y5 \
 	VXORPS Y6, Y6, Y6 \
-	VXORPS Y7, Y7, Y7 \
+	VXORPS Y7, Y7, Y7
+
+// GPASS runs lane group g (byte offset off) through the row into Y0-Y7.
+#define GPASS(label, off) \
+	LEAQ off(SI), R11 \
+	LEAQ off(DI), R12 \
+	MOVQ CX, R13 \
+	ZEROS8 \
 label: \
 	VMOVUPS (R12), Y8 \
 	VMOVUPS (R12)(R9*1), Y9 \
@@ -172,14 +176,7 @@ TEXT ·dotF32x8AVX2(SB), NOSPLIT, $512-48
 	LEAQ off(DI), R12 \
 	LEAQ (R12)(R10*1), R14 \
 	MOVQ CX, R13 \
-	VXORPS Y0, Y0, Y0 \
-	VXORPS Y1, Y1, Y1 \
-	VXORPS Y2, Y2, Y2 \
-	VXORPS Y3, Y3, Y3 \
-	VXORPS Y4, Y4, Y4 \
-	VXORPS Y5, Y5, Y5 \
-	VXORPS Y6, Y6, Y6 \
-	VXORPS Y7, Y7, Y7 \
+	ZEROS8 \
 	VXORPS Y8, Y8, Y8 \
 	VXORPS Y9, Y9, Y9 \
 	VXORPS Y10, Y10, Y10 \
