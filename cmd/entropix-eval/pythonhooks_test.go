@@ -59,26 +59,6 @@ func TestTasksShowsPythonHooks(t *testing.T) {
 	assert.Contains(t, out.String(), "process_results: !function process_results from "+filepath.Join(lmeval, "ifeval", "utils.py")+" (Python, --python-hooks)")
 }
 
-// copyWithChangedUtils copies a task folder with its utils.py one comment
-// longer, so no Go port has its hash and --python-hooks runs it in Python.
-func copyWithChangedUtils(t *testing.T, folder string) string {
-	t.Helper()
-	root := t.TempDir()
-	dir := filepath.Join(root, filepath.Base(folder))
-	require.NoError(t, os.MkdirAll(dir, 0o755))
-	entries, err := os.ReadDir(folder)
-	require.NoError(t, err)
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(folder, e.Name()))
-		require.NoError(t, err)
-		if e.Name() == "utils.py" {
-			b = append(b, []byte("\n# a copy for entropix-eval's tests\n")...)
-		}
-		require.NoError(t, os.WriteFile(filepath.Join(dir, e.Name()), b, 0o600))
-	}
-	return root
-}
-
 // run --python-hooks: mmlu_pro_math's process_docs, doc_to_text and few-shot
 // hooks run in Python (an unported copy of the folder) give the run the
 // same problems, prompts and scores as the Go ports do; the manifest names
@@ -95,7 +75,7 @@ func TestRunWithPythonPromptHooks(t *testing.T) {
 		return out
 	}
 	ported := run(lmeval)
-	viaPython := run(copyWithChangedUtils(t, filepath.Join(lmeval, "mmlu_pro")), "--python-hooks", "--python", py)
+	viaPython := run(pythontest.UnportedCopy(t, filepath.Join(lmeval, "mmlu_pro")), "--python-hooks", "--python", py)
 
 	a, b := runOutputs(t, ported), runOutputs(t, viaPython)
 	assert.Equal(t, a[eval.ProblemsFile], b[eval.ProblemsFile], "problems and prompts")
@@ -134,7 +114,7 @@ func TestScoreWithPythonPromptHooks(t *testing.T) {
 		require.NoError(t, err)
 		return map[string]string{"lm-eval samples": string(b), "samples": string(ours)}
 	}
-	assert.Equal(t, score(lmeval), score(copyWithChangedUtils(t, filepath.Join(lmeval, "mmlu_pro")), "--python-hooks", "--python", py))
+	assert.Equal(t, score(lmeval), score(pythontest.UnportedCopy(t, filepath.Join(lmeval, "mmlu_pro")), "--python-hooks", "--python", py))
 }
 
 // score --python-hooks with a Python process_results: its metrics per doc,
@@ -236,7 +216,7 @@ func TestScoreWithPythonFilters(t *testing.T) {
 	}
 	sharedtest.ReadJSON(t, "tasks/expected/hooks.json", &hj)
 	folder := filepath.Join(shared, "lm-eval", "bbh", "cot_zeroshot")
-	copied := copyWithChangedUtils(t, folder)
+	copied := pythontest.UnportedCopy(t, folder)
 	for _, task := range []string{"bbh_cot_zeroshot_word_sorting", "bbh_cot_zeroshot_sports_understanding"} {
 		t.Run(task, func(t *testing.T) {
 			var lines []string

@@ -2,7 +2,6 @@ package pytask
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -16,26 +15,6 @@ import (
 	"github.com/entropix-eval/entropix-eval/internal/sharedtest"
 	"github.com/entropix-eval/entropix-eval/pyhooks"
 )
-
-// unportedCopy copies a shared task folder into a temporary directory with
-// its utils.py one comment longer: no Go port has that file's hash, so with
-// --python-hooks every hook of the copy runs in the bridge.
-func unportedCopy(t *testing.T, folder string) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), filepath.Base(folder))
-	require.NoError(t, os.MkdirAll(dir, 0o755))
-	entries, err := os.ReadDir(folder)
-	require.NoError(t, err)
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(folder, e.Name()))
-		require.NoError(t, err)
-		if e.Name() == "utils.py" {
-			b = append(b, []byte("\n# a copy for entropix-eval's tests\n")...)
-		}
-		require.NoError(t, os.WriteFile(filepath.Join(dir, e.Name()), b, 0o600))
-	}
-	return filepath.Dir(dir)
-}
 
 func pythonTask(t *testing.T, root, name string) *datasets.Task {
 	t.Helper()
@@ -57,7 +36,7 @@ func TestBridgeEqualsGoPorts(t *testing.T) {
 	ported := pythonTask(t, filepath.Join(shared, "lm-eval"), "mmlu_pro_math")
 	require.NotNil(t, ported.ProcessDocs)
 	require.Empty(t, ported.PythonHooks, "the shared folder's hooks have Go ports")
-	viaPython := pythonTask(t, unportedCopy(t, filepath.Join(shared, "lm-eval", "mmlu_pro")), "mmlu_pro_math")
+	viaPython := pythonTask(t, pythontest.UnportedCopy(t, filepath.Join(shared, "lm-eval", "mmlu_pro")), "mmlu_pro_math")
 	require.Len(t, viaPython.PythonHooks, 4, "process_docs, doc_to_text and the two fewshot hooks")
 
 	data, err := datasets.LoadDocs(filepath.Join(shared, "data/TIGER-Lab/MMLU-Pro/data/test-00000-of-00001.parquet"))
@@ -107,7 +86,7 @@ func TestBridgeEqualsGoPortProcessResults(t *testing.T) {
 	require.NotNil(t, ported.ProcessResults)
 	port, err := hooks.LookupPort(*ported.ProcessResults)
 	require.NoError(t, err)
-	viaPython := pythonTask(t, unportedCopy(t, filepath.Join(shared, "lm-eval", "hendrycks_math")), "hendrycks_math_algebra")
+	viaPython := pythonTask(t, pythontest.UnportedCopy(t, filepath.Join(shared, "lm-eval", "hendrycks_math")), "hendrycks_math_algebra")
 	h, ok := viaPython.Hook("process_results")
 	require.True(t, ok)
 

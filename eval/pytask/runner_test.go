@@ -48,7 +48,7 @@ func TestRunPromptsThroughTheBridge(t *testing.T) {
 
 	b := pyhooks.New(pyhooks.Options{Python: py, Env: pythontest.LMEvalEnv(t, shared)})
 	t.Cleanup(func() { require.NoError(t, b.Close()) })
-	ix, err := datasets.NewIndex(unportedCopy(t, filepath.Join(shared, "lm-eval", "mmlu_pro")))
+	ix, err := datasets.NewIndex(pythontest.UnportedCopy(t, filepath.Join(shared, "lm-eval", "mmlu_pro")))
 	require.NoError(t, err)
 	ix.PythonHooks, ix.Python = true, Runner{Ctx: context.Background(), Bridge: b}
 	viaPython, err := ix.Task("mmlu_pro_math")
