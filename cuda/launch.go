@@ -18,7 +18,8 @@ const (
 	// logitStatsBlock threads reduce one logits row; logit_stats declares it as its
 	// __launch_bounds__.
 	logitStatsBlock = 512
-	// The fixed blocks of attn_stats, qkv_rope_cache and the grid-stride kernels.
+	// The fixed blocks of attn_head_stats, attn_agreement, qkv_rope_cache and the
+	// grid-stride kernels.
 	attnStatsBlock   = 256
 	ropeBlock        = 128
 	elementwiseBlock = 256
@@ -38,7 +39,8 @@ var kernelMaxBlock = map[string]int{
 	"add_bias":         elementwiseBlock,
 	"qkv_rope_cache":   ropeBlock,
 	"attention_cached": attnMaxWarps * 32,
-	"attn_stats":       attnStatsBlock,
+	"attn_head_stats":  attnStatsBlock,
+	"attn_agreement":   attnStatsBlock,
 	"logit_stats":      logitStatsBlock,
 	"topk_chunks":      topkBlock,
 }
@@ -79,9 +81,27 @@ func attnSharedBytes(hb, headDim, warps int) int {
 	return 4 * (hb*headDim + warps*hb*headDim + warps*hb*2)
 }
 
-// attnStatsSharedBytes is attn_stats' dynamic shared memory: per-head max and
-// partition function (float64) and every head's scaled query (float32).
-func attnStatsSharedBytes(heads, headDim int) int { return 16*heads + 4*heads*headDim }
+// attnHeadStatsSharedBytes is attn_head_stats' dynamic shared memory: the head's
+// scaled query (float32).
+func attnHeadStatsSharedBytes(headDim int) int { return 4 * headDim }
+
+// attnAgreementSharedBytes is attn_agreement's dynamic shared memory: a tile of
+// probabilities (heads × tile) and per-head max and partition function (float64),
+// then every head's scaled query (float32).
+func attnAgreementSharedBytes(heads, headDim, tile int) int {
+	return 8*(heads*tile+2*heads) + 4*heads*headDim
+}
+
+// attnAgreementTile is the largest key tile (32, 16 or 8; at most a block's threads)
+// whose attn_agreement shared memory fits, or 0 when none does.
+func attnAgreementTile(heads, headDim int) int {
+	for tile := 32; tile >= 8; tile /= 2 {
+		if attnAgreementSharedBytes(heads, headDim, tile) <= maxSharedBytes {
+			return tile
+		}
+	}
+	return 0
+}
 
 // topkStage is one launch of topk_chunks: rows of N entries in Chunks chunks.
 type topkStage struct{ N, Chunks int }
