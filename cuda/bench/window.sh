@@ -245,19 +245,20 @@ peer() {
   ((${rows:-0} >= 2)) || problem "transformers peer: no decode figures for batch 1 and 64 (see peer.log)"
 }
 
-# profile_decode BATCH: ncu's per-kernel GPU time for 800 kernel launches of the
-# decode benchmark at BATCH, after the first 1500 (model load, prefill, warm-up), so
-# the sum over kernels can be set against the step's wall time: the gap is host and
-# launch overhead, not kernels.
+# profile_decode BATCH: ncu's per-kernel GPU time for kernel launches of decode steps
+# of the decode benchmark at BATCH, skipping its prefills (the benchmark runs once with
+# b.N = 1, then 40; a 64 x 512 prefill is ~4,800 launches), so the sum over kernels
+# can be set against the step's wall time: the gap is host and launch overhead.
 profile_decode() {
-  local log=$OUT/profile-b$1.txt
+  local log=$OUT/profile-b$1.txt skip=1500 count=800
+  (($1 > 1)) && skip=10500 count=1200
   if ! command -v ncu >/dev/null; then
     problem "profile: ncu is not on PATH"
     return
   fi
   cd "$ROOT/cuda" || return
   ENTROPIX_BENCH_MODEL=$MODEL step "profile batch $1" "$(budget "$T_PROFILE")" "$log" \
-    ncu --metrics gpu__time_duration.sum --print-summary per-kernel --launch-skip 1500 --launch-count 800 \
+    ncu --metrics gpu__time_duration.sum --print-summary per-kernel --launch-skip "$skip" --launch-count "$count" \
     "$PREP/cuda.test" -test.run '^$' -test.bench "^BenchmarkDecode\$/^batch=$1\$" -test.benchtime 40x
   cd "$ROOT" || exit 1
   grep -q 'gpu__time_duration' "$log" || problem "profile batch $1: no kernel times (see $(basename "$log"))"
