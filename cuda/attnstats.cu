@@ -4,9 +4,9 @@
 // kernels mirror sampler/metrics.AttnStats.Compute pass for pass; the host finishes the
 // cheap across-head mean and variances from the head entropies.
 //
-// Two launches because agreement needs every head's max and partition function: one
-// block per (output, head) for the per-head passes, then one block per output for
-// agreement. A single block per output (the first version) ran every head's passes on
+// Three launches because agreement needs every head's max and partition function: one
+// block per (output, head) for the per-head passes, then blocks over (output, chunk of
+// keys) for agreement, then one thread per output adds the chunks up in order. A single block per output (the first version) ran every head's passes on
 // one SM: 2 ms a decode step at batch 1 on an H100 for a Llama-3.2-1B shape, half the
 // step (cuda/bench/window.sh profile, 2026-11-27).
 #include "common.cuh"
@@ -65,26 +65,27 @@ extern "C" __global__ void attn_head_stats(const float* __restrict__ q, const in
     }
 }
 
-// One block per output b, after attn_head_stats: agreement (mean over keys and heads of
-// |p_h(j) − mean_h p_h(j)|) and interaction strength (mean |score|) into
-// out[b][heads], out[b][heads + 1]. Keys go in tiles of `tile`: the block computes the
-// tile's heads × tile probabilities into shared memory, one (head, key) pair a thread,
-// then one thread a key takes the mean and deviations over heads.
-// grid: rows. Dynamic shared memory: heads*tile + 2*heads doubles, then heads*headDim
-// floats (attnAgreementSharedBytes).
+// Blocks (b, c), after attn_head_stats: the sum over output b's keys in chunk c of
+// |p_h(j) − mean_h p_h(j)| into part[b][c]. Chunk c holds the key tiles c, c + chunks,
+// c + 2 chunks, ... (tiles of `tile` keys; chunks = gridDim.y), so the keys spread over
+// the SMs even at batch 1 (one block per output took 0.4 ms a decode step on an H100
+// for Llama-3.2-1B). For each tile the block computes the heads × tile probabilities
+// into shared memory, one (head, key) pair a thread, then one thread a key takes the
+// mean and the deviations over heads.
+// grid: (rows, chunks). Dynamic shared memory: heads*tile + 2*heads doubles, then
+// heads*headDim floats (attnAgreementSharedBytes).
 extern "C" __global__ void attn_agreement(const float* __restrict__ q, const int* __restrict__ rows,
                                           const int* __restrict__ pos, const int* __restrict__ slot,
                                           const __nv_bfloat16* __restrict__ kc, const double* __restrict__ hs,
-                                          double* __restrict__ out, int heads, int kvHeads, int headDim,
-                                          int maxSeq, int padded, int padLen, float scale, int tile) {
+                                          double* __restrict__ part, int heads, int kvHeads, int headDim,
+                                          int maxSeq, float scale, int tile) {
     extern __shared__ double dsm[];
     double* pt = dsm;                    // [heads][tile]
     double* hmax = dsm + heads * tile;   // [heads]
     double* hz = hmax + heads;           // [heads]
     float* qs = reinterpret_cast<float*>(hz + heads);
-    int b = blockIdx.x;
+    int b = blockIdx.x, c = blockIdx.y, chunks = gridDim.y;
     int t = rows[b], nKeys = pos[t] + 1, s = slot[t], group = heads / kvHeads;
-    int nEmpty = padded ? padLen - nKeys : 0;
     const double* hb = hs + (size_t)b * heads * 3;
     for (int i = threadIdx.x; i < heads * headDim; i += blockDim.x) qs[i] = q[(size_t)t * heads * headDim + i] * scale;
     for (int h = threadIdx.x; h < heads; h += blockDim.x) {
@@ -94,7 +95,7 @@ extern "C" __global__ void attn_agreement(const float* __restrict__ q, const int
     __syncthreads();
 
     double agree = 0.0;
-    for (int j0 = 0; j0 < nKeys; j0 += tile) {
+    for (int j0 = c * tile; j0 < nKeys; j0 += chunks * tile) {
         int n = min(tile, nKeys - j0);
         for (int i = threadIdx.x; i < heads * n; i += blockDim.x) {
             int h = i / n, j = j0 + i % n;
@@ -111,19 +112,33 @@ extern "C" __global__ void attn_agreement(const float* __restrict__ q, const int
         __syncthreads();
     }
     agree = block_sum_d(agree);
-    if (threadIdx.x == 0) {
-        double absSum = 0.0;
-        for (int h = 0; h < heads; h++) absSum += hb[3 * h + 2];
-        if (nEmpty > 0) {
-            // Every empty slot of a head has the same probability: one column, weighted.
-            double mean = 0.0, col = 0.0;
-            for (int h = 0; h < heads; h++) mean += exp(-hmax[h]) / hz[h];
-            mean /= heads;
-            for (int h = 0; h < heads; h++) col += fabs(exp(-hmax[h]) / hz[h] - mean);
-            agree += (double)nEmpty * col;
-        }
-        double cells = (double)heads * (double)(nKeys + nEmpty);
-        out[(size_t)b * (heads + 2) + heads] = agree / cells;
-        out[(size_t)b * (heads + 2) + heads + 1] = absSum / cells;
+    if (threadIdx.x == 0) part[(size_t)b * chunks + c] = agree;
+}
+
+// One thread per output b, after attn_agreement: agreement and interaction strength
+// (mean |score|) into out[b][heads], out[b][heads + 1], from the chunks' partial sums
+// (in chunk order, so the result does not depend on which block finished first) and
+// attn_head_stats' per-head values. grid: rows; block: 32 (thread 0 works).
+extern "C" __global__ void attn_agreement_finish(const int* __restrict__ rows, const int* __restrict__ pos,
+                                                 const double* __restrict__ hs, const double* __restrict__ part,
+                                                 double* __restrict__ out, int heads, int chunks, int padded,
+                                                 int padLen) {
+    if (threadIdx.x != 0) return;
+    int b = blockIdx.x, nKeys = pos[rows[b]] + 1;
+    int nEmpty = padded ? padLen - nKeys : 0;
+    const double* hb = hs + (size_t)b * heads * 3;
+    double agree = 0.0, absSum = 0.0;
+    for (int c = 0; c < chunks; c++) agree += part[(size_t)b * chunks + c];
+    for (int h = 0; h < heads; h++) absSum += hb[3 * h + 2];
+    if (nEmpty > 0) {
+        // Every empty slot of a head has the same probability: one column, weighted.
+        double mean = 0.0, col = 0.0;
+        for (int h = 0; h < heads; h++) mean += exp(-hb[3 * h]) / hb[3 * h + 1];
+        mean /= heads;
+        for (int h = 0; h < heads; h++) col += fabs(exp(-hb[3 * h]) / hb[3 * h + 1] - mean);
+        agree += (double)nEmpty * col;
     }
+    double cells = (double)heads * (double)(nKeys + nEmpty);
+    out[(size_t)b * (heads + 2) + heads] = agree / cells;
+    out[(size_t)b * (heads + 2) + heads + 1] = absSum / cells;
 }

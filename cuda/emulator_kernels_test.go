@@ -112,15 +112,16 @@ func (e *emulator) attnHeadStats(grid, gridY int, k *kargs) {
 	}
 }
 
-// attnAgreement emulates attn_agreement: grid rows, after attnHeadStats.
-func (e *emulator) attnAgreement(grid int, k *kargs) {
-	q, rows, pos, slot, kc, hs, out := k.ptr(), k.ptr(), k.ptr(), k.ptr(), k.ptr(), k.ptr(), k.ptr()
-	heads, kvHeads, headDim, maxSeq, padded, padLen, scale, tile := k.int(), k.int(), k.int(), k.int(), k.int(), k.int(), k.float(), k.int()
+// attnAgreement emulates attn_agreement: grid (rows, chunks), after attnHeadStats.
+func (e *emulator) attnAgreement(grid, gridY int, k *kargs) {
+	q, rows, pos, slot, kc, hs, part := k.ptr(), k.ptr(), k.ptr(), k.ptr(), k.ptr(), k.ptr(), k.ptr()
+	heads, kvHeads, headDim, maxSeq, scale, tile := k.int(), k.int(), k.int(), k.int(), k.float(), k.int()
 	k.done("attn_agreement")
 	if tile <= 0 {
 		panicf("attn_agreement: tile %d", tile)
 	}
 	rowv := e.i32(rows, grid)
+	parts := e.f64(part, grid*gridY)
 	for b := 0; b < grid; b++ {
 		t := int(rowv[b])
 		nKeys, s := int(e.i32(pos, t+1)[t])+1, int(e.i32(slot, t+1)[t])
@@ -129,7 +130,24 @@ func (e *emulator) attnAgreement(grid int, k *kargs) {
 			qh := e.f32(q+dptr(4*(t*heads+h)*headDim), headDim)
 			all = append(all, e.scores(qh, kc, s, h/(heads/kvHeads), kvHeads, maxSeq, headDim, nKeys, scale)...)
 		}
+		hv := e.f64(hs+dptr(8*3*b*heads), 3*heads)
+		for c := 0; c < gridY; c++ {
+			parts[b*gridY+c] = mirrorAgreementPart(all, heads, nKeys, hv, func(j int) bool { return j/tile%gridY == c })
+		}
+	}
+}
+
+// attnAgreementFinish emulates attn_agreement_finish: grid rows.
+func (e *emulator) attnAgreementFinish(grid int, k *kargs) {
+	rows, pos, hs, part, out := k.ptr(), k.ptr(), k.ptr(), k.ptr(), k.ptr()
+	heads, chunks, padded, padLen := k.int(), k.int(), k.int(), k.int()
+	k.done("attn_agreement_finish")
+	rowv := e.i32(rows, grid)
+	for b := 0; b < grid; b++ {
+		t := int(rowv[b])
+		nKeys := int(e.i32(pos, t+1)[t]) + 1
 		o := e.f64(out+dptr(8*b*(heads+2)), heads+2)
-		o[heads], o[heads+1] = mirrorAgreement(all, heads, nKeys, e.f64(hs+dptr(8*3*b*heads), 3*heads), padded == 1, padLen)
+		o[heads], o[heads+1] = mirrorAgreementFinish(e.f64(part+dptr(8*b*chunks), chunks), e.f64(hs+dptr(8*3*b*heads), 3*heads),
+			heads, nKeys, padded == 1, padLen)
 	}
 }

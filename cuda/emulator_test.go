@@ -155,7 +155,9 @@ func (e *emulator) launch(name string, grid, gridY, block, smem int, a *kernelAr
 	case "attn_head_stats":
 		e.attnHeadStats(grid, gridY, k)
 	case "attn_agreement":
-		e.attnAgreement(grid, k)
+		e.attnAgreement(grid, gridY, k)
+	case "attn_agreement_finish":
+		e.attnAgreementFinish(grid, k)
 	case "logit_stats":
 		logits, vocab, out := k.ptr(), k.int(), k.ptr()
 		k.done(name)

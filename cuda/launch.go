@@ -20,9 +20,13 @@ const (
 	logitStatsBlock = 512
 	// The fixed blocks of attn_head_stats, attn_agreement, qkv_rope_cache and the
 	// grid-stride kernels.
-	attnStatsBlock   = 256
-	ropeBlock        = 128
-	elementwiseBlock = 256
+	attnStatsBlock = 256
+	// attnAgreementChunks is the most blocks attn_agreement gives one output: enough
+	// to spread a batch-1 step's keys over the SMs, few enough that the partial sums
+	// stay a small buffer.
+	attnAgreementChunks = 16
+	ropeBlock           = 128
+	elementwiseBlock    = 256
 	// gridStrideMaxBlocks caps 1-D grid-stride launches; more blocks than resident
 	// threads only add scheduling work.
 	gridStrideMaxBlocks = 8192
@@ -33,16 +37,17 @@ const (
 // .maxntid): without it the JIT may give a thread more registers than such a block can
 // have, and the launch fails with CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES.
 var kernelMaxBlock = map[string]int{
-	"embed_rows":       rowBlockMax,
-	"rmsnorm_bf16":     rowBlockMax,
-	"silu_mul":         elementwiseBlock,
-	"add_bias":         elementwiseBlock,
-	"qkv_rope_cache":   ropeBlock,
-	"attention_cached": attnMaxWarps * 32,
-	"attn_head_stats":  attnStatsBlock,
-	"attn_agreement":   attnStatsBlock,
-	"logit_stats":      logitStatsBlock,
-	"topk_chunks":      topkBlock,
+	"embed_rows":            rowBlockMax,
+	"rmsnorm_bf16":          rowBlockMax,
+	"silu_mul":              elementwiseBlock,
+	"add_bias":              elementwiseBlock,
+	"qkv_rope_cache":        ropeBlock,
+	"attention_cached":      attnMaxWarps * 32,
+	"attn_head_stats":       attnStatsBlock,
+	"attn_agreement":        attnStatsBlock,
+	"attn_agreement_finish": 32,
+	"logit_stats":           logitStatsBlock,
+	"topk_chunks":           topkBlock,
 }
 
 // attnMinBlocks is the grid below which attention_cached gives each query head its

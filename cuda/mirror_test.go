@@ -14,7 +14,7 @@ import (
 // loop structure, same tie rules) against the sampler/metrics reference. They check
 // the algorithms on the CPU; the GPU tests check the CUDA code itself.
 
-// mirrorAttnStats follows attn_head_stats then attn_agreement in attnstats.cu from
+// mirrorAttnStats follows attn_head_stats then the agreement kernels in attnstats.cu from
 // already-scaled scores (heads × kvLen): raw = head entropies, agreement, interaction
 // strength.
 func mirrorAttnStats(scores []float32, heads, kvLen int, padded bool, padLen int) []float64 {
@@ -65,12 +65,22 @@ func mirrorHeadStats(row []float32, padded bool, padLen int) (ent, m, z, absSum 
 	return ent, m, z, absSum
 }
 
-// mirrorAgreement follows attn_agreement: from the scores and each head's (max,
-// partition function, sum of |score|) in hs, agreement and interaction strength.
+// mirrorAgreement follows attn_agreement over one chunk holding every key, then
+// attn_agreement_finish: agreement and interaction strength from the scores and each
+// head's (max, partition function, sum of |score|) in hs.
 func mirrorAgreement(scores []float32, heads, kvLen int, hs []float64, padded bool, padLen int) (agreement, interaction float64) {
-	nEmpty := emptySlots(kvLen, padded, padLen)
-	var agree, absSum float64
+	part := mirrorAgreementPart(scores, heads, kvLen, hs, func(int) bool { return true })
+	return mirrorAgreementFinish([]float64{part}, hs, heads, kvLen, padded, padLen)
+}
+
+// mirrorAgreementPart follows one attn_agreement block: the sum of |p_h(j) − mean_h
+// p_h(j)| over the keys j that in(j) keeps.
+func mirrorAgreementPart(scores []float32, heads, kvLen int, hs []float64, in func(j int) bool) float64 {
+	var agree float64
 	for j := 0; j < kvLen; j++ {
+		if !in(j) {
+			continue
+		}
 		var mean float64
 		for h := 0; h < heads; h++ {
 			mean += math.Exp(float64(scores[h*kvLen+j])-hs[3*h]) / hs[3*h+1]
@@ -79,6 +89,16 @@ func mirrorAgreement(scores []float32, heads, kvLen int, hs []float64, padded bo
 		for h := 0; h < heads; h++ {
 			agree += math.Abs(math.Exp(float64(scores[h*kvLen+j])-hs[3*h])/hs[3*h+1] - mean)
 		}
+	}
+	return agree
+}
+
+// mirrorAgreementFinish follows attn_agreement_finish.
+func mirrorAgreementFinish(parts, hs []float64, heads, kvLen int, padded bool, padLen int) (agreement, interaction float64) {
+	nEmpty := emptySlots(kvLen, padded, padLen)
+	var agree, absSum float64
+	for _, p := range parts {
+		agree += p
 	}
 	for h := 0; h < heads; h++ {
 		absSum += hs[3*h+2]
