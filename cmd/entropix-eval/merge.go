@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/entropix-eval/entropix-eval/eval"
 )
@@ -41,6 +42,9 @@ func runMerge(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	o := defaultOutputs()
 	o.Report = reportTo(stdout)
+	if _, err := os.Stat(filepath.Join(fs.Arg(0), eval.SweepIndexFile)); err == nil {
+		return mergeMatrix(*out, fs.Args(), o, stdout)
+	}
 	if err := eval.Merge(*out, fs.Args(), o); err != nil {
 		return err
 	}

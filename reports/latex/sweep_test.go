@@ -1,0 +1,61 @@
+package latex
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/entropix-eval/entropix-eval/reports"
+	"github.com/entropix-eval/entropix-eval/reports/model"
+)
+
+func sweepRuns() []model.SweepRun {
+	s := func(label string, mean, se float64, n int) model.SweepSampler {
+		return model.SweepSampler{Label: label, Temperature: math.NaN(), Accuracy: reports.ClusteredAccuracy{N: n, Mean: mean, SE: se}}
+	}
+	return []model.SweepRun{
+		{Model: "SmolLM2-135M", Task: "gsm8k_cot", PrimaryFilter: "exact_match,strict-match",
+			Samplers: []model.SweepSampler{s("greedy", 0.25, 0.05, 80), s("min_p", 0.3125, 0.052, 80)}},
+		{Model: "SmolLM2-360M", Task: "gsm8k_cot", PrimaryFilter: "exact_match,strict-match",
+			Samplers: []model.SweepSampler{s("greedy", 0.5, math.NaN(), 80), s("top_p", 0.4, 0.06, 80)}},
+	}
+}
+
+// One row per sampler in first-seen order, one column per model, the best of
+// each model in bold, "--" where a model did not run the sampler.
+func TestSweepTable(t *testing.T) {
+	var b bytes.Buffer
+	require.NoError(t, SweepTable(&b, "runs/nightly", "gsm8k_cot", sweepRuns(), Options{}))
+	tex := b.String()
+	assert.Contains(t, tex, `\label{tab:entropix-sweep-gsm8k_cot}`)
+	assert.Contains(t, tex, `over $n = 80$ problems`)
+	assert.Contains(t, tex, `Sampler & \begin{tabular}[b]{@{}c@{}}SmolLM2\\135M\end{tabular} & `)
+	assert.Contains(t, tex, "greedy & 25.0\\,{\\scriptsize$\\pm$5.0} & \\textbf{50.0} \\\\\n")
+	assert.Contains(t, tex, "min\\_\\allowbreak{}p & \\textbf{31.2}\\,{\\scriptsize$\\pm$5.2} & -- \\\\\n")
+	assert.Contains(t, tex, "top\\_\\allowbreak{}p & -- & 40.0\\,{\\scriptsize$\\pm$6.0} \\\\\n")
+	require.Error(t, SweepTable(&b, "x", "t", nil, Options{}))
+}
+
+// The sweep table compiles in a two-column paper without an overfull box.
+func TestSweepTableCompiles(t *testing.T) {
+	bin := pdflatex(t)
+	var b bytes.Buffer
+	require.NoError(t, SweepTable(&b, "runs/nightly", "gsm8k_cot", sweepRuns(), Options{}))
+	dir := t.TempDir()
+	doc := "\\documentclass[twocolumn]{article}\n\\usepackage{booktabs,array}\n\\begin{document}\n" + b.String() + "\\end{document}\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "paper.tex"), []byte(doc), 0o644))
+	cmd := exec.Command(bin, "-interaction=nonstopmode", "-halt-on-error", "paper.tex")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "pdflatex failed:\n%s", out)
+	log, err := os.ReadFile(filepath.Join(dir, "paper.log"))
+	require.NoError(t, err)
+	assert.False(t, strings.Contains(string(log), "Overfull"), "overfull box")
+}
