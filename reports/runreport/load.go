@@ -36,6 +36,7 @@ const (
 // else is shown verbatim.
 type manifest struct {
 	Fingerprint string `json:"fingerprint"`
+	RunKey      string `json:"run_key"`
 	Status      string `json:"status"`
 	Config      struct {
 		Name         string        `json:"name"`
@@ -63,6 +64,10 @@ type manifest struct {
 	Provenance struct {
 		DType        string `json:"dtype"`
 		SamplerOrder string `json:"sampler_order"`
+		ModelFiles   []struct {
+			Path   string `json:"path"`
+			SHA256 string `json:"sha256"`
+		} `json:"model_files"`
 	} `json:"provenance"`
 	Backend          string   `json:"backend"`
 	Devices          []string `json:"devices"`

@@ -7,43 +7,79 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/entropix-eval/entropix-eval/reports"
 	"github.com/entropix-eval/entropix-eval/reports/model"
 )
 
-// SweepRunOf reads one run directory of a sweep for the sweep's figure and
-// tables: each sampler's accuracy under the primary filter (the sweep's
-// primary_filter, else the task's first), pooled over seeds and repeats as
-// the run's report pools them, with its temperature and family from the
-// manifest. modelName names the model in the sweep's tables.
-func SweepRunOf(dir, modelName string) (model.SweepRun, error) {
+// Accuracies reads a run directory's identity (run key, start, model files,
+// code revision, throughput) and every sampler's accuracy under every filter,
+// pooled over seeds and repeats as the run's report pools them, for a sweep's
+// tables and the history of nightly runs. It reads results.arrow and the
+// manifest only.
+func Accuracies(dir string) (*model.RunAccuracies, error) {
 	r, err := loadRun(dir)
 	if err != nil {
-		return model.SweepRun{}, err
+		return nil, err
 	}
 	scores, err := scoresOf(r.results)
 	if err != nil {
-		return model.SweepRun{}, fmt.Errorf("run directory %s: %w", dir, err)
+		return nil, fmt.Errorf("run directory %s: %w", dir, err)
 	}
-	out := model.SweepRun{Model: modelName, Task: r.task()}
+	m := r.manifest
+	out := &model.RunAccuracies{Dir: dir, Task: r.task(), RunKey: m.RunKey, Model: m.Config.Model,
+		CodeRevision: m.Code.Revision, CodeModified: m.Code.Modified, Throughput: r.throughput()}
+	if m.Started != "" {
+		if out.Started, err = time.Parse(time.RFC3339Nano, m.Started); err != nil {
+			return nil, fmt.Errorf("run directory %s: %s: started: %w", dir, ManifestFile, err)
+		}
+	}
+	for _, f := range m.Provenance.ModelFiles {
+		out.ModelFiles = append(out.ModelFiles, f.SHA256)
+	}
 	if len(r.results) == 0 {
 		return out, nil
 	}
-	if out.PrimaryFilter, err = scores.primaryFilter(r.manifest.Config.PrimaryFilter); err != nil {
-		return model.SweepRun{}, fmt.Errorf("run directory %s: %w", dir, err)
+	if out.PrimaryFilter, err = scores.primaryFilter(m.Config.PrimaryFilter); err != nil {
+		return nil, fmt.Errorf("run directory %s: %w", dir, err)
 	}
+	specs := r.canonicalSpecs()
 	for _, label := range r.samplerOrder() {
-		p, ok := scores.groups[reports.SamplerFilter{Sampler: label, Filter: out.PrimaryFilter}]
-		if !ok {
-			continue
+		s := model.SamplerAccuracies{Label: label, Spec: specs[label]}
+		s.Family, s.Temperature = r.familyOf(label)
+		for _, f := range scores.filters {
+			p, ok := scores.groups[reports.SamplerFilter{Sampler: label, Filter: f}]
+			if !ok {
+				continue
+			}
+			acc, err := reports.ClusteredAccuracyOf(p)
+			if err != nil {
+				return nil, fmt.Errorf("run directory %s: sampler %q filter %q: %w", dir, label, f, err)
+			}
+			s.Filters = append(s.Filters, model.FilterAccuracy{Filter: f, ClusteredAccuracy: acc})
 		}
-		acc, err := reports.ClusteredAccuracyOf(p)
-		if err != nil {
-			return model.SweepRun{}, fmt.Errorf("run directory %s: sampler %q: %w", dir, label, err)
+		if len(s.Filters) > 0 {
+			out.Samplers = append(out.Samplers, s)
 		}
-		family, temp := r.familyOf(label)
-		out.Samplers = append(out.Samplers, model.SweepSampler{Label: label, Family: family, Temperature: temp, Accuracy: acc})
+	}
+	return out, nil
+}
+
+// SweepRunOf is Accuracies under the primary filter, as a sweep's figure and
+// tables show a run; modelName names the model in them.
+func SweepRunOf(dir, modelName string) (model.SweepRun, error) {
+	a, err := Accuracies(dir)
+	if err != nil {
+		return model.SweepRun{}, err
+	}
+	out := model.SweepRun{Model: modelName, Task: a.Task, PrimaryFilter: a.PrimaryFilter}
+	for _, s := range a.Samplers {
+		for _, f := range s.Filters {
+			if f.Filter == a.PrimaryFilter {
+				out.Samplers = append(out.Samplers, model.SweepSampler{Label: s.Label, Family: s.Family, Temperature: s.Temperature, Accuracy: f.ClusteredAccuracy})
+			}
+		}
 	}
 	return out, nil
 }
