@@ -133,3 +133,19 @@ func TestSweepIndexRoundTrip(t *testing.T) {
 	_, err = ReadSweepIndex(t.TempDir())
 	require.ErrorIs(t, err, os.ErrNotExist)
 }
+
+// configs/nightly-matrix.yaml, the example docs/sweeps.md shows, expands to
+// its 2 × 2 cells of 15 samplers each.
+func TestNightlyMatrixExample(t *testing.T) {
+	cfg, err := LoadConfig(filepath.Join("..", "configs", "nightly-matrix.yaml"))
+	require.NoError(t, err)
+	cells, err := ExpandMatrix(cfg)
+	require.NoError(t, err)
+	require.Len(t, cells, 4)
+	assert.Equal(t, "Llama-3.2-1B-Instruct/gsm8k_cot_zeroshot", cells[3].Dir)
+	c := cells[0].Config.WithDefaults()
+	require.NoError(t, c.Validate())
+	require.Len(t, c.Samplers, 1+10+3+1)
+	assert.Equal(t, "min_p(min_p=0.05,temperature=0.7)", c.Samplers[1].DisplayLabel())
+	assert.Equal(t, "top_p(temperature=1.5)", c.Samplers[13].DisplayLabel())
+}
