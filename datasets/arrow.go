@@ -34,6 +34,9 @@ func readArrowDocs(path string) (_ fileRows, err error) {
 		}
 		defer r.Close()
 		rows.fields = arrowFields(r.Schema().Fields())
+		if err := checkColumns(path, len(rows.fields)); err != nil {
+			return fileRows{}, err
+		}
 		for i := 0; i < r.NumRecords(); i++ {
 			rec, err := r.Record(i)
 			if err != nil {
@@ -52,6 +55,9 @@ func readArrowDocs(path string) (_ fileRows, err error) {
 	}
 	defer r.Release()
 	rows.fields = arrowFields(r.Schema().Fields())
+	if err := checkColumns(path, len(rows.fields)); err != nil {
+		return fileRows{}, err
+	}
 	for r.Next() {
 		rows.docs = appendRecordDocs(rows.docs, r.Record())
 	}

@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/csv"
 	"fmt"
@@ -14,7 +15,17 @@ import (
 // True/False bool, else string; an empty cell is NULL (nil). The column order
 // is the header's.
 func parseCSVDocs(name string, data []byte) (fileRows, error) {
-	r := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(data, utf8BOM)))
+	return readCSVDocs(name, bytes.NewReader(data))
+}
+
+// readCSVDocs is parseCSVDocs reading from in, with no line longer than
+// maxJSONLLineBytes read into memory.
+func readCSVDocs(name string, in io.Reader) (fileRows, error) {
+	br := bufio.NewReaderSize(in, 64<<10)
+	if head, err := br.Peek(len(utf8BOM)); err == nil && bytes.Equal(head, utf8BOM) {
+		_, _ = br.Discard(len(utf8BOM))
+	}
+	r := csv.NewReader(&lineBound{r: br, max: maxJSONLLineBytes})
 	r.ReuseRecord = false
 	header, err := r.Read()
 	if err == io.EOF {
@@ -22,6 +33,9 @@ func parseCSVDocs(name string, data []byte) (fileRows, error) {
 	}
 	if err != nil {
 		return fileRows{}, fmt.Errorf("%s: header: %w", name, err)
+	}
+	if err := checkColumns(name+": header", len(header)); err != nil {
+		return fileRows{}, err
 	}
 	var rows [][]string
 	for {
@@ -86,4 +100,25 @@ func csvKind(rows [][]string, c int) func(string) (any, bool) {
 		}
 	}
 	return func(s string) (any, bool) { return s, true }
+}
+
+// lineBound passes its reader's bytes on until a line grows past max, then
+// fails: encoding/csv buffers a whole record, and a single 600 MB field
+// would be held before any bound on it could apply.
+type lineBound struct {
+	r   io.Reader
+	max int
+	run int // bytes since the last newline
+}
+
+func (l *lineBound) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	for _, c := range p[:n] {
+		if c == '\n' {
+			l.run = 0
+		} else if l.run++; l.run > l.max {
+			return 0, fmt.Errorf("%w: a line of more than %d bytes (a row's strings may hold %d bytes each)", ErrTooLarge, l.max, MaxFieldBytes)
+		}
+	}
+	return n, err
 }

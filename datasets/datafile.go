@@ -59,15 +59,9 @@ func readFile(path string, strs []string) (fileRows, error) {
 	case formatParquet:
 		rows, err = readParquetFile(path, strs)
 	case formatJSONL:
-		var b []byte
-		if b, err = readBoundedFile(path); err == nil {
-			rows, err = parseJSONLDocs(path, b, strs)
-		}
+		rows, err = readTextFile(path, strs, readJSONLDocs)
 	case formatCSV:
-		var b []byte
-		if b, err = readBoundedFile(path); err == nil {
-			rows, err = parseCSVDocs(path, b)
-		}
+		rows, err = readTextFile(path, strs, func(name string, r io.Reader, _ []string) (fileRows, error) { return readCSVDocs(name, r) })
 	case formatArrow:
 		rows, err = readArrowDocs(path)
 	default:
@@ -172,22 +166,14 @@ func largestString(key string, v any) (string, int) {
 	return key, 0
 }
 
-// maxDocFileBytes bounds one JSONL or CSV data file read into memory; Parquet and
-// Arrow files are read through their own bounded readers.
-const maxDocFileBytes = 4 << 30
-
-// readBoundedFile reads a text data file whole, up to maxDocFileBytes.
-func readBoundedFile(path string) ([]byte, error) {
-	fh, size, err := openSized(path)
+// readTextFile streams a JSON Lines or CSV data file through read.
+func readTextFile(path string, strs []string, read func(string, io.Reader, []string) (fileRows, error)) (fileRows, error) {
+	fh, _, err := openSized(path)
 	if err != nil {
-		return nil, err
+		return fileRows{}, err
 	}
 	defer fh.Close()
-	if size > maxDocFileBytes {
-		return nil, fmt.Errorf("%s: %d bytes is more than the %d a text data file may hold", path, size, int64(maxDocFileBytes))
-	}
-	// The size was read once; a file that grows meanwhile is cut there.
-	return io.ReadAll(io.LimitReader(fh, size))
+	return read(path, fh, strs)
 }
 
 // openSized opens a data file and returns its size, for readers that need

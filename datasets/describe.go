@@ -1,9 +1,11 @@
 package datasets
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/entropix-eval/entropix-eval/internal/pyjson"
@@ -122,25 +124,40 @@ func describeParquet(info FileInfo) (_ FileInfo, err error) {
 }
 
 func describeJSONL(info FileInfo) (FileInfo, error) {
-	data, err := readBoundedFile(info.Path)
+	fh, _, err := openSized(info.Path)
 	if err != nil {
 		return info, err
 	}
-	data = bytes.TrimPrefix(data, utf8BOM)
+	defer fh.Close()
+	br := bufio.NewReaderSize(fh, 64<<10)
+	if head, err := br.Peek(len(utf8BOM)); err == nil && bytes.Equal(head, utf8BOM) {
+		_, _ = br.Discard(len(utf8BOM))
+	}
 	first := true
-	for line := range bytes.Lines(data) {
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			continue
+	for n := 1; ; n++ {
+		line, err := readLine(br, maxJSONLLineBytes)
+		if err != nil && err != io.EOF {
+			return info, fmt.Errorf("%s:%d: %w", info.Path, n, err)
 		}
-		info.Rows++
-		if first {
-			first = false
-			cols, err := jsonObjectKeys(line)
-			if err != nil {
-				return info, fmt.Errorf("%s:1: %w: %v", info.Path, ErrSyntax, err)
+		if line == nil {
+			break
+		}
+		if line = bytes.TrimSpace(line); len(line) > 0 {
+			info.Rows++
+			if first {
+				first = false
+				if err := checkColumns("row", topLevelKeys(line)); err != nil {
+					return info, fmt.Errorf("%s:%d: %w", info.Path, n, err)
+				}
+				cols, err := jsonObjectKeys(line)
+				if err != nil {
+					return info, fmt.Errorf("%s:%d: %w: %v", info.Path, n, ErrSyntax, err)
+				}
+				info.Columns = cols
 			}
-			info.Columns = cols
+		}
+		if err == io.EOF {
+			break
 		}
 	}
 	return info, nil

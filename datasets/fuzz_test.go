@@ -143,3 +143,27 @@ func TestParquetMutations(t *testing.T) {
 		}
 	}
 }
+
+// FuzzRenderValue: a doc_to_choice / doc_to_target template and a doc value
+// of any text never panic, and a single-expression template that evaluates
+// gives back the value itself (strings with quotes included).
+func FuzzRenderValue(f *testing.F) {
+	f.Add("{{choices.text}}", `it's "x"`)
+	f.Add("{{[a, 'b']}}", "a")
+	f.Add("{{choices.label.index(a)}}", "B")
+	f.Add("{{ a }} and {{ a }}", "")
+	f.Fuzz(func(t *testing.T, src, s string) {
+		if len(src) > 200 || len(s) > 200 {
+			return
+		}
+		d := Doc{"a": s, "choices": map[string]any{"text": []any{s, "y"}, "label": []any{"A", "B"}}}
+		v, err := NewTemplate("doc_to_choice", src).RenderValue(d)
+		if err == nil && src == "{{choices.text}}" && utf8.ValidString(s) {
+			if got, ok := v.([]any); !ok || len(got) != 2 || got[0] != s {
+				t.Fatalf("%q gave %#v", s, v)
+			}
+		}
+		task := &Task{DocToTarget: NewTemplate("doc_to_target", src), DocToChoice: NewTemplate("doc_to_choice", "{{choices.text}}")}
+		_, _ = task.Gold(d)
+	})
+}

@@ -1,9 +1,11 @@
 package datasets
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -42,8 +44,13 @@ func ParseFewshotJSONL(name string, data []byte) ([]Problem, error) {
 // strs as strings. The field order is the first line's, nested objects'
 // included.
 func parseJSONLDocs(name string, data []byte, strs []string) (fileRows, error) {
+	return readJSONLDocs(name, bytes.NewReader(data), strs)
+}
+
+// readJSONLDocs is parseJSONLDocs reading from r a line at a time.
+func readJSONLDocs(name string, r io.Reader, strs []string) (fileRows, error) {
 	var rows fileRows
-	err := eachJSONLLine(name, data, func(line []byte) error {
+	err := eachJSONLLine(name, r, func(line []byte) error {
 		d, err := decodeJSONLLine(line, strs)
 		if err != nil {
 			return err
@@ -60,35 +67,79 @@ func parseJSONLDocs(name string, data []byte, strs []string) (fileRows, error) {
 	return rows, nil
 }
 
+// maxJSONLLineBytes bounds one line while it is read: a row holds strings of
+// at most MaxFieldBytes, and a file used to be read whole before that was
+// checked (a 600 MB line took 2.9 GB and 26 s).
+const maxJSONLLineBytes = 16 * MaxFieldBytes
+
 // eachJSONLLine calls fn with every line of a JSON Lines file (a leading
-// UTF-8 BOM dropped, CRLF accepted) and prefixes its error with "file:line".
-// An empty file, and a blank line before the end, are errors.
-func eachJSONLLine(name string, data []byte, fn func(line []byte) error) error {
-	data = bytes.TrimPrefix(data, utf8BOM)
-	if len(bytes.TrimSpace(data)) == 0 {
-		return fmt.Errorf("%s: empty file (%w)", name, ErrNoRows)
+// UTF-8 BOM dropped, CRLF accepted), reading one line at a time, and
+// prefixes its error with "file:line". An empty file, a blank line before
+// the end and a line over maxJSONLLineBytes are errors.
+func eachJSONLLine(name string, r io.Reader, fn func(line []byte) error) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	if head, err := br.Peek(len(utf8BOM)); err == nil && bytes.Equal(head, utf8BOM) {
+		_, _ = br.Discard(len(utf8BOM))
 	}
-	for lineNo := 1; len(data) > 0; lineNo++ {
-		var line []byte
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			line, data = data, nil
+	blank := 0 // the first blank line since the last row, if any
+	rows := 0
+	for lineNo := 1; ; lineNo++ {
+		line, err := readLine(br, maxJSONLLineBytes)
+		if err == io.EOF && line == nil {
+			break
+		}
+		if err != nil && err != io.EOF {
+			return fmt.Errorf("%s:%d: %w", name, lineNo, err)
 		}
 		line = bytes.TrimSuffix(line, []byte("\r"))
 		if len(bytes.TrimSpace(line)) == 0 {
-			if len(bytes.TrimSpace(data)) == 0 {
-				break // trailing blank lines end the file
+			if blank == 0 {
+				blank = lineNo
 			}
+			continue
+		}
+		if blank > 0 {
 			// A hole in the middle usually means a botched concatenation; say so
-			// rather than renumber the rows after it.
-			return fmt.Errorf("%s:%d: empty line: %w", name, lineNo, ErrSyntax)
+			// rather than renumber the rows after it. (Trailing blank lines end
+			// the file.)
+			return fmt.Errorf("%s:%d: empty line: %w", name, blank, ErrSyntax)
 		}
 		if err := fn(line); err != nil {
 			return fmt.Errorf("%s:%d: %w", name, lineNo, err)
 		}
+		rows++
+	}
+	if rows == 0 {
+		return fmt.Errorf("%s: empty file (%w)", name, ErrNoRows)
 	}
 	return nil
+}
+
+// readLine reads one line without its "\n", refusing one longer than max
+// before reading past it; io.EOF comes with the last line when the file
+// does not end in a newline, and alone (nil line) after the last.
+func readLine(br *bufio.Reader, max int) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(line)+len(chunk) > max+1 {
+			return nil, fmt.Errorf("%w: a line of more than %d bytes (a row's strings may hold %d bytes each)", ErrTooLarge, max, MaxFieldBytes)
+		}
+		line = append(line, chunk...)
+		switch err {
+		case nil:
+			return line[:len(line)-1], nil
+		case bufio.ErrBufferFull:
+			continue
+		case io.EOF:
+			if len(line) == 0 {
+				return nil, io.EOF
+			}
+			return line, io.EOF
+		default:
+			return nil, err
+		}
+	}
 }
 
 // decodeJSONLLine decodes one line as a Doc after checking it is valid
@@ -99,6 +150,10 @@ func eachJSONLLine(name string, data []byte, fn func(line []byte) error) error {
 func decodeJSONLLine(line []byte, strs []string) (Doc, error) {
 	if !utf8.Valid(line) {
 		return nil, ErrInvalidUTF8
+	}
+	// Counted before decoding: a row of a million keys took seconds to decode.
+	if err := checkColumns("row", topLevelKeys(line)); err != nil {
+		return nil, err
 	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(pyjson.Standard(line), &obj); err != nil {
@@ -123,6 +178,35 @@ func decodeJSONLLine(line []byte, strs []string) (Doc, error) {
 	return DecodeDoc(line)
 }
 
+// topLevelKeys counts the keys of the object a JSON line holds (the colons
+// outside strings at depth one) in one pass over its bytes; what it counts
+// in invalid JSON does not matter, the decoder refuses that next.
+func topLevelKeys(line []byte) int {
+	n, depth, inString, escaped := 0, 0, false, false
+	for _, c := range line {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			depth--
+		case c == ':' && depth == 1:
+			n++
+		}
+	}
+	return n
+}
+
 // jsonFields reads one JSON value and returns the key order of the object it
 // is, nested objects' included (for a list, that of its first object); nil
 // for other values.
@@ -135,6 +219,7 @@ func jsonFields(dec *json.Decoder) (Fields, error) {
 	switch t {
 	case json.Delim('{'):
 		out = Fields{}
+		seen := map[string]bool{}
 		for dec.More() {
 			kt, err := dec.Token()
 			if err != nil {
@@ -145,7 +230,8 @@ func jsonFields(dec *json.Decoder) (Fields, error) {
 			if err != nil {
 				return nil, err
 			}
-			if _, dup := out.find(k); !dup {
+			if !seen[k] {
+				seen[k] = true
 				out = append(out, Field{Name: k, Sub: sub})
 			}
 		}

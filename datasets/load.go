@@ -1,10 +1,11 @@
 package datasets
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/entropix-eval/entropix-eval/internal/usage"
 )
 
 // Dataset is a split loaded from one or more files.
@@ -97,7 +98,7 @@ func fileProblem(source string, row int, d Doc, fields Fields) Problem {
 }
 
 // ErrTooLarge: a field is over MaxFieldBytes.
-var ErrTooLarge = errors.New("field too large")
+var ErrTooLarge = usage.New("field too large")
 
 // LoadFewshotFile reads few-shot exemplars: rows with "question" and
 // "target" strings (the target used verbatim), in any format readFile reads.

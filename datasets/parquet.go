@@ -47,6 +47,9 @@ func readParquetRows(name string, r io.ReaderAt, size int64, strs []string) (_ f
 	if err != nil {
 		return fileRows{}, err
 	}
+	if err := checkParquetSizes(name, r, size, f); err != nil {
+		return fileRows{}, err
+	}
 	for _, c := range strs {
 		if _, err := stringColumn(f, c); err != nil {
 			return fileRows{}, fmt.Errorf("%s: %w", name, err)
@@ -55,6 +58,9 @@ func readParquetRows(name string, r io.ReaderAt, size int64, strs []string) (_ f
 	rows := fileRows{docs: make([]Doc, 0, min(f.NumRows(), 1<<16))}
 	schema := f.Schema()
 	rows.fields = parquetFields(schema.Fields())
+	if err := checkColumns(name, len(rows.fields)); err != nil {
+		return fileRows{}, err
+	}
 	buf := make([]parquet.Row, 256)
 	for _, rg := range f.RowGroups() {
 		if err := appendRowGroup(&rows, schema, rg, buf); err != nil {

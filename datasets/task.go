@@ -49,10 +49,16 @@ type Task struct {
 	DataFiles                                               map[string][]string
 	TrainingSplit, ValidationSplit, TestSplit, FewshotSplit string
 
+	// OutputType is output_type: generate_until, or one of the scored types
+	// (multiple_choice, loglikelihood, loglikelihood_rolling).
+	OutputType string
+
 	Description, DocToText, DocToTarget, DocToChoice, GenPrefix *Template
-	TargetDelimiter, FewshotDelimiter                           string
-	NumFewshot                                                  int
-	Fewshot                                                     FewshotConfig
+	// ChoiceList is doc_to_choice written as a YAML list (MMLU's [A, B, C, D]).
+	ChoiceList                        []string
+	TargetDelimiter, FewshotDelimiter string
+	NumFewshot                        int
+	Fewshot                           FewshotConfig
 	// FewshotSeed seeds SamplerRandom (lm-eval's fewshot_random_seed).
 	FewshotSeed int64
 
@@ -157,12 +163,16 @@ func (t *Task) Target(d Doc) (string, error) {
 	return choices[i], nil
 }
 
-// Choices renders doc_to_choice (a list of strings).
+// Choices renders doc_to_choice (a list of strings): a YAML list as written,
+// a column's list, or the list a {{ expression }} evaluates to.
 func (t *Task) Choices(d Doc) ([]string, error) {
+	if t.ChoiceList != nil {
+		return t.ChoiceList, nil
+	}
 	if t.DocToChoice == nil {
 		return nil, nil
 	}
-	v, err := t.DocToChoice.Render(d)
+	v, err := t.DocToChoice.RenderValue(d)
 	if err != nil {
 		return nil, err
 	}
@@ -179,8 +189,32 @@ func (t *Task) Choices(d Doc) ([]string, error) {
 
 // shotText and shotTarget render a few-shot example with fewshot_config's
 // templates (inherited from the task unless it set its own).
-func (t *Task) shotText(d Doc) (string, error)   { return t.Fewshot.DocToText.RenderString(d) }
-func (t *Task) shotTarget(d Doc) (string, error) { return t.Fewshot.DocToTarget.RenderString(d) }
+func (t *Task) shotText(d Doc) (string, error) { return t.Fewshot.DocToText.RenderString(d) }
+func (t *Task) shotTarget(d Doc) (string, error) {
+	if !t.HasChoices() {
+		return t.Fewshot.DocToTarget.RenderString(d)
+	}
+	// build_qa_turn: an index target shows as its choice's text.
+	v, err := docTarget(t.Fewshot.DocToTarget, d)
+	if err != nil {
+		return "", err
+	}
+	i, ok := v.(int)
+	if !ok {
+		return v.(string), nil
+	}
+	choices, err := t.Choices(d)
+	if err != nil {
+		return "", err
+	}
+	if i < 0 || i >= len(choices) {
+		return "", fmt.Errorf("doc_to_target: index %d outside the %d choices", i, len(choices))
+	}
+	return choices[i], nil
+}
+
+// HasChoices says whether the task sets doc_to_choice.
+func (t *Task) HasChoices() bool { return t.DocToChoice != nil || t.ChoiceList != nil }
 
 // Filter returns the task's filter pipeline with the given name.
 func (t *Task) Filter(name string) (FilterPipeline, bool) {
@@ -201,7 +235,7 @@ func (t *Task) Describe() map[string]any {
 		"dataset_path": t.DatasetPath, "dataset_name": t.DatasetName, "split": t.EvalSplit(),
 		"num_fewshot": t.NumFewshot, "fewshot_sampler": string(t.Fewshot.Sampler), "fewshot_split": t.ShotSplit(),
 		"fewshot_samples": len(t.Fewshot.Samples), "until": t.Until, "max_gen_toks": t.MaxNewTokens,
-		"repeats": t.Repeats, "target_delimiter": t.TargetDelimiter, "fewshot_delimiter": t.FewshotDelimiter,
+		"repeats": t.Repeats, "target_delimiter": t.TargetDelimiter, "output_type": t.OutputType, "fewshot_delimiter": t.FewshotDelimiter,
 	}
 	if len(t.Generation) > 0 {
 		out["generation_kwargs"] = maps.Clone(t.Generation)

@@ -87,8 +87,9 @@ func buildTask(rc *rawConfig) (*Task, error) {
 	if t.Name == "" {
 		return nil, fmt.Errorf("%s: no task name (key task): %w", rc.File, ErrUnsupportedTask)
 	}
-	if ot := g.strOr("output_type", "generate_until"); ot != "generate_until" {
-		return nil, taskError(rc, "output_type", "%q needs log-likelihoods; only generate_until tasks are supported", ot)
+	t.OutputType = g.strOr("output_type", OutputGenerateUntil)
+	if t.OutputType != OutputGenerateUntil && !IsScoredOutput(t.OutputType) {
+		return nil, taskError(rc, "output_type", "%q is not one of generate_until, multiple_choice, loglikelihood, loglikelihood_rolling", t.OutputType)
 	}
 	if v, ok := k["should_decontaminate"].(bool); ok && v {
 		return nil, taskError(rc, "should_decontaminate", "decontamination is not supported")
@@ -102,7 +103,7 @@ func buildTask(rc *rawConfig) (*Task, error) {
 	t.DocToText = g.template("doc_to_text", "")
 	t.DocToTarget = g.template("doc_to_target", "")
 	if _, ok := k["doc_to_choice"]; ok {
-		t.DocToChoice = g.template("doc_to_choice", "")
+		t.ChoiceList, t.DocToChoice = g.choices()
 	}
 	if _, ok := k["gen_prefix"]; ok {
 		t.GenPrefix = g.template("gen_prefix", "")
@@ -111,7 +112,14 @@ func buildTask(rc *rawConfig) (*Task, error) {
 	t.Fewshot = g.fewshot(t)
 	t.Until, t.MaxNewTokens, t.Generation = g.generation(t)
 	t.Filters = g.filters()
-	t.Metrics = g.metrics()
+	if IsScoredOutput(t.OutputType) {
+		if _, ok := k["filter_list"]; ok {
+			return nil, taskError(rc, "filter_list", "filters on %s responses are not supported", t.OutputType)
+		}
+		t.Metrics = g.scoreMetrics(t.OutputType)
+	} else {
+		t.Metrics = g.metrics()
+	}
 	if g.err != nil {
 		return nil, g.err
 	}

@@ -19,7 +19,10 @@ func TestTaskRefusals(t *testing.T) {
 		name, yaml string
 		want       []string
 	}{
-		{"loglikelihood", minimalTask + "output_type: multiple_choice\n", []string{"t.yaml: key output_type", `"multiple_choice" needs log-likelihoods`}},
+		{"output type", minimalTask + "output_type: generate\n", []string{"t.yaml: key output_type", `"generate" is not one of`}},
+		{"metric of another output type", minimalTask + "output_type: multiple_choice\nmetric_list:\n  - metric: perplexity\n", []string{`metric "perplexity" is not computed for output_type multiple_choice`}},
+		{"scored aggregation", minimalTask + "output_type: loglikelihood\nmetric_list:\n  - metric: perplexity\n    aggregation: mean\n", []string{"only lm-eval's perplexity is supported"}},
+		{"scored filters", minimalTask + "output_type: multiple_choice\nfilter_list:\n  - name: f\n    filter:\n      - function: take_first\n", []string{"filters on multiple_choice responses"}},
 		{"python scoring", minimalTask + "process_results: !function utils.process_results\n", []string{"key process_results", "!function utils.process_results"}},
 		{"function inside a filter", minimalTask + "filter_list:\n  - name: f\n    filter:\n      - function: !function utils.custom\n", []string{"key filter_list", "filter_list[0].filter[0].function"}},
 		{"unknown key", minimalTask + "doc_to_decorate: x\n", []string{"key doc_to_decorate: unknown task key"}},

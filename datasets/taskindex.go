@@ -6,12 +6,14 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/entropix-eval/entropix-eval/internal/suggest"
+	"github.com/entropix-eval/entropix-eval/internal/usage"
 )
 
 // builtinTasks are the task files compiled into the binary: lm-eval's GSM8K
@@ -75,7 +77,7 @@ func NewIndex(includePaths ...string) (*Index, error) {
 		if !st.IsDir() {
 			return nil, fmt.Errorf("--include-path %s: not a directory (use --task for one file)", dir)
 		}
-		if err := ix.addTree(os.DirFS(dir), dir, dir); err != nil {
+		if err := ix.addTree(taskFS{os.DirFS(dir)}, dir, dir); err != nil {
 			return nil, err
 		}
 	}
@@ -102,12 +104,7 @@ func (ix *Index) AddFile(path string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	root := filepath.VolumeName(abs) + string(filepath.Separator)
-	rel, err := filepath.Rel(root, abs)
-	if err != nil {
-		return nil, err
-	}
-	names := ix.addFile(os.DirFS(root), filepath.ToSlash(rel), "file", root)
+	names := ix.addFile(taskFS{}, filepath.ToSlash(abs), "file", "")
 	if len(names) == 0 {
 		return nil, fmt.Errorf("%s: defines no task or group", path)
 	}
@@ -119,6 +116,9 @@ func (ix *Index) AddFile(path string) ([]string, error) {
 
 // showPath is how a path inside a source's file system is printed.
 func showPath(root, p string) string {
+	if path.IsAbs(p) {
+		return filepath.FromSlash(p)
+	}
 	if strings.HasSuffix(root, ":") {
 		return root + p
 	}
@@ -229,7 +229,7 @@ func (ix *Index) Lookup(name string) (*Entry, bool) {
 func (ix *Index) Task(name string) (*Task, error) {
 	e, ok := ix.entries[name]
 	if !ok {
-		return nil, fmt.Errorf("unknown task %q%s (`entropix-eval tasks` lists them; --include-path DIR or --task FILE.yaml add more)", name, suggest.Hint(name, slices.Sorted(maps.Keys(ix.entries))))
+		return nil, usage.Errorf("unknown task %q%s (`entropix-eval tasks` lists them; --include-path DIR or --task FILE.yaml add more)", name, suggest.Hint(name, slices.Sorted(maps.Keys(ix.entries))))
 	}
 	if e.Err != nil {
 		return nil, e.Err

@@ -1,7 +1,6 @@
 package datasets
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"math"
@@ -10,6 +9,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/entropix-eval/entropix-eval/internal/usage"
 )
 
 // pyFunction is a `!function module.name` value: a Python hook lm-eval imports
@@ -38,7 +39,8 @@ const maxIncludeDepth = 16
 // file's directory) is loaded first, and the including file's keys replace
 // the included ones whole (a shallow dict.update).
 func loadRawConfig(fsys fs.FS, file string) (*rawConfig, error) {
-	return loadRawConfigSeen(fsys, file, nil)
+	rc, err := loadRawConfigSeen(fsys, file, nil)
+	return rc, usage.Wrap(err) // the task file (or one it includes) is at fault
 }
 
 func loadRawConfigSeen(fsys fs.FS, file string, seen []string) (*rawConfig, error) {
@@ -127,6 +129,7 @@ func (b *yamlBudget) nodeValue(n *yaml.Node) (any, error) {
 		return b.nodeValue(n.Alias)
 	case yaml.MappingNode:
 		m := make(map[string]any, len(n.Content)/2)
+		lines := make(map[string]int, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			kn := n.Content[i]
 			if kn.Kind == yaml.ScalarNode && kn.Tag == "!!merge" {
@@ -136,6 +139,12 @@ func (b *yamlBudget) nodeValue(n *yaml.Node) (any, error) {
 			if err := kn.Decode(&key); err != nil {
 				return nil, fmt.Errorf("line %d: mapping key: %w", kn.Line, err)
 			}
+			// PyYAML keeps the last of two equal keys without a word; a task
+			// file that sets a key twice is refused instead.
+			if first, dup := lines[key]; dup {
+				return nil, fmt.Errorf("line %d: key %q is set again (first on line %d)", kn.Line, key, first)
+			}
+			lines[key] = kn.Line
 			v, err := b.nodeValue(n.Content[i+1])
 			if err != nil {
 				return nil, err
@@ -241,4 +250,4 @@ func findFunction(prefix string, v any) (string, pyFunction, bool) {
 
 // ErrUnsupportedTask marks a task that uses lm-eval features this harness
 // does not implement (Python hooks, loglikelihood output types, unknown keys).
-var ErrUnsupportedTask = errors.New("unsupported task configuration")
+var ErrUnsupportedTask = usage.New("unsupported task configuration")

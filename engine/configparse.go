@@ -8,6 +8,8 @@ import (
 	"math"
 	"os"
 	"strings"
+
+	"github.com/entropix-eval/entropix-eval/internal/usage"
 )
 
 // maxDim bounds every size in a config so that products of sizes cannot overflow and
@@ -22,7 +24,7 @@ func LoadConfig(path string) (Config, error) {
 	}
 	cfg, err := ParseConfig(data)
 	if err != nil {
-		return Config{}, fmt.Errorf("config %s: %w", path, err)
+		return Config{}, usage.Errorf("config %s: %w", path, err)
 	}
 	return cfg, nil
 }

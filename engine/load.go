@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/entropix-eval/entropix-eval/internal/usage"
 )
 
 // Checkpoint file names inside a Hugging Face model directory.
@@ -66,7 +68,7 @@ func loadHF(dir string) (m *Model, err error) {
 		return nil, err
 	}
 	if err := m.checkTensors(source, from); err != nil {
-		return nil, err
+		return nil, usage.Wrap(err) // the checkpoint does not match its config
 	}
 	m.Config.DType = m.Tensors["model.embed_tokens.weight"].DType
 	if tok := filepath.Join(dir, TokenizerFile); fileExists(tok) {
@@ -87,7 +89,7 @@ func (m *Model) addSafetensors(path string, from map[string]string, owner map[st
 	m.OnClose(release)
 	h, err := parseSafetensors(data)
 	if err != nil {
-		return fmt.Errorf("safetensors %s: %w", path, err)
+		return usage.Errorf("safetensors %s: %w", path, err)
 	}
 	base := filepath.Base(path)
 	for _, e := range h.Tensors {
@@ -116,6 +118,12 @@ func ignorable(name string) bool {
 
 // checkTensors compares the loaded tensors with the ones the config implies.
 func (m *Model) checkTensors(source string, from map[string]string) error {
+	// Past twice the real count, the list itself would be the cost (and its
+	// errors say no more than this one); below it, each tensor is named.
+	if want, have := m.Config.ExpectedTensorCount(), len(m.Tensors); want > 2*have+16 {
+		return fmt.Errorf("model %s: config.json implies %d tensors (num_hidden_layers %d), the weights (%s) hold %d: the config does not describe these weights",
+			m.Dir, want, m.Config.Layers, source, have)
+	}
 	var errs []error
 	specs := m.Config.ExpectedTensors()
 	want := make(map[string]bool, len(specs))

@@ -68,6 +68,9 @@ func TestLoadRejectsBrokenSafetensors(t *testing.T) {
 		{"span does not match shape×dtype", nil, func(t *testing.T, dir string) {
 			editHeader(t, st(dir), func(h map[string]any) { entry(h, normName)["dtype"] = "BF16" })
 		}, []string{`"model.norm.weight"`, "span 128 bytes", "needs 64"}},
+		{"huge shape: the exact byte count", nil, func(t *testing.T, dir string) {
+			editHeader(t, st(dir), func(h map[string]any) { entry(h, normName)["shape"] = []int64{1 << 40, 1 << 40} })
+		}, []string{`"model.norm.weight"`, "span 128 bytes", "needs 4835703278458516698824704"}},
 		{"offsets past the end", nil, func(t *testing.T, dir string) {
 			editHeader(t, st(dir), func(h map[string]any) { entry(h, normName)["data_offsets"] = []int64{1 << 40, 1<<40 + 128} })
 		}, []string{`"model.norm.weight"`, "run past"}},

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"sort"
 	"unicode/utf8"
 )
@@ -122,8 +123,8 @@ func parseEntry(name string, raw json.RawMessage, dataLen int64) (stEntry, error
 		e.Shape = append(e.Shape, int(d))
 	}
 	if want := numel * int64(e.DType.Size()); numel > dataLen || want != e.End-e.Begin {
-		return stEntry{}, fmt.Errorf("tensor %q: data_offsets [%d, %d] span %d bytes, shape %v of %s needs %d",
-			name, e.Begin, e.End, e.End-e.Begin, info.Shape, e.DType, want)
+		return stEntry{}, fmt.Errorf("tensor %q: data_offsets [%d, %d] span %d bytes, shape %v of %s needs %s",
+			name, e.Begin, e.End, e.End-e.Begin, info.Shape, e.DType, tensorBytes(info.Shape, e.DType))
 	}
 	return e, nil
 }
@@ -206,4 +207,15 @@ func decodeObjectNoDuplicates(raw []byte) ([]jsonField, error) {
 		return nil, errors.New("data after the header object")
 	}
 	return out, nil
+}
+
+// tensorBytes is a shape's byte size in exact arithmetic, for messages: the
+// check above stops multiplying past the data section (it printed that
+// clamped count as the size a huge shape needs).
+func tensorBytes(shape []int64, dt DType) string {
+	n := big.NewInt(int64(dt.Size()))
+	for _, d := range shape {
+		n.Mul(n, big.NewInt(d))
+	}
+	return n.String()
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/entropix-eval/entropix-eval/engine"
+	"github.com/entropix-eval/entropix-eval/internal/usage"
 	"github.com/entropix-eval/entropix-eval/sampler"
 )
 
@@ -15,13 +16,14 @@ import (
 // (either nil when there is no tokenizer).
 func NewSamplerResolver(lookup sampler.TokenLookup, text sampler.TokenText) SamplerResolver {
 	return func(spec SamplerSpec) (SamplerFactory, error) {
+		// A spec or a token the tokenizer lacks: the sweep is at fault.
 		s, err := sampler.ParseSpec(specMap(spec))
 		if err != nil {
-			return nil, err
+			return nil, usage.Wrap(err)
 		}
 		proto, err := s.NewResolved(lookup, text)
 		if err != nil {
-			return nil, err
+			return nil, usage.Wrap(err)
 		}
 		// The built sampler's description, not the spec's: it carries what was
 		// resolved at build time, such as Entropix's clarifying token id and text.

@@ -19,3 +19,16 @@ func (a TokenizerAdapter) NewStream() TextStream { return a.T.NewStreamDecoder(f
 // NewScoredStream decodes the response lm-eval scores: special tokens skipped, as
 // its HF backend's tok_decode does.
 func (a TokenizerAdapter) NewScoredStream() TextStream { return a.T.NewStreamDecoder(true) }
+
+// EncodePlain encodes without special tokens (lm-eval's tok_encode with
+// add_special_tokens=False).
+func (a TokenizerAdapter) EncodePlain(text string) ([]int32, error) { return a.T.Encode(text, false) }
+
+// PrefixToken is lm-eval's prefix_token_id: the BOS token, else the EOS.
+func (a TokenizerAdapter) PrefixToken() (int32, bool) {
+	if _, id, ok := a.T.BOS(); ok {
+		return id, true
+	}
+	_, id, ok := a.T.EOS()
+	return id, ok
+}

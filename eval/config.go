@@ -19,6 +19,7 @@ import (
 
 	"github.com/entropix-eval/entropix-eval/engine"
 	"github.com/entropix-eval/entropix-eval/internal/suggest"
+	"github.com/entropix-eval/entropix-eval/internal/usage"
 )
 
 // Config is a sweep: what to evaluate, how, and where the run directory goes. It is
@@ -220,7 +221,8 @@ func (c Config) WithDefaults() Config {
 	return c
 }
 
-// Validate reports every problem of the config at once, each naming its field.
+// Validate reports every problem of the config at once, each naming its
+// field, as a usage error.
 func (c Config) Validate() error {
 	var errs []error
 	bad := func(field, format string, args ...any) {
@@ -324,5 +326,5 @@ func (c Config) Validate() error {
 			bad("shard", "%v", err)
 		}
 	}
-	return errors.Join(errs...)
+	return usage.Wrap(errors.Join(errs...)) // the sweep is at fault, however it was given
 }

@@ -31,11 +31,12 @@ func (o Outputs) check() error {
 }
 
 // Finalize rebuilds every result file of a run directory from its journal, grading
-// the saved responses with the current extraction code, and marks the manifest
-// complete. The files are a pure function of (manifest, problems, journal), so a
-// resumed, merged or rescored run writes the same bytes as an uninterrupted one
-// (except latency_ms, which is wall time). Then out.Report, when set, writes the
-// files derived from them.
+// the saved responses with the current extraction code. The files are a pure
+// function of (manifest, problems, journal), so a resumed, merged or rescored
+// run writes the same bytes as an uninterrupted one (except latency_ms, which
+// is wall time). Then out.Report, when set, writes the files derived from
+// them, the manifest saying finishing meanwhile; it says complete only once
+// every file is written.
 func Finalize(dir string, out Outputs) error {
 	if err := out.check(); err != nil {
 		return err
@@ -74,23 +75,54 @@ func Finalize(dir string, out Outputs) error {
 	if err := writeParquetCopies(dir, out.Arrow, !m.Config.NoParquet, ResultsArrow, TracesArrow); err != nil {
 		return err
 	}
-	if err := writeJSONAtomic(filepath.Join(dir, ResultsJSONFile), summarize(m, grs)); err != nil {
+	summary := summarize(m, grs)
+	if m.Task.OutputType != "" {
+		if err := scoredAggregates(m, grs, summary); err != nil {
+			return err
+		}
+	}
+	if err := writeJSONAtomic(filepath.Join(dir, ResultsJSONFile), summary); err != nil {
 		return err
 	}
-	if err := writeSamples(dir, grs); err != nil {
+	if err := writeSamples(dir, m.Task, grs); err != nil {
 		return err
 	}
-	if m.Status != StatusComplete {
+	// The finish time is kept once set (the lm-eval files are named by it),
+	// so a rescore or a second attempt at finishing writes the same names.
+	if m.Finished == nil || m.Status == StatusRunning {
 		now := time.Now().UTC()
-		m.Status, m.Finished = StatusComplete, &now
+		m.Finished = &now
 	}
+	if out.Report == nil {
+		m.Status = StatusComplete
+		return writeManifest(dir, m)
+	}
+	m.Status = StatusFinishing
 	if err := writeManifest(dir, m); err != nil {
 		return err
 	}
-	if out.Report == nil {
+	if err := out.Report(dir); err != nil {
+		return err
+	}
+	return MarkComplete(dir)
+}
+
+// MarkComplete marks a finishing run directory complete, once the files
+// derived from its results are written (Finalize, or report finishing a run
+// that a kill or a full disk stopped while finishing).
+func MarkComplete(dir string) error {
+	m, err := ReadManifest(dir)
+	if err != nil {
+		return err
+	}
+	if m.Status == StatusComplete {
 		return nil
 	}
-	return out.Report(dir)
+	if m.Status != StatusFinishing {
+		return fmt.Errorf("run directory %s is %s, not finishing: run it to the end first", dir, m.Status)
+	}
+	m.Status = StatusComplete
+	return writeManifest(dir, m)
 }
 
 // ParquetCopier is an ArrowWriter that also writes Parquet copies of its files.

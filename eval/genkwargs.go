@@ -113,6 +113,10 @@ func TaskDefaultSampler(cfg Config, tasks []string) (SamplerSpec, string, error)
 
 // taskSampler reads one task's generation_kwargs.
 func taskSampler(t *datasets.Task) (SamplerSpec, string, error) {
+	if datasets.IsScoredOutput(t.OutputType) {
+		// It stands in for validation only: a scored run has one job and no sampler.
+		return SamplerSpec{Name: "greedy"}, t.OutputType + " scores given continuations, no sampler runs", nil
+	}
 	kw := maps.Clone(t.Generation)
 	delete(kw, "until")
 	delete(kw, "max_gen_toks") // the task's budget, applied as the run's default anyway

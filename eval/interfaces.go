@@ -5,6 +5,7 @@ import (
 
 	"github.com/entropix-eval/entropix-eval/datasets"
 	"github.com/entropix-eval/entropix-eval/engine"
+	"github.com/entropix-eval/entropix-eval/eval/loglik"
 	"github.com/entropix-eval/entropix-eval/reports"
 	"github.com/entropix-eval/entropix-eval/sampler"
 )
@@ -122,13 +123,20 @@ type Problem struct {
 	// DocColumns is Doc's key order, the dataset's column order (nested
 	// structs' included), which lm-eval's doc and doc_hash keep.
 	DocColumns datasets.Fields
+	// Scoring holds the loglikelihood requests of a task that scores
+	// continuations (nil for generate_until).
+	Scoring *loglik.Doc
 }
 
 // TaskSpec is what the runner and the grader need of a task besides its
 // prompts. It is stored in the manifest, so a run directory is rescored with
 // the filters and metrics it was run with, wherever its task file came from.
 type TaskSpec struct {
-	Name         string   `json:"name"`
+	Name string `json:"name"`
+	// OutputType is the task's output_type when it scores continuations
+	// (multiple_choice, loglikelihood, loglikelihood_rolling); empty for
+	// generate_until.
+	OutputType   string   `json:"output_type,omitempty"`
 	Stops        []string `json:"stops"`
 	MaxNewTokens int      `json:"max_new_tokens"`
 	// Filters and Metrics are the task's filter_list and metric_list.

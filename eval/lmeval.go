@@ -151,7 +151,7 @@ func b2i(b bool) int {
 // tags cannot spell; encoding/json writes map keys sorted, so lines are still
 // deterministic. The doc follows them last (withDoc): it may hold NaN or
 // ±Infinity, written as json.dumps writes them, which encoding/json refuses.
-func sampleLine(g gradedRecord) ([]byte, error) {
+func sampleLine(task TaskSpec, g gradedRecord) ([]byte, error) {
 	filtered := map[string]string{}
 	for _, a := range g.Grade.Answers {
 		filtered[a.Filter] = a.Answer
@@ -166,6 +166,9 @@ func sampleLine(g gradedRecord) ([]byte, error) {
 	}
 	for _, s := range g.Grade.Scores {
 		line[string(s.Key())] = s.Value
+	}
+	if err := scoredSampleFields(task, g, line); err != nil {
+		return nil, err
 	}
 	b, err := json.Marshal(line)
 	if err != nil {
@@ -187,10 +190,10 @@ func sampleDoc(p ProblemEntry) ([]byte, error) {
 	return json.Marshal(map[string]string{"question": p.Question, "answer": docAnswer(p)})
 }
 
-func writeSamples(dir string, grs []gradedRecord) error {
+func writeSamples(dir string, task TaskSpec, grs []gradedRecord) error {
 	return WriteFileAtomic(filepath.Join(dir, SamplesFile), func(w io.Writer) error {
 		for _, g := range grs {
-			b, err := sampleLine(g)
+			b, err := sampleLine(task, g)
 			if err != nil {
 				return err
 			}

@@ -41,20 +41,17 @@ func lockDir(dir string, create bool) (*DirLock, error) {
 		return nil, err
 	}
 	if !create {
+		// Not a usage error: the run may be about to start there.
 		if ours, _, err := dirState(dir); err != nil || !ours {
-			return nil, fmt.Errorf("%s is not a run directory (no %s): %w", dir, ManifestFile, ErrNotRunDir)
+			return nil, fmt.Errorf("%s holds no run (no %s): %w", dir, ManifestFile, os.ErrNotExist)
 		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create %s: %w", dir, err)
 	}
 	path := filepath.Join(dir, LockFile)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := lockFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", dir, err)
-	}
-	if err := flock(f); err != nil {
-		f.Close()
 		if errors.Is(err, ErrLocked) {
 			return nil, fmt.Errorf("%s is in use by %s (lock %s); wait for it to finish or use another directory: %w",
 				dir, holder(path), path, ErrLocked)
@@ -81,6 +78,58 @@ func lockDir(dir string, create bool) (*DirLock, error) {
 		return nil, err
 	}
 	return l, nil
+}
+
+// lockFile opens and flocks path, and checks that the file locked is still
+// the one at path: a writer that removed or replaced .lock between our open
+// and our flock holds the lock of the new file, and ours would lock nothing.
+// It tries again on the new file a few times.
+func lockFile(path string) (*os.File, error) {
+	for try := 0; ; try++ {
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+		if err != nil {
+			return nil, err
+		}
+		if err := flock(f); err != nil {
+			f.Close()
+			return nil, err
+		}
+		err = sameFile(f, path)
+		if err == nil {
+			return f, nil
+		}
+		f.Close()
+		if try == 3 {
+			return nil, err
+		}
+	}
+}
+
+// ErrLockLost marks a lock whose file was removed or replaced while held:
+// another process may now hold the lock of the new file.
+var ErrLockLost = errors.New("the run directory's lock file was removed or replaced while held")
+
+// sameFile checks that f is the file at path.
+func sameFile(f *os.File, path string) error {
+	held, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	now, err := os.Stat(path)
+	if err != nil || !os.SameFile(held, now) {
+		return fmt.Errorf("%s: %w; another writer may have started: stop here and run again once it is done", path, ErrLockLost)
+	}
+	return nil
+}
+
+// Check reports ErrLockLost when the lock file was removed or replaced since
+// the lock was taken (deleting .lock let a second writer in while the first
+// kept writing); writers call it before each write to the directory.
+func (l *DirLock) Check() error {
+	if l == nil || l.f == nil {
+		return nil
+	}
+	return sameFile(l.f, filepath.Join(l.dir, LockFile))
 }
 
 // Unlock releases the lock; the lock file stays (removing it would race with a

@@ -21,10 +21,17 @@ import (
 // ManifestFile describes a run directory: what was run, on what, by which code.
 const ManifestFile = "manifest.json"
 
-// Manifest status values.
+// Manifest status values: running until every item is journaled; finishing
+// once the result files (results.arrow, traces.arrow, results.json,
+// samples.jsonl) are written while the files derived from them (report.html,
+// summary.arrow, comparisons.arrow, figures/, tables/, lm-eval/) are still
+// owed; complete when every file is written. A kill or a full disk while
+// finishing leaves "finishing": running the same command again, or report,
+// finishes it.
 const (
-	StatusRunning  = "running"
-	StatusComplete = "complete"
+	StatusRunning   = "running"
+	StatusFinishing = "finishing"
+	StatusComplete  = "complete"
 )
 
 // FileSum is one input file and its SHA-256.

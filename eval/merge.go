@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/entropix-eval/entropix-eval/datasets"
+	"github.com/entropix-eval/entropix-eval/internal/usage"
 )
 
 // Merge combines the run directories of shards 0..n-1 of one sweep into out, which
@@ -94,7 +95,7 @@ func outputNotAnInput(out string, shardDirs []string) error {
 	}
 	for _, d := range shardDirs {
 		if st, err := os.Stat(d); err == nil && os.SameFile(ost, st) {
-			return fmt.Errorf("merge: --out %s is the input %s; merge into a new directory", out, d)
+			return usage.Errorf("merge: --out %s is the input %s; merge into a new directory", out, d)
 		}
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/entropix-eval/entropix-eval/engine"
+	"github.com/entropix-eval/entropix-eval/internal/usage"
 )
 
 // Bounds on the size of one sweep. Every job is listed in manifest.json and every
@@ -31,7 +32,7 @@ func jobCount(c Config) float64 {
 // jobsBeyondBound refuses more than MaxJobs jobs (Config.Validate calls it).
 func jobsBeyondBound(c Config) error {
 	if jobs := jobCount(c); jobs > MaxJobs {
-		return fmt.Errorf("samplers × seeds × repeats = %d × %d × %d = %.0f jobs, more than the %d one run directory holds; split the sweep",
+		return usage.Errorf("samplers × seeds × repeats = %d × %d × %d = %.0f jobs, more than the %d one run directory holds; split the sweep",
 			len(c.Samplers), len(c.Seeds), c.Repeats, jobs, MaxJobs)
 	}
 	return nil
@@ -42,7 +43,7 @@ func jobsBeyondBound(c Config) error {
 func checkWorkBounds(cfg Config, problems int) error {
 	jobs := jobCount(cfg)
 	if items := jobs * float64(problems); items > MaxItems {
-		return fmt.Errorf("%.0f jobs × %d problems = %.0f items, more than the %d one run directory holds; shard the run (--shard i/n) or lower --limit",
+		return usage.Errorf("%.0f jobs × %d problems = %.0f items, more than the %d one run directory holds; shard the run (--shard i/n) or lower --limit",
 			jobs, problems, items, MaxItems)
 	}
 	return nil

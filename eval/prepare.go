@@ -117,7 +117,7 @@ func LoadTaskInputs(cfg Config, task *datasets.Task, src datasets.DataSource, to
 	desc["num_fewshot"] = prompter.NumFewshot()
 	in := TaskInputs{
 		Task: TaskSpec{Name: task.Name, MaxNewTokens: task.MaxNewTokens, Stops: datasets.Prompt{Until: task.Until}.StopStrings(eosText),
-			Filters: task.Filters, Metrics: task.Metrics, Repeats: task.Repeats, Config: desc,
+			Filters: task.Filters, Metrics: task.Metrics, Repeats: task.Repeats, Config: desc, OutputType: scoredType(task),
 			SplitSize: len(data.Docs.Problems)},
 		Files: data.Files, Repeats: task.Repeats,
 	}
@@ -132,13 +132,18 @@ func LoadTaskInputs(cfg Config, task *datasets.Task, src datasets.DataSource, to
 				return TaskInputs{}, fmt.Errorf("problem %s: chat template: %w", doc.ID, err)
 			}
 		}
-		target, err := task.Target(doc.Doc)
+		q, _ := doc.Doc["question"].(string)
+		a, _ := doc.Doc["answer"].(string)
+		p2 := Problem{ID: doc.ID, Question: q, Answer: a, Prompt: text, Doc: doc.Doc, DocColumns: doc.Columns}
+		if datasets.IsScoredOutput(task.OutputType) {
+			p2.Scoring, p2.Target, err = scoredDoc(task, doc, text, chat != nil)
+		} else {
+			p2.Target, err = task.Target(doc.Doc)
+		}
 		if err != nil {
 			return TaskInputs{}, fmt.Errorf("task %s: problem %s: %w", task.Name, doc.ID, err)
 		}
-		q, _ := doc.Doc["question"].(string)
-		a, _ := doc.Doc["answer"].(string)
-		in.Problems = append(in.Problems, Problem{ID: doc.ID, Question: q, Answer: a, Prompt: text, Target: target, Doc: doc.Doc, DocColumns: doc.Columns})
+		in.Problems = append(in.Problems, p2)
 	}
 	return in, nil
 }
@@ -167,4 +172,12 @@ func ModelFiles(dir string) ([]string, error) {
 	}
 	slices.Sort(files)
 	return slices.Compact(files), nil
+}
+
+// scoredType is TaskSpec.OutputType: the task's output_type when it is scored.
+func scoredType(t *datasets.Task) string {
+	if datasets.IsScoredOutput(t.OutputType) {
+		return t.OutputType
+	}
+	return ""
 }

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 
 	"github.com/entropix-eval/entropix-eval/datasets"
+	"github.com/entropix-eval/entropix-eval/eval/loglik"
 	"github.com/entropix-eval/entropix-eval/internal/pyjson"
 )
 
@@ -35,6 +36,8 @@ type ProblemEntry struct {
 	// DocColumns is Doc's key order (the dataset's column order, nested
 	// structs' as {"name": [fields]}).
 	DocColumns datasets.Fields `json:"doc_columns,omitempty"`
+	// Scoring is the doc's loglikelihood requests (scored output types).
+	Scoring *loglik.Doc `json:"loglik,omitempty"`
 }
 
 // MarshalJSON writes the doc last, in its column order with its numbers'

@@ -1,6 +1,9 @@
 package eval
 
-import "github.com/entropix-eval/entropix-eval/reports"
+import (
+	"github.com/entropix-eval/entropix-eval/eval/loglik"
+	"github.com/entropix-eval/entropix-eval/reports"
+)
 
 // Finish reasons, as results.arrow and samples.jsonl spell them.
 const (
@@ -21,4 +24,6 @@ type Record struct {
 	FinishReason string                `json:"finish_reason"`
 	LatencyMS    float64               `json:"latency_ms"`
 	Trace        []reports.TokenRecord `json:"trace"`
+	// Scores are a scored task's request results, in request order.
+	Scores []loglik.Result `json:"loglik,omitempty"`
 }

@@ -51,7 +51,7 @@ func gradeRecords(m *Manifest, problems []ProblemEntry, recs []Record, g Grader)
 	if want := len(m.Jobs) * len(problems); len(out) != want {
 		return nil, fmt.Errorf("%d of %d items are finished", len(out), want)
 	}
-	if err := gradeGroups(m.Task, out, g); err != nil {
+	if err := gradeAll(m.Task, out, g); err != nil {
 		return nil, err
 	}
 	slices.SortFunc(out, func(a, b gradedRecord) int {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 
+	"github.com/entropix-eval/entropix-eval/internal/usage"
 	"github.com/entropix-eval/entropix-eval/reports"
 	"github.com/entropix-eval/entropix-eval/reports/runreport"
 )
@@ -23,7 +24,7 @@ const RunDirMarker = ".entropix-eval-run"
 const markerText = "entropix-eval writes this directory; it removes or rewrites only the files it made here, by name\n"
 
 // ErrNotRunDir marks a directory that holds files but is not a run directory.
-var ErrNotRunDir = errors.New("not a run directory")
+var ErrNotRunDir = usage.New("not a run directory")
 
 // dirState says whether dir may be written into: ours (it holds the marker or a
 // manifest), fresh (missing, or empty but for a lock file), or neither.

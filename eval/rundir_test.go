@@ -1,6 +1,8 @@
 package eval
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -53,12 +55,12 @@ func TestLockDirClaimsOnlyNewEmptyOrOwnDirectories(t *testing.T) {
 func TestLockRunDirNeedsAnExistingRunDirectory(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "nope")
 	_, err := LockRunDir(missing)
-	require.ErrorIs(t, err, ErrNotRunDir)
+	require.ErrorIs(t, err, os.ErrNotExist)
 	assert.NoDirExists(t, missing, "not created")
 
 	empty := t.TempDir()
 	_, err = LockRunDir(empty)
-	require.ErrorIs(t, err, ErrNotRunDir)
+	require.ErrorIs(t, err, os.ErrNotExist)
 
 	l, err := LockDir(empty)
 	require.NoError(t, err)
@@ -86,4 +88,68 @@ func TestRemoveStaleTempsByName(t *testing.T) {
 		assert.FileExists(t, filepath.Join(dir, f))
 	}
 	assert.DirExists(t, filepath.Join(dir, ".manifest.json.tmp-8"))
+}
+
+// progressHook calls done after each finished item.
+type progressHook struct{ done func() }
+
+func (p progressHook) Start([]string, int) {}
+func (p progressHook) Finish()             {}
+func (p progressHook) Tokens(int, int)     {}
+func (p progressHook) Done(int)            { p.done() }
+
+// Deleting .lock under a running writer let a second writer in while the
+// first kept appending (168 journal lines for 96 items). The first now
+// checks before each append that its lock file is still the one at the
+// path, and stops; the second takes the directory.
+func TestDeletedLockFileStopsItsHolder(t *testing.T) {
+	dir := t.TempDir()
+	r := fakeRun{}.runner(dir)
+	var second *DirLock
+	n := 0
+	r.Progress = progressHook{done: func() {
+		if n++; n == 3 {
+			require.NoError(t, os.Remove(filepath.Join(dir, LockFile)))
+			var err error
+			second, err = LockDir(dir)
+			require.NoError(t, err, "a second writer takes the new lock file")
+		}
+	}}
+	_, err := r.Run(context.Background())
+	require.ErrorIs(t, err, ErrLockLost)
+	require.NotNil(t, second)
+	defer second.Unlock()
+	recs, err := ReadJournal(filepath.Join(dir, JournalFile))
+	require.NoError(t, err)
+	assert.Less(t, len(recs), 8, "the first writer stopped at its next append")
+	assert.NoError(t, second.Check())
+}
+
+// A run is complete only once the files derived from its results are
+// written: a failure (a full disk, a kill) while writing them leaves
+// "finishing", and finishing again completes it with the same finish time.
+func TestCompleteOnlyOnceEveryFileIsWritten(t *testing.T) {
+	dir := t.TempDir()
+	r := fakeRun{}.runner(dir)
+	full := errors.New("write report.html: no space left on device")
+	r.Outputs.Report = func(string) error { return full }
+	_, err := r.Run(context.Background())
+	require.ErrorIs(t, err, full)
+	m, err := ReadManifest(dir)
+	require.NoError(t, err)
+	assert.Equal(t, StatusFinishing, m.Status)
+	require.NotNil(t, m.Finished)
+	finished := *m.Finished
+
+	wrote := 0
+	r = fakeRun{}.runner(dir)
+	r.Outputs.Report = func(string) error { wrote++; return nil }
+	_, err = r.Run(context.Background())
+	require.NoError(t, err)
+	m, err = ReadManifest(dir)
+	require.NoError(t, err)
+	assert.Equal(t, StatusComplete, m.Status)
+	assert.Equal(t, 1, wrote)
+	assert.True(t, finished.Equal(*m.Finished) || m.Finished.After(finished))
+	require.NoError(t, MarkComplete(dir), "complete stays complete")
 }

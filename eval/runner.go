@@ -71,6 +71,10 @@ func (r *Runner) Run(ctx context.Context) (*Manifest, error) {
 		}
 	}
 	shard, _ := ParseShard(cfg.Shard) // validated above
+	// A scored task has no generation budget, samplers or stops.
+	if r.Task.OutputType != "" {
+		return r.runScored(ctx, cfg, scoredTask(r.Task, cfg), shard, log)
+	}
 	task, err := resolveTask(r.Task, cfg)
 	if err != nil {
 		return nil, err
@@ -116,9 +120,16 @@ func (r *Runner) Run(ctx context.Context) (*Manifest, error) {
 	queue, plan, ready := planWork(m.Jobs, prepared, r.Samplers, done)
 	log.Info("run", "dir", cfg.Out, "shard", shard.String(), "problems", len(prepared), "jobs", len(m.Jobs),
 		"resumed_items", len(done), "todo", len(queue.items), "workers", len(cfg.Devices), "batch_size", cfg.BatchSize)
-	rec := &recorder{append: journal.Append, plan: plan}
+	// Each append first checks that the directory is still ours to write.
+	appendRecord := func(r Record) error {
+		if err := lock.Check(); err != nil {
+			return err
+		}
+		return journal.Append(r)
+	}
+	rec := &recorder{append: appendRecord, plan: plan}
 	for _, c := range ready {
-		if err := journal.Append(c); err != nil {
+		if err := appendRecord(c); err != nil {
 			return nil, err
 		}
 	}
@@ -143,6 +154,9 @@ func (r *Runner) Run(ctx context.Context) (*Manifest, error) {
 			return m, fmt.Errorf("%w (%d items finished this session are saved): %w", ErrInterrupted, m.Stats.ItemsThisRun, context.Cause(ctx))
 		}
 		return m, fmt.Errorf("%w; finished items are saved, fix the cause and run the same command again", runErr)
+	}
+	if err := lock.Check(); err != nil {
+		return m, err
 	}
 	if err := writeManifest(cfg.Out, m); err != nil {
 		return m, err

@@ -132,7 +132,10 @@ func TestWriterRejectsBadRowsAndDiscardsFile(t *testing.T) {
 	require.ErrorContains(t, WriteComparisons(filepath.Join(dir, "c.arrow"), cmp, Provenance{}), `p_test "z"`)
 	cmp = sampleComparisons()
 	cmp[1].PHolm = Some(0.5)
-	require.ErrorContains(t, WriteComparisons(filepath.Join(dir, "c.arrow"), cmp, Provenance{}), "p_holm on a secondary row")
+	require.ErrorContains(t, WriteComparisons(filepath.Join(dir, "c.arrow"), cmp, Provenance{}), "disagree on whether the row is in a Holm family")
+	cmp = sampleComparisons()
+	cmp[1].Alternative = "sideways"
+	require.ErrorContains(t, WriteComparisons(filepath.Join(dir, "c.arrow"), cmp, Provenance{}), `alternative "sideways"`)
 	sum := sampleSummary()
 	sum[0].Filter = "loose"
 	require.ErrorContains(t, WriteSummary(filepath.Join(dir, "s.arrow"), sum), `score "loose": want metric,filter`)

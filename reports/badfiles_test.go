@@ -225,6 +225,6 @@ func TestOldSchemaVersionIsRefusedWithTheWayOut(t *testing.T) {
 	writeForeign(t, path, testResultSchema().Fields(), &md, func(b *array.RecordBuilder) { fillResults(b, "stop", false) })
 	_, err := ReadResults(path)
 	require.ErrorIs(t, err, ErrSchemaVersion)
-	require.ErrorContains(t, err, "schema version 1, this build reads version 4")
+	require.ErrorContains(t, err, "schema version 1, this build reads version "+SchemaVersion)
 	require.ErrorContains(t, err, "entropix-eval rescore RUN_DIR")
 }

@@ -23,6 +23,9 @@ type column[R any] struct {
 	// value returns the cell as the writer stores it (nil for null), for checks
 	// that compare a file with its rows.
 	value func(r *R) any
+	// ptr returns the row's Go field (a pointer), for encodings of the row other
+	// than Arrow: the journal's positional trace steps (tokenjson.go).
+	ptr func(r *R) any
 }
 
 type valueBuilder[T any] interface {
@@ -39,6 +42,7 @@ type valueArray[T any] interface {
 func plainColumn[R, T any, B valueBuilder[T], A valueArray[T]](name string, dt arrow.DataType, p func(*R) *T) column[R] {
 	return column[R]{
 		field: arrow.Field{Name: name, Type: dt, Nullable: false},
+		ptr:   func(r *R) any { return p(r) },
 		value: func(r *R) any { return *p(r) },
 		appender: func(b array.Builder) func(*R) {
 			tb := b.(B)
@@ -55,6 +59,7 @@ func plainColumn[R, T any, B valueBuilder[T], A valueArray[T]](name string, dt a
 func optColumn[R, T any, B valueBuilder[T], A valueArray[T]](name string, dt arrow.DataType, p func(*R) *Opt[T]) column[R] {
 	return column[R]{
 		field: arrow.Field{Name: name, Type: dt, Nullable: true},
+		ptr:   func(r *R) any { return p(r) },
 		value: func(r *R) any {
 			if o := p(r); o.Valid {
 				return o.V
@@ -114,6 +119,7 @@ func optFloat64Column[R any](name string, p func(*R) *Opt[float64]) column[R] {
 func intColumn[R any](name string, p func(*R) *int) column[R] {
 	return column[R]{
 		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int32, Nullable: false},
+		ptr:   func(r *R) any { return p(r) },
 		value: func(r *R) any { return clampInt32(*p(r)) },
 		appender: func(b array.Builder) func(*R) {
 			ib := b.(*array.Int32Builder)
@@ -134,6 +140,7 @@ func clampInt32(v int) int32 { return int32(max(math.MinInt32, min(math.MaxInt32
 func offNullColumn[R any](name string, p func(*R) *float64, on func(float64) bool, off float64) column[R] {
 	return column[R]{
 		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+		ptr:   func(r *R) any { return p(r) },
 		value: func(r *R) any {
 			if v := *p(r); on(v) {
 				return v
@@ -172,6 +179,7 @@ func nanNullColumn[R any](name string, p func(*R) *float64) column[R] {
 func offNullIntColumn[R any](name string, p func(*R) *int, on func(int) bool, off int) column[R] {
 	return column[R]{
 		field: arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+		ptr:   func(r *R) any { return p(r) },
 		value: func(r *R) any {
 			if v := *p(r); on(v) {
 				return clampInt32(v)
@@ -215,6 +223,7 @@ func offNullIntColumn[R any](name string, p func(*R) *int, on func(int) bool, of
 func stringColumn[R any, S ~string](name string, p func(*R) *S) column[R] {
 	return column[R]{
 		field: arrow.Field{Name: name, Type: arrow.BinaryTypes.String, Nullable: false},
+		ptr:   func(r *R) any { return p(r) },
 		value: func(r *R) any { return validUTF8(string(*p(r))) },
 		appender: func(b array.Builder) func(*R) {
 			sb := b.(*array.StringBuilder)
@@ -313,7 +322,11 @@ const (
 	// summary and comparisons hold a score key ("metric,filter") in "filter".
 	// 4: run_key in traces, results and summary; sampler and seed in traces;
 	// provenance (Meta*) in every file's schema metadata.
-	SchemaVersion = "4"
+	// 5: comparisons.arrow's alternative, n_differing, *_deterministic,
+	// normal_ci_*, boot_beyond_zero, holm_family, holm_m, mde_alpha and
+	// mcnemar_test; ci_low/ci_high are the inverted sign-flip test's interval
+	// (issue 26).
+	SchemaVersion = "5"
 )
 
 // validUTF8 replaces each run of invalid bytes by U+FFFD, as written to utf8 columns.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"strings"
 )
 
 // Column names of comparisons.arrow (besides sampler, filter, ci_low, ci_high
@@ -13,22 +12,33 @@ import (
 const (
 	ColBaseline                  = "baseline"
 	ColPrimary                   = "primary"
+	ColAlternative               = "alternative"
 	ColNProblems                 = "n_problems"
+	ColNDiffering                = "n_differing"
 	ColSamplesPerProblem         = "samples_per_problem"
 	ColBaselineSamplesPerProblem = "baseline_samples_per_problem"
+	ColSamplerDeterministic      = "sampler_deterministic"
+	ColBaselineDeterministic     = "baseline_deterministic"
 	ColSamplerAcc                = "sampler_acc"
 	ColBaselineAcc               = "baseline_acc"
 	ColDelta                     = "delta"
 	ColDeltaSE                   = "delta_se"
+	ColNormalCILow               = "normal_ci_low"
+	ColNormalCIHigh              = "normal_ci_high"
 	ColBootCILow                 = "boot_ci_low"
 	ColBootCIHigh                = "boot_ci_high"
 	ColBootResamples             = "boot_resamples"
+	ColBootBeyondZero            = "boot_beyond_zero"
 	ColP                         = "p"
 	ColPTest                     = "p_test"
+	ColHolmFamily                = "holm_family"
+	ColHolmM                     = "holm_m"
 	ColMDE80                     = "mde80"
+	ColMDEAlpha                  = "mde_alpha"
 	ColMcNemarB                  = "mcnemar_b"
 	ColMcNemarC                  = "mcnemar_c"
 	ColMcNemarP                  = "mcnemar_p"
+	ColMcNemarTest               = "mcnemar_test"
 )
 
 // ComparisonRow is one sampler against the baseline under one filter, on the
@@ -39,28 +49,59 @@ type ComparisonRow struct {
 	Sampler  string
 	Baseline string
 	Filter   string
-	// Primary marks the declared primary filter, whose rows form the Holm family.
-	Primary   bool
-	NProblems int32
+	// Primary marks the declared primary filter, whose rows form the Holm
+	// family under the task and sweep scopes.
+	Primary bool
+	// Alternative is the test's and the interval's: TwoSided, Less or Greater.
+	Alternative string
+	NProblems   int32
+	// NDiffering counts the problems whose per-problem difference is not 0;
+	// with none, nothing can be tested.
+	NDiffering int32
 	// SamplesPerProblem is the sampler's most samples on any problem (seeds ×
-	// repeats); BaselineSamplesPerProblem the baseline's.
+	// repeats); BaselineSamplesPerProblem the baseline's. A side whose samples
+	// are identical on every problem (greedy over seeds) is Deterministic: its
+	// samples count as one.
 	SamplesPerProblem         int32
 	BaselineSamplesPerProblem int32
+	SamplerDeterministic      bool
+	BaselineDeterministic     bool
 	SamplerAcc                float64
 	BaselineAcc               float64
 	Delta                     float64 // SamplerAcc − BaselineAcc
 	DeltaSE                   float64 // sd of per-problem differences / √n; NaN for n < 2
-	CILow, CIHigh             float64 // Delta ± 1.96·DeltaSE
-	BootCILow, BootCIHigh     float64 // paired bootstrap percentile interval over problems
-	BootResamples             int32
-	P                         float64
-	PTest                     string       // SignFlipExact or SignFlipMC
-	PHolm                     Opt[float64] // Holm over the primary rows; absent for secondary rows
-	MDE80                     float64      // minimum detectable |Δ| at 80% power, α = 0.05
-	// McNemar's discordant counts (sampler right & baseline wrong, the reverse)
-	// and its p: present only with exactly one 0/1 sample per problem per side.
+	// CILow, CIHigh is the headline interval: the inversion of the test that
+	// gives P (PTest), so it excludes 0 exactly when P < 0.05. One-sided
+	// alternatives leave one end at −1 or +1.
+	CILow, CIHigh float64
+	// NormalCILow, NormalCIHigh is Delta ± 1.96·DeltaSE, kept for comparison.
+	NormalCILow, NormalCIHigh float64
+	// BootCILow, BootCIHigh is the paired bootstrap percentile interval over
+	// problems; BootBeyondZero counts the resampled means at or beyond 0 on
+	// the far side from Delta, which says how near an end printed as 0.0 is.
+	BootCILow, BootCIHigh float64
+	BootResamples         int32
+	BootBeyondZero        int32
+	P                     float64
+	PTest                 string // SignFlipExact or SignFlipMC
+	// PHolm is Holm's adjusted p within the family HolmFamily of HolmM tests;
+	// absent (and HolmFamily "") for rows in no family and for rows where no
+	// problem differs, which cannot be rejected and are left out of it.
+	PHolm      Opt[float64]
+	HolmFamily string
+	HolmM      int32
+	// MDE80 is this run's sensitivity: the |Δ| its test would detect with 80%
+	// power at MDEAlpha, the level of the Holm step the row stands at (α/m
+	// for the smallest p of m), with t quantiles on n − 1 df; not a planned
+	// power (see the power command).
+	MDE80    float64
+	MDEAlpha float64
+	// McNemar's discordant counts (sampler right & baseline wrong, the
+	// reverse) and its exact p: present only with exactly one 0/1 sample per
+	// problem per side; McNemarTest names the test ("" when absent).
 	McNemarB, McNemarC Opt[int32]
 	McNemarP           Opt[float64]
+	McNemarTest        string
 }
 
 var comparisonColumns = []column[ComparisonRow]{
@@ -68,25 +109,36 @@ var comparisonColumns = []column[ComparisonRow]{
 	stringColumn(ColBaseline, func(r *ComparisonRow) *string { return &r.Baseline }),
 	stringColumn(ColFilter, func(r *ComparisonRow) *string { return &r.Filter }),
 	boolColumn(ColPrimary, func(r *ComparisonRow) *bool { return &r.Primary }),
+	stringColumn(ColAlternative, func(r *ComparisonRow) *string { return &r.Alternative }),
 	int32Column(ColNProblems, func(r *ComparisonRow) *int32 { return &r.NProblems }),
+	int32Column(ColNDiffering, func(r *ComparisonRow) *int32 { return &r.NDiffering }),
 	int32Column(ColSamplesPerProblem, func(r *ComparisonRow) *int32 { return &r.SamplesPerProblem }),
 	int32Column(ColBaselineSamplesPerProblem, func(r *ComparisonRow) *int32 { return &r.BaselineSamplesPerProblem }),
+	boolColumn(ColSamplerDeterministic, func(r *ComparisonRow) *bool { return &r.SamplerDeterministic }),
+	boolColumn(ColBaselineDeterministic, func(r *ComparisonRow) *bool { return &r.BaselineDeterministic }),
 	float64Column(ColSamplerAcc, func(r *ComparisonRow) *float64 { return &r.SamplerAcc }),
 	float64Column(ColBaselineAcc, func(r *ComparisonRow) *float64 { return &r.BaselineAcc }),
 	float64Column(ColDelta, func(r *ComparisonRow) *float64 { return &r.Delta }),
 	float64Column(ColDeltaSE, func(r *ComparisonRow) *float64 { return &r.DeltaSE }),
 	float64Column(ColCILow, func(r *ComparisonRow) *float64 { return &r.CILow }),
 	float64Column(ColCIHigh, func(r *ComparisonRow) *float64 { return &r.CIHigh }),
+	float64Column(ColNormalCILow, func(r *ComparisonRow) *float64 { return &r.NormalCILow }),
+	float64Column(ColNormalCIHigh, func(r *ComparisonRow) *float64 { return &r.NormalCIHigh }),
 	float64Column(ColBootCILow, func(r *ComparisonRow) *float64 { return &r.BootCILow }),
 	float64Column(ColBootCIHigh, func(r *ComparisonRow) *float64 { return &r.BootCIHigh }),
 	int32Column(ColBootResamples, func(r *ComparisonRow) *int32 { return &r.BootResamples }),
+	int32Column(ColBootBeyondZero, func(r *ComparisonRow) *int32 { return &r.BootBeyondZero }),
 	float64Column(ColP, func(r *ComparisonRow) *float64 { return &r.P }),
 	stringColumn(ColPTest, func(r *ComparisonRow) *string { return &r.PTest }),
 	optFloat64Column(ColPHolm, func(r *ComparisonRow) *Opt[float64] { return &r.PHolm }),
+	stringColumn(ColHolmFamily, func(r *ComparisonRow) *string { return &r.HolmFamily }),
+	int32Column(ColHolmM, func(r *ComparisonRow) *int32 { return &r.HolmM }),
 	float64Column(ColMDE80, func(r *ComparisonRow) *float64 { return &r.MDE80 }),
+	float64Column(ColMDEAlpha, func(r *ComparisonRow) *float64 { return &r.MDEAlpha }),
 	optInt32Column(ColMcNemarB, func(r *ComparisonRow) *Opt[int32] { return &r.McNemarB }),
 	optInt32Column(ColMcNemarC, func(r *ComparisonRow) *Opt[int32] { return &r.McNemarC }),
 	optFloat64Column(ColMcNemarP, func(r *ComparisonRow) *Opt[float64] { return &r.McNemarP }),
+	stringColumn(ColMcNemarTest, func(r *ComparisonRow) *string { return &r.McNemarTest }),
 }
 
 // ComparisonSchema is comparisons.arrow's schema. Treat it as read-only.
@@ -98,8 +150,14 @@ func checkComparisonRow(r *ComparisonRow) error {
 	default:
 		return fmt.Errorf("p_test %q: want %s or %s", r.PTest, SignFlipExact, SignFlipMC)
 	}
-	if r.PHolm.Valid && !r.Primary {
-		return fmt.Errorf("sampler %q filter %q: p_holm on a secondary row", r.Sampler, r.Filter)
+	if err := CheckAlternative(r.Alternative); err != nil {
+		return fmt.Errorf("sampler %q filter %q: %w", r.Sampler, r.Filter, err)
+	}
+	if r.PHolm.Valid != (r.HolmFamily != "") || r.PHolm.Valid != (r.HolmM > 0) {
+		return fmt.Errorf("sampler %q filter %q: p_holm, holm_family %q and holm_m %d disagree on whether the row is in a Holm family", r.Sampler, r.Filter, r.HolmFamily, r.HolmM)
+	}
+	if r.McNemarP.Valid != (r.McNemarTest != "") {
+		return fmt.Errorf("sampler %q filter %q: mcnemar_p and mcnemar_test %q disagree", r.Sampler, r.Filter, r.McNemarTest)
 	}
 	return nil
 }
@@ -147,64 +205,4 @@ func MarshalComparisonsJSON(rows []ComparisonRow) ([]byte, error) {
 	}
 	b.WriteString("\n]\n")
 	return b.Bytes(), nil
-}
-
-// Headline is the row in one sentence, for the top of a page or a terminal:
-// "entropix +2.1 pp [95% CI +0.1, +4.0], p = 0.04, Holm p = 0.08, n = 1319
-// problems × 3 samples; detectable: ±2.4 pp".
-func (r ComparisonRow) Headline() string {
-	var b strings.Builder
-	// "p = 0.04", but "p < 0.001" rather than "p = < 0.001".
-	equals := func(p float64) string {
-		f := FormatP(p)
-		if strings.HasPrefix(f, "<") {
-			return f
-		}
-		return "= " + f
-	}
-	fmt.Fprintf(&b, "%s %s pp [95%% CI %s, %s], p %s", r.Sampler, SignedPP(r.Delta), SignedPP(r.CILow), SignedPP(r.CIHigh), equals(r.P))
-	if r.PHolm.Valid {
-		fmt.Fprintf(&b, ", Holm p %s", equals(r.PHolm.V))
-	}
-	fmt.Fprintf(&b, ", n = %d problems", r.NProblems)
-	if r.SamplesPerProblem > 1 || r.BaselineSamplesPerProblem > 1 {
-		if r.SamplesPerProblem == r.BaselineSamplesPerProblem {
-			fmt.Fprintf(&b, " × %d samples", r.SamplesPerProblem)
-		} else {
-			fmt.Fprintf(&b, " × %d samples (baseline %d)", r.SamplesPerProblem, r.BaselineSamplesPerProblem)
-		}
-	}
-	switch {
-	case r.MDE80 > 0:
-		fmt.Fprintf(&b, "; detectable: ±%.1f pp", 100*r.MDE80)
-	case r.MDE80 == 0: // no variance to size an effect by
-		b.WriteString("; no problem differs")
-	}
-	return b.String()
-}
-
-// SignedPP formats a fraction as signed percentage points with one decimal
-// ("+2.1", "−0.4" with a true minus sign); "–" when undefined.
-func SignedPP(x float64) string {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return "–"
-	}
-	s := fmt.Sprintf("%+.1f", 100*x)
-	if s == "-0.0" {
-		s = "+0.0"
-	}
-	return strings.Replace(s, "-", "−", 1)
-}
-
-// FormatP formats a p-value: "< 0.001", three decimals below 0.01, else two.
-func FormatP(p float64) string {
-	switch {
-	case math.IsNaN(p):
-		return "–"
-	case p < 0.001:
-		return "< 0.001"
-	case p < 0.01:
-		return fmt.Sprintf("%.3f", p)
-	}
-	return fmt.Sprintf("%.2f", p)
 }

@@ -68,14 +68,16 @@ func sampleSummary() []SummaryRow {
 
 func sampleComparisons() []ComparisonRow {
 	return []ComparisonRow{
-		{Sampler: "entropix", Baseline: "greedy", Filter: "strict-match", Primary: true, NProblems: 1319,
-			SamplesPerProblem: 3, BaselineSamplesPerProblem: 1, SamplerAcc: 0.41, BaselineAcc: 0.389,
-			Delta: 0.021, DeltaSE: 0.0097, CILow: 0.002, CIHigh: 0.040, BootCILow: 0.001, BootCIHigh: 0.041,
-			BootResamples: 10000, P: 0.0301, PTest: SignFlipExact, PHolm: Some(0.0602), MDE80: 0.0272},
-		{Sampler: "min_p", Baseline: "greedy", Filter: "flexible-extract", NProblems: 5,
+		{Sampler: "entropix", Baseline: "greedy", Filter: "strict-match", Primary: true, Alternative: TwoSided, NProblems: 1319, NDiffering: 212,
+			SamplesPerProblem: 3, BaselineSamplesPerProblem: 3, BaselineDeterministic: true, SamplerAcc: 0.41, BaselineAcc: 0.389,
+			Delta: 0.021, DeltaSE: 0.0097, CILow: 0.002, CIHigh: 0.040, NormalCILow: 0.0020, NormalCIHigh: 0.0400,
+			BootCILow: 0.001, BootCIHigh: 0.041, BootResamples: 10000, BootBeyondZero: 153, P: 0.0301, PTest: SignFlipExact,
+			PHolm: Some(0.0602), HolmFamily: "task:gsm8k", HolmM: 2, MDE80: 0.0272, MDEAlpha: 0.025},
+		{Sampler: "min_p", Baseline: "greedy", Filter: "flexible-extract", Alternative: Less, NProblems: 5, NDiffering: 7,
 			SamplesPerProblem: 1, BaselineSamplesPerProblem: 1, Delta: -0.2, DeltaSE: math.NaN(),
-			CILow: math.NaN(), CIHigh: math.NaN(), BootResamples: 1, P: 0.125, PTest: SignFlipMC, MDE80: math.NaN(),
-			McNemarB: Some[int32](1), McNemarC: Some[int32](6), McNemarP: Some(0.125)},
+			CILow: -1, CIHigh: 0.1, NormalCILow: math.NaN(), NormalCIHigh: math.NaN(), BootResamples: 1, P: 0.125, PTest: SignFlipMC,
+			MDE80: math.NaN(), MDEAlpha: 0.05,
+			McNemarB: Some[int32](1), McNemarC: Some[int32](6), McNemarP: Some(0.125), McNemarTest: McNemarExact},
 	}
 }
 

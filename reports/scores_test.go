@@ -31,9 +31,12 @@ func run(id, sampler string, outcomes ...string) []ResultRow {
 func TestSummarize(t *testing.T) {
 	// Problems: "11" → 1, "10" → 0.5, "0L" → 0, "11" → 1. Mean 0.625;
 	// deviations 0.375, −0.125, −0.625, 0.375, squares sum 0.6875, sample
-	// variance 0.229167, SE = sqrt(0.229167/4) = 0.239357; the interval is
-	// mean ± 1.959964·SE = 0.625 ± 0.469130 = [0.155870, 1] (clipped), the
-	// one the report's accuracy table shows. Truncation 1 of 8 responses;
+	// variance 0.229167, SE = sqrt(0.229167/4) = 0.239357. The interval is
+	// Wilson's at n_eff = 4·p(1−p)/v with the plug-in variance v = 0.6875/4 =
+	// 0.171875: n_eff = 4·0.234375/0.171875 = 5.454545, Wilson(0.625, 5.4545)
+	// = [0.257876, 0.888814] (centre (p + z²/2n)/(1 + z²/n), half-width
+	// z/(1 + z²/n)·sqrt(p(1−p)/n + z²/4n²)), the one the report's accuracy
+	// table shows. Truncation 1 of 8 responses;
 	// tokens (7·10 + 256)/8 = 40.75.
 	rows := run("r1", "entropix", "11", "10", "0L", "11")
 	for i := range rows {
@@ -45,8 +48,8 @@ func TestSummarize(t *testing.T) {
 	assert.Equal(t, int32(2), s.Repeats)
 	assert.InDelta(t, 0.625, s.Accuracy, 1e-15)
 	assert.InDelta(t, 0.239357, s.SE, 1e-6)
-	assert.InDelta(t, 0.155870, s.CILow, 1e-6)
-	assert.InDelta(t, 1, s.CIHigh, 1e-15)
+	assert.InDelta(t, 0.257876, s.CILow, 1e-6)
+	assert.InDelta(t, 0.888814, s.CIHigh, 1e-6)
 	assert.InDelta(t, 1.0/8, s.TruncationRate, 1e-15)
 	assert.InDelta(t, 40.75, s.MeanGenTokens, 1e-12)
 	assert.Equal(t, "entropix", s.Sampler)

@@ -25,6 +25,9 @@ type PairedDifference struct {
 	CIHigh     float64
 	SE         float64 // standard deviation of the resampled differences
 	Resamples  int
+	// BeyondZero counts the resampled means at or beyond 0 on the far side
+	// from Difference (≤ 0 when it is ≥ 0, else ≥ 0).
+	BeyondZero int
 }
 
 // PairedBootstrap compares per-problem scores a[i] and b[i] of the same problem i
@@ -63,9 +66,17 @@ func PairedBootstrap(a, b []float64, opt BootstrapOptions) (PairedDifference, er
 	means := bootstrapMeans(d, opt.Resamples, opt.Seed)
 	slices.Sort(means)
 	alpha := (1 - opt.Level) / 2
+	diff := meanOf(d)
+	beyond := 0
+	for _, m := range means {
+		if (diff >= 0 && m <= 0) || (diff < 0 && m >= 0) {
+			beyond++
+		}
+	}
 	return PairedDifference{
 		N:          n,
-		Difference: meanOf(d),
+		Difference: diff,
+		BeyondZero: beyond,
 		CILow:      quantileSorted(means, alpha),
 		CIHigh:     quantileSorted(means, 1-alpha),
 		SE:         math.Sqrt(max(0, sampleVarianceOrZero(means))),

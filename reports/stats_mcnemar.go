@@ -6,24 +6,16 @@ import (
 	"math"
 )
 
-// McNemar methods, as recorded in comparisons.arrow.
-const (
-	McNemarExact  = "exact"   // two-sided exact binomial test on the discordant pairs
-	McNemarChi2CC = "chi2_cc" // chi-square with continuity correction, 1 df
-)
-
-// McNemarExactBelow is the number of discordant pairs under which the exact test
-// is used (the common rule of thumb). From 25 on, the continuity-corrected
-// chi-square p is close to the exact one near the usual thresholds and slightly
-// conservative (b=10, c=20: 0.1003 against exact 0.0987; b=5, c=20: 0.0051
-// against 0.0041); the integer sum below would overflow uint64 past n = 62.
-const McNemarExactBelow = 25
+// McNemarExact names McNemar's test as computed here, in comparisons.arrow's
+// mcnemar_test: the exact binomial test on the discordant pairs (McNemar
+// 1947 gives the test; its exact form conditions on b + c and is cheap at
+// any size, so no chi-square approximation is used).
+const McNemarExact = "exact_binomial"
 
 // McNemarTest is the result of a McNemar test.
 type McNemarTest struct {
 	B, C   int    // discordant pairs: A right & B wrong, A wrong & B right
-	Method string // McNemarExact or McNemarChi2CC
-	Stat   float64
+	Method string // McNemarExact
 	P      float64
 }
 
@@ -45,35 +37,28 @@ func McNemar(a, b []bool) (McNemarTest, error) {
 	return McNemarCounts(nb, nc)
 }
 
-// McNemarCounts runs the test from the discordant counts b and c.
-//
-// When b+c < McNemarExactBelow: under H0 the b of the n = b+c discordant pairs
-// is Binomial(n, 1/2), and p = min(1, 2·Σ_{k≤min(b,c)} C(n,k)/2^n); Stat is
-// min(b, c). Otherwise Stat = (max(|b−c|−1, 0))²/(b+c) and p = P(χ²₁ > Stat) =
-// erfc(√(Stat/2)). The max(·, 0) differs from R's mcnemar.test only when b = c,
-// where R's correction overshoots and gives p < 1; here p = 1.
+// McNemarCounts runs the test from the discordant counts b and c: under H0 b
+// is Binomial(b+c, ½), and p = min(1, 2·P(X ≤ min(b, c))), the two-sided
+// exact binomial p (doubling the smaller tail; with π = ½ the distribution is
+// symmetric, so this is also the "minimum likelihood" p of scipy's
+// binomtest). The terms are summed in log space, so n may be any size.
 func McNemarCounts(b, c int) (McNemarTest, error) {
 	if b < 0 || c < 0 {
 		return McNemarTest{}, errors.New("mcnemar: negative count")
 	}
-	t := McNemarTest{B: b, C: c}
-	n := b + c
-	if n < McNemarExactBelow {
-		t.Method = McNemarExact
-		k := min(b, c)
-		t.Stat = float64(k)
-		// Integer sum: C(24, k) ≤ 2.7e6, so every term and the sum are exact.
-		var sum, coef uint64 = 0, 1
-		for i := 0; i <= k; i++ {
-			sum += coef
-			coef = coef * uint64(n-i) / uint64(i+1)
-		}
-		t.P = min(1, 2*float64(sum)/math.Ldexp(1, n))
+	n, k := b+c, min(b, c)
+	t := McNemarTest{B: b, C: c, Method: McNemarExact}
+	if 2*k == n { // b = c, including no discordant pair: no evidence either way
+		t.P = 1
 		return t, nil
 	}
-	t.Method = McNemarChi2CC
-	diff := math.Max(math.Abs(float64(b-c))-1, 0)
-	t.Stat = diff * diff / float64(n)
-	t.P = math.Erfc(math.Sqrt(t.Stat / 2))
+	lgN, _ := math.Lgamma(float64(n + 1))
+	var sum float64
+	for i := 0; i <= k; i++ {
+		a, _ := math.Lgamma(float64(i + 1))
+		r, _ := math.Lgamma(float64(n - i + 1))
+		sum += math.Exp(lgN - a - r - float64(n)*math.Ln2)
+	}
+	t.P = min(1, 2*sum)
 	return t, nil
 }

@@ -1,49 +1,49 @@
 package reports
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-func TestMcNemarCounts(t *testing.T) {
+func TestMcNemarCountsIsExactAtEverySize(t *testing.T) {
 	tests := []struct {
-		name   string
-		b, c   int
-		method string
-		stat   float64
-		p      float64
+		name string
+		b, c int
+		p    float64
 	}{
-		// Exact: p = 2·Σ_{k≤min(b,c)} C(b+c, k)/2^(b+c).
+		// p = 2·Σ_{k≤min(b,c)} C(b+c, k)/2^(b+c), capped at 1.
 		// b=1, c=6: 2·(C(7,0) + C(7,1))/2^7 = 2·8/128 = 0.125.
-		{"b=1 c=6", 1, 6, McNemarExact, 1, 0.125},
-		// Symmetric in b and c.
-		{"b=6 c=1", 6, 1, McNemarExact, 1, 0.125},
+		{"b=1 c=6", 1, 6, 0.125},
+		{"b=6 c=1", 6, 1, 0.125},
 		// b=0, c=5: 2·1/32 = 0.0625.
-		{"b=0 c=5", 0, 5, McNemarExact, 0, 0.0625},
-		// b=3, c=3: 2·(1+6+15+20)/64 = 1.3125, capped at 1.
-		{"b=c=3", 3, 3, McNemarExact, 3, 1},
-		// No discordant pairs: no evidence either way.
-		{"none", 0, 0, McNemarExact, 0, 1},
-		// b=8, c=16 (n=24, still exact): Σ C(24,0..8) = 1+24+276+2024+10626+42504
-		// +134596+346104+735471 = 1271626; p = 2·1271626/16777216 = 0.151590.
-		{"b=8 c=16", 8, 16, McNemarExact, 8, 0.151590},
-		// Chi-square from n = 25 on. b=10, c=20: (|10−20|−1)²/30 = 81/30 = 2.7;
-		// p = P(χ²₁ > 2.7) = 2(1 − Φ(√2.7 = 1.643168)) = 2(1 − 0.949826) = 0.100348.
-		{"b=10 c=20", 10, 20, McNemarChi2CC, 2.7, 0.100348},
-		// b=12, c=13: |b−c|−1 = 0 → statistic 0, p = 1.
-		{"b=12 c=13", 12, 13, McNemarChi2CC, 0, 1},
-		// b=90, c=62: 27²/152 = 4.796053; p = 2(1 − Φ(2.189989)) = 0.028525.
-		{"b=90 c=62", 90, 62, McNemarChi2CC, 4.796053, 0.028525},
+		{"b=0 c=5", 0, 5, 0.0625},
+		// b=3, c=3: the two tails overlap: 1.
+		{"b=c=3", 3, 3, 1},
+		{"none", 0, 0, 1},
+		// b=8, c=16: Σ C(24,0..8) = 1+24+276+2024+10626+42504+134596+346104+735471
+		// = 1271626; p = 2·1271626/16777216 = 0.151590.
+		{"b=8 c=16", 8, 16, 0.15158963203430176},
+		// The cases the chi-square approximation used to take (issue 26):
+		// b=0, c=34: 2·2^-34 = 1.16415e-10 (χ² with continuity correction
+		// gave 1.5e-8).
+		{"b=0 c=34", 0, 34, 2 * math.Ldexp(1, -34)},
+		// b=15, c=29 (n = 44): 2·Σ_{k≤15} C(44,k)/2^44 = 0.048767 (scipy
+		// binomtest(15, 44).pvalue = 0.048766765904474596), below 0.05 where
+		// the χ² (|15−29|−1)²/44 = 3.841 gave 0.0500.
+		{"b=15 c=29", 15, 29, 0.048766765904474596},
+		// scipy binomtest: (10, 30) → 0.09873714670538905, (90, 152) → 0.02819284181764288.
+		{"b=10 c=20", 10, 20, 0.09873714670538905},
+		{"b=90 c=62", 90, 62, 0.02819284181764288},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := McNemarCounts(tt.b, tt.c)
 			require.NoError(t, err)
-			assert.Equal(t, tt.method, got.Method)
-			assert.InDelta(t, tt.stat, got.Stat, 1e-6)
-			assert.InDelta(t, tt.p, got.P, 1e-6)
+			assert.Equal(t, McNemarExact, got.Method)
+			assert.InEpsilon(t, tt.p, got.P, 1e-12)
 		})
 	}
 	_, err := McNemarCounts(-1, 3)

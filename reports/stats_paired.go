@@ -1,34 +1,37 @@
 package reports
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
 )
 
-// z80 is the standard normal 0.80 quantile: 80% power.
-const z80 = 0.8416212335729143
-
 // PairedOptions configure ComparePaired. Zero values take the defaults.
 type PairedOptions struct {
+	// Bootstrap's Level is also the headline interval's coverage, and its
+	// Seed the Monte-Carlo sign flips' stream.
 	Bootstrap BootstrapOptions
 	// Permutations is the number of Monte-Carlo sign flips when the exact test
-	// is too costly (default DefaultPermutations); they use Bootstrap.Seed.
+	// is over budget (default DefaultPermutations).
 	Permutations int
+	// Alternative is the test's and the headline interval's (default TwoSided).
+	Alternative string
 }
 
 // ComparePaired compares sampler a with baseline b on the problems both have
 // and returns the statistics of a comparisons.arrow row (Sampler, Baseline,
-// Filter and Primary are the caller's; PHolm is unset until HolmOverPrimary).
+// Filter and Primary are the caller's; PHolm and the MDE are set by
+// AssignHolm, once the family is known).
 //
-// Each problem contributes d = mean(a's samples) − mean(b's samples). Δ is the
-// mean of d, its SE sd(d)/√n, the normal 95% interval Δ ± 1.96·SE (Miller eq. 7,
-// paired), the bootstrap interval resamples problems, p is the sign-flip
-// permutation test on d, and MDE80 = (z₀.₉₇₅ + z₀.₈₀)·SE is the smallest true
-// difference this n and this variance of d detect with 80% power at α = 0.05
-// (Miller §5). McNemar's counts and p are filled only when every common problem
-// has exactly one 0/1 sample per side, where the exact McNemar test and the
-// exact sign-flip test are the same test.
+// Each problem contributes d = mean(a's samples) − mean(b's samples) (Miller
+// 2024: the problem is the unit). Δ is the mean of d and its SE sd(d)/√n. p is
+// the sign-flip permutation test on d and the headline interval its inversion
+// (SignFlip), so the two always agree; the normal interval Δ ± 1.96·SE and the
+// paired bootstrap interval over problems are kept beside them. McNemar's
+// counts and exact p are filled only when every common problem has exactly
+// one 0/1 sample per side, where the exact McNemar test and the exact
+// sign-flip test are the same test.
 func ComparePaired(a, b ProblemSamples, opt PairedOptions) (ComparisonRow, error) {
 	ia, ib := alignProblems(a, b)
 	n := len(ia)
@@ -49,26 +52,29 @@ func ComparePaired(a, b ProblemSamples, opt PairedOptions) (ComparisonRow, error
 		kA, kB = max(kA, len(sa)), max(kB, len(sb))
 		single = single && len(sa) == 1 && len(sb) == 1 && isBinary(sa[0]) && isBinary(sb[0])
 	}
+	alt := cmp.Or(opt.Alternative, TwoSided)
+	nan := math.NaN()
 	row := ComparisonRow{
-		NProblems: int32(n), SamplesPerProblem: int32(kA), BaselineSamplesPerProblem: int32(kB),
+		Alternative: alt, NProblems: int32(n), SamplesPerProblem: int32(kA), BaselineSamplesPerProblem: int32(kB),
+		SamplerDeterministic: a.Deterministic(), BaselineDeterministic: b.Deterministic(),
 		SamplerAcc: meanOf(xa), BaselineAcc: meanOf(xb), Delta: meanOf(d),
-		DeltaSE: math.NaN(), CILow: math.NaN(), CIHigh: math.NaN(), MDE80: math.NaN(),
+		DeltaSE: nan, NormalCILow: nan, NormalCIHigh: nan, MDE80: nan, MDEAlpha: nan,
 	}
 	if n >= 2 {
 		row.DeltaSE = math.Sqrt(max(0, sampleVariance(d, row.Delta)) / float64(n))
-		row.CILow, row.CIHigh = row.Delta-z95*row.DeltaSE, row.Delta+z95*row.DeltaSE
-		row.MDE80 = (z95 + z80) * row.DeltaSE
+		row.NormalCILow, row.NormalCIHigh = row.Delta-z95*row.DeltaSE, row.Delta+z95*row.DeltaSE
 	}
 	boot, err := PairedBootstrap(xa, xb, opt.Bootstrap)
 	if err != nil {
 		return ComparisonRow{}, err
 	}
-	row.BootCILow, row.BootCIHigh, row.BootResamples = boot.CILow, boot.CIHigh, int32(boot.Resamples)
-	sf, err := SignFlip(d, opt.Permutations, opt.Bootstrap.Seed)
+	row.BootCILow, row.BootCIHigh = boot.CILow, boot.CIHigh
+	row.BootResamples, row.BootBeyondZero = int32(boot.Resamples), int32(boot.BeyondZero)
+	sf, err := SignFlip(d, SignFlipOptions{Alternative: alt, Level: opt.Bootstrap.Level, Permutations: opt.Permutations, Seed: opt.Bootstrap.Seed})
 	if err != nil {
 		return ComparisonRow{}, err
 	}
-	row.P, row.PTest = sf.P, sf.Method
+	row.P, row.PTest, row.CILow, row.CIHigh, row.NDiffering = sf.P, sf.Method, sf.CILow, sf.CIHigh, int32(sf.Differing)
 	if single {
 		var nb, nc int
 		for _, v := range d {
@@ -83,33 +89,9 @@ func ComparePaired(a, b ProblemSamples, opt PairedOptions) (ComparisonRow, error
 		if err != nil {
 			return ComparisonRow{}, err
 		}
-		row.McNemarB, row.McNemarC, row.McNemarP = Some(int32(nb)), Some(int32(nc)), Some(mc.P)
+		row.McNemarB, row.McNemarC, row.McNemarP, row.McNemarTest = Some(int32(nb)), Some(int32(nc)), Some(mc.P), mc.Method
 	}
 	return row, nil
 }
 
 func isBinary(x float64) bool { return x == 0 || x == 1 }
-
-// HolmOverPrimary Holm-adjusts the p-values of the rows marked Primary, as one
-// family (the samplers compared on the declared primary filter), and leaves
-// PHolm absent on every other row: secondary filters are reported outside the
-// family, so they neither spend nor borrow from its error rate.
-func HolmOverPrimary(rows []ComparisonRow) error {
-	var idx []int
-	var p []float64
-	for i := range rows {
-		rows[i].PHolm = None[float64]()
-		if rows[i].Primary {
-			idx = append(idx, i)
-			p = append(p, rows[i].P)
-		}
-	}
-	adj, err := Holm(p)
-	if err != nil {
-		return err
-	}
-	for k, i := range idx {
-		rows[i].PHolm = Some(adj[k])
-	}
-	return nil
-}

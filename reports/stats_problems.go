@@ -104,12 +104,18 @@ type ClusteredAccuracy struct {
 	Mean    float64
 	// SE is the CLT standard error over the problem means, sd/√n with the
 	// (n−1) standard deviation: Miller's clustered SE with the problem as the
-	// cluster. With one 0/1 sample per problem it is lm-eval's √(p(1−p)/(n−1)).
-	// NaN when N < 2.
+	// cluster. With one 0/1 sample per problem it is lm-eval's √(p(1−p)/(n−1)),
+	// and it is reported as lm-eval reports it. NaN when N < 2.
 	SE float64
-	// CILow, CIHigh is Mean ± z₀.₉₇₅·SE clipped to [0, 1], the interval the SE
-	// implies, so "± SE" and the interval beside it always agree.
+	// CILow, CIHigh is the 95% Wilson interval at the effective sample size
+	// NEff (EffectiveN): Wilson's own interval with one sample per problem,
+	// and never outside [0, 1] (Wilson 1927; the effective-size adaptation is
+	// Korn & Graubard's (1998), applied here to Wilson's interval).
 	CILow, CIHigh float64
+	NEff          float64
+	// ExactLow, ExactHigh is the Clopper–Pearson interval, present (not NaN)
+	// only with exactly one 0/1 sample per problem, where it is exact.
+	ExactLow, ExactHigh float64
 	// WithinSD is the within-problem spread: the root of the mean, over
 	// problems with two or more samples, of the (k−1) variance of a problem's
 	// samples. It is the resampling noise that averaging k samples divides by k
@@ -117,18 +123,22 @@ type ClusteredAccuracy struct {
 	WithinSD float64
 }
 
+// accuracyLevel is the coverage of the accuracy intervals.
+const accuracyLevel = 0.95
+
 // ClusteredAccuracyOf computes the accuracy of per-problem samples.
 func ClusteredAccuracyOf(p ProblemSamples) (ClusteredAccuracy, error) {
 	if len(p.Scores) == 0 {
 		return ClusteredAccuracy{}, errors.New("accuracy of no problems")
 	}
 	means := p.Means()
-	a := ClusteredAccuracy{N: len(means), Mean: meanOf(means), SE: math.NaN(), CILow: math.NaN(), CIHigh: math.NaN(), WithinSD: math.NaN()}
+	nan := math.NaN()
+	a := ClusteredAccuracy{N: len(means), Mean: meanOf(means), SE: nan, WithinSD: nan, ExactLow: nan, ExactHigh: nan}
 	if a.N >= 2 {
 		a.SE = math.Sqrt(max(0, sampleVariance(means, a.Mean)) / float64(a.N))
-		a.CILow, a.CIHigh = max(0, a.Mean-z95*a.SE), min(1, a.Mean+z95*a.SE)
 	}
 	var within []float64
+	binarySingles, correct := true, 0
 	for i, s := range p.Scores {
 		if len(s) == 0 {
 			return ClusteredAccuracy{}, fmt.Errorf("problem %d has no samples", p.Problems[i])
@@ -137,11 +147,38 @@ func ClusteredAccuracyOf(p ProblemSamples) (ClusteredAccuracy, error) {
 		if len(s) >= 2 {
 			within = append(within, max(0, sampleVariance(s, meanOf(s))))
 		}
+		binarySingles = binarySingles && len(s) == 1 && isBinary(s[0])
+		if len(s) == 1 && s[0] == 1 {
+			correct++
+		}
 	}
 	if len(within) > 0 {
 		a.WithinSD = math.Sqrt(meanOf(within))
 	}
+	a.NEff = EffectiveN(means, a.Mean, a.Samples)
+	iv := Wilson(a.Mean, a.NEff, accuracyLevel)
+	a.CILow, a.CIHigh = iv.Low, iv.High
+	if binarySingles {
+		cp := ClopperPearson(correct, a.N, accuracyLevel)
+		a.ExactLow, a.ExactHigh = cp.Low, cp.High
+	}
 	return a, nil
+}
+
+// Deterministic says whether every problem's samples are identical and some
+// problem has more than one: a sampler (greedy) whose repeats are copies, so
+// its samples per problem count as one.
+func (p ProblemSamples) Deterministic() bool {
+	several := false
+	for _, s := range p.Scores {
+		for _, x := range s[min(1, len(s)):] {
+			if x != s[0] {
+				return false
+			}
+		}
+		several = several || len(s) > 1
+	}
+	return several
 }
 
 // alignProblems returns the indices into a and b of the problems both have,

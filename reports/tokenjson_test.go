@@ -18,6 +18,9 @@ func TestTokenRecordJSON(t *testing.T) {
 			LogProb: -1.25, SampleLogProb: -0.75, Survivors: 12, NSamples: 3, Confidence: -0.5, TailMass: 0.125, TailCut: true, Faithful: true}}
 	b, err := json.Marshal(in)
 	require.NoError(t, err)
+	// The journal's bytes, field by field in traces.arrow's column order from
+	// token_id (as every journal since schema version 4 holds them).
+	assert.Equal(t, `[128000,"é\"","hehv","NaN","+Inf",0.5,"-Inf",0.1,2,0.3333333333333333,27,0.9,0.05,-1.25,1e-300,-0.75,12,3,-0.5,0.125,true,true]`, string(b))
 	var out TokenRecord
 	require.NoError(t, json.Unmarshal(b, &out))
 	assert.True(t, math.IsNaN(out.Entropy))
@@ -34,5 +37,5 @@ func TestTokenRecordJSON(t *testing.T) {
 	assert.Zero(t, out.Survivors)
 	assert.False(t, out.TailCut)
 
-	assert.ErrorContains(t, json.Unmarshal([]byte(`[1,"x"]`), &out), "2 fields, want 22 (or 15 from an older journal)")
+	assert.ErrorContains(t, json.Unmarshal([]byte(`[1,"x"]`), &out), "2 fields, want 22 (or from 15 in an older journal)")
 }

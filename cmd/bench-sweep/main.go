@@ -9,7 +9,9 @@
 //     time of the full 1319-problem sweep;
 //   - the peer table: decode at batch 1/8/32 and a 512-token prefill, ours and
 //     llama.cpp (npm node-llama-cpp, through ../shared/bench/llamacpp) run
-//     alternately, medians and ratios;
+//     alternately, medians and ratios (BF16 precision only where the CPU has
+//     AVX512_BF16);
+//   - first, the CPU model, its ISA level and the kernels our engine runs on it;
 //   - with -llama2c RUNOMP, batch-1 decode on a stories110M-shaped fp32 .bin,
 //     ours and llama2.c's run.c alternately (the user builds run.c; nothing of
 //     llama2.c is in this repository).
@@ -28,6 +30,8 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+
+	"github.com/entropix-eval/entropix-eval/engine/cpu"
 )
 
 type options struct {
@@ -90,7 +94,12 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("machine: %d CPUs, load average %s\n", numCPU(), loadAvg())
+	printMachine()
+	if _, native := cpu.Kernels(); o.bf16 && !native {
+		// The Go emulation would take hours and time nothing a user would run.
+		fmt.Println("BF16 matmul precision skipped: this CPU has no AVX512_BF16 (fp32 only)")
+		o.bf16 = false
+	}
 	if !o.peerOnly {
 		sw, err := runSweep(ctx, o, model, withPrefixCache)
 		if err != nil {

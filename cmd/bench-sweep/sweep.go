@@ -111,5 +111,9 @@ func (r *sweepResult) print(o options) {
 	}
 	fmt.Printf("  prefill computed/requested %d/%d = %s (prefix cache hits %d)\n", s.PrefillComputed, s.PromptTokens, ratio, s.PrefixHits)
 	fmt.Printf("  outside the engine %.1f%% of the workers' time\n", 100*s.OutsideShare)
-	fmt.Printf("  projected full sweep (%d problems × %d runs): %.2f h\n", fullSweep, r.jobs, r.projected()/3600)
+	budget := "the task's max_new_tokens (256)"
+	if o.maxNew > 0 {
+		budget = fmt.Sprintf("max_new_tokens %d", o.maxNew)
+	}
+	fmt.Printf("  projected full sweep (%d problems × %d runs, %s): %.2f h\n", fullSweep, r.jobs, budget, r.projected()/3600)
 }

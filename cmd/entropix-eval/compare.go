@@ -56,7 +56,9 @@ func compareRuns(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	var opt runreport.CompareOptions
 	fs.StringVar(&opt.PrimaryFilter, "primary-filter", "", "filter whose significant drops fail the gate and whose p-values are Holm-adjusted (default: the sweep's primary_filter, else the task's first filter)")
-	fs.Float64Var(&opt.Alpha, "alpha", 0.05, "family-wise significance level (Holm over samplers on the primary filter)")
+	fs.Float64Var(&opt.Alpha, "alpha", 0.05, "family-wise significance level of the gate (Holm within --holm-family)")
+	fs.StringVar(&opt.Paired.Alternative, "alternative", reports.TwoSided, "the test and interval: two-sided, or less (one-sided for drops: the gate's test at alpha)")
+	fs.StringVar(&opt.HolmFamily, "holm-family", reports.HolmTask, "Holm family: task (samplers on the primary filter), run (every filter too) or sweep (compare two sweep directories: tasks × samplers)")
 	fs.IntVar(&opt.Paired.Bootstrap.Resamples, "resamples", 0, "paired bootstrap resamples (default 10000)")
 	fs.IntVar(&opt.Paired.Permutations, "permutations", 0, fmt.Sprintf("Monte-Carlo sign flips when the exact test is too costly (default %d)", reports.DefaultPermutations))
 	fs.Uint64Var(&opt.Paired.Bootstrap.Seed, "bootstrap-seed", 0, "seed of the bootstrap's and the sign flips' random stream")
@@ -66,7 +68,11 @@ func compareRuns(args []string, stdout, stderr io.Writer) error {
 			"Pairs RUN_B (new) with RUN_A (reference) on their common problems, sampler by\n"+
 			"sampler (matched by canonical spec), and prints the paired table. Exit status:\n"+
 			"0 no significant drop, 1 a sampler's accuracy under the primary filter dropped\n"+
-			"with Holm-adjusted p < alpha, 2 error: a nightly gate.")
+			"with Holm-adjusted p < alpha, 2 error: a nightly gate. The default test is\n"+
+			"two-sided, so a drop is declared at alpha/2 in its tail; --alternative less\n"+
+			"tests drops one-sided at alpha. RUN_A and RUN_B may be sweep directories (one\n"+
+			"run directory per task): tasks pair by name, and --holm-family sweep makes\n"+
+			"one family of all of them.")
 		printFlags(fs, fs.Output())
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -75,12 +81,21 @@ func compareRuns(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() != 2 {
 		return fmt.Errorf("%w: compare takes two run directories", errUsage)
 	}
-	c, err := runreport.Compare(fs.Arg(0), fs.Arg(1), opt)
+	if err := reports.CheckAlternative(opt.Paired.Alternative); err != nil {
+		return fmt.Errorf("%w: --alternative: %w", errUsage, err)
+	}
+	if opt.Paired.Alternative == reports.Greater {
+		return fmt.Errorf("%w: --alternative greater: compare gates drops; use two-sided or less", errUsage)
+	}
+	if err := reports.CheckHolmScope(opt.HolmFamily); err != nil {
+		return fmt.Errorf("%w: --holm-family: %w", errUsage, err)
+	}
+	c, err := runreport.CompareDirs(fs.Arg(0), fs.Arg(1), opt)
 	if err != nil {
 		return err
 	}
 	if *asJSON {
-		b, err := reports.MarshalComparisonsJSON(c.Rows)
+		b, err := c.MarshalJSON()
 		if err != nil {
 			return err
 		}

@@ -159,7 +159,11 @@ func arrowcheckNode(t *testing.T) string {
 // with a message containing wantErr.
 func runCheckRun(t *testing.T, node, dir, wantErr string) {
 	t.Helper()
-	out, err := exec.Command(node, checkRunScript, dir).CombinedOutput()
+	spec, err := json.Marshal(reports.Spec())
+	require.NoError(t, err)
+	specPath := filepath.Join(t.TempDir(), "schema.json")
+	require.NoError(t, os.WriteFile(specPath, spec, 0o644))
+	out, err := exec.Command(node, checkRunScript, dir, specPath).CombinedOutput()
 	if wantErr == "" {
 		require.NoError(t, err, "checkrun.mjs rejects the run directory:\n%s", out)
 		t.Logf("%s", strings.TrimSpace(string(out)))

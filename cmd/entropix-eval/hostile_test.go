@@ -27,14 +27,15 @@ func TestRunRefusesNullAnswers(t *testing.T) {
 	assert.NoDirExists(t, dir)
 }
 
-// taskYAML writes a task file reading the GSM8K sample with the given
-// doc_to_text (a YAML scalar as written) and returns its path.
-func taskYAML(t *testing.T, dir, name, docToText string) string {
+// taskYAML writes dir/file: head (the task's name lines, as YAML) and a task
+// reading the GSM8K sample with the given doc_to_text (a YAML scalar as
+// written); it returns the path.
+func taskYAML(t *testing.T, dir, file, head, docToText string) string {
 	t.Helper()
 	data := sharedtest.Path(t, "data/gsm8k/sample/test-50.jsonl")
-	body := fmt.Sprintf("task: %s\ndataset_path: json\ndataset_kwargs:\n  data_files:\n    test: %s\ntest_split: test\n"+
-		"doc_to_text: %s\ndoc_to_target: \"{{answer}}\"\ngeneration_kwargs:\n  until: [\"Q:\"]\n  max_gen_toks: 4\n", name, data, docToText)
-	path := filepath.Join(dir, name+".yaml")
+	body := fmt.Sprintf("%sdataset_path: json\ndataset_kwargs:\n  data_files:\n    test: %s\ntest_split: test\n"+
+		"doc_to_text: %s\ndoc_to_target: \"{{answer}}\"\ngeneration_kwargs:\n  until: [\"Q:\"]\n  max_gen_toks: 4\n", head, data, docToText)
+	path := filepath.Join(dir, file)
 	require.NoError(t, os.WriteFile(path, []byte(body), 0o644))
 	return path
 }
@@ -51,7 +52,7 @@ func TestRunRefusesHostileTaskTemplates(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			path := taskYAML(t, dir, "hostile_"+tc.name, tc.docToText)
+			path := taskYAML(t, dir, tc.name+".yaml", "task: hostile_"+tc.name+"\n", tc.docToText)
 			start := time.Now()
 			err := runQuiet(t, context.Background(), []string{"--model", sharedtest.Path(t, "models/stories260K-hf"), "--task", path,
 				"--samplers", "greedy", "--limit", "1", "--progress", "none", "--out", filepath.Join(dir, "run")})

@@ -17,6 +17,7 @@ import (
 	"syscall"
 
 	"github.com/entropix-eval/entropix-eval/eval"
+	usageclass "github.com/entropix-eval/entropix-eval/internal/usage"
 )
 
 // command is one subcommand: run parses its own flags from args (through
@@ -41,8 +42,10 @@ func register(c command) {
 	commands[c.name] = c
 }
 
-// errUsage marks an error caused by the command line; main exits 2 for it.
-var errUsage = errors.New("usage")
+// errUsage marks an error retrying cannot fix (the command line, a sweep,
+// task or data file, a model directory); main exits 2 for it. Packages
+// classify their own errors with internal/usage, the one definition.
+var errUsage = usageclass.Err
 
 // Exit codes a scheduler (Slurm, a Kubernetes Indexed Job) can act on: done (an
 // empty shard is done), failed (retry or inspect), usage (fix the command line;

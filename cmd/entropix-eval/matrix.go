@@ -51,7 +51,7 @@ func runMatrix(ctx context.Context, cfg eval.Config, rf *runFlags, stdout, stder
 	if cfg.Shard != "" {
 		return nil // the merge writes the sweep's figure and tables
 	}
-	return writeSweepReport(cfg.Out, stdout)
+	return writeMatrixFigures(cfg.Out, stdout)
 }
 
 // cellRuns lists the run directories of a sweep's cell: the cell's own, or
@@ -82,10 +82,10 @@ func isRunDir(dir string) bool {
 	return err == nil
 }
 
-// writeSweepReport writes a finished matrix sweep's figure (accuracy vs
+// writeMatrixFigures writes a finished matrix sweep's figure (accuracy vs
 // temperature per sampler family, per model × task) and its model × sampler
 // tables per task, beside sweep.json.
-func writeSweepReport(dir string, stdout io.Writer) error {
+func writeMatrixFigures(dir string, stdout io.Writer) error {
 	ix, err := eval.ReadSweepIndex(dir)
 	if err != nil {
 		return err
@@ -176,5 +176,5 @@ func mergeMatrix(out string, shards []string, o eval.Outputs, stdout io.Writer) 
 			}
 		}
 	}
-	return writeSweepReport(out, stdout)
+	return writeMatrixFigures(out, stdout)
 }

@@ -42,7 +42,7 @@ func TestReportCommandErrors(t *testing.T) {
 	}{
 		{"no directory", nil, true, "one run directory"},
 		{"two directories", []string{"a", "b"}, true, "one run directory"},
-		{"missing directory", []string{"/nonexistent/run"}, false, "not a run directory"},
+		{"missing directory", []string{"/nonexistent/run"}, false, "holds no run"},
 		{"unknown baseline", []string{"--baseline", "nope", "FIXTURE"}, false, `baseline "nope"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -324,7 +324,10 @@ func runOne(ctx context.Context, cfg eval.Config, rf *runFlags, stdout io.Writer
 // under the directory's lock), so it always carries report.html beside its data.
 func reportTo(stdout io.Writer) func(dir string) error {
 	return func(dir string) error {
-		if err := writeReport(dir, runreport.Options{}, stdout); err != nil {
+		if m, err := eval.ReadManifest(dir); err == nil && !eval.HasRowScores(m.Task) {
+			// Perplexities aggregate over docs only: no per-problem score to report on.
+			slog.Info("report.html not written: the task's metrics have no per-doc score", "task", m.Task.Name)
+		} else if err := writeReport(dir, runreport.Options{}, stdout); err != nil {
 			return err
 		}
 		return writeLMEvalFiles(dir, stdout)

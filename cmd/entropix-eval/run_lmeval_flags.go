@@ -65,6 +65,10 @@ func addRunAliases(fs *flag.FlagSet, cfg *eval.Config, lm *lmEvalFlags) {
 		switch {
 		case err != nil || v < 0 || math.IsNaN(v) || math.IsInf(v, 0):
 			return fmt.Errorf("want a count or a fraction below 1, got %q", s)
+		case v == 0:
+			// It used to run the whole split without a word; lm-eval's limit 0
+			// evaluates no document.
+			return fmt.Errorf("%q evaluates nothing; leave --limit out to evaluate the whole split", s)
 		case v < 1 && v > 0:
 			lm.sizing.limitFraction, cfg.Limit = v, 0
 		case v != math.Trunc(v):

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -69,18 +70,6 @@ func TestRunNeverRemovesFilesItDidNotWrite(t *testing.T) {
 	assert.Len(t, results, 1, "the earlier lm-eval files are replaced, not kept beside the new")
 }
 
-// hostileTask is a task file whose task name (and tag) are given verbatim.
-func hostileTask(t *testing.T, dir, file, name, tag string) string {
-	t.Helper()
-	data := sharedtest.Path(t, "data/gsm8k/sample/test-50.jsonl")
-	body := fmt.Sprintf("task: %q\ntag: %s\ndataset_path: json\ndataset_kwargs:\n  data_files:\n    test: %s\ntest_split: test\n"+
-		"doc_to_text: \"Q: {{question}}\\nA:\"\ndoc_to_target: \"{{answer.split('####')[-1].strip()}}\"\n"+
-		"generation_kwargs:\n  until: [\"Q:\"]\n  max_gen_toks: 4\n", name, tag, data)
-	path := filepath.Join(dir, file)
-	require.NoError(t, os.WriteFile(path, []byte(body), 0o644))
-	return path
-}
-
 // filesUnder lists every file and folder under root, relative to it.
 func filesUnder(t *testing.T, root string) []string {
 	t.Helper()
@@ -114,10 +103,10 @@ func TestTaskAndGroupNamesStayInsideTheRunDirectory(t *testing.T) {
 			root := t.TempDir()
 			tasks := filepath.Join(root, "tasks")
 			require.NoError(t, os.Mkdir(tasks, 0o755))
-			path := hostileTask(t, tasks, "hostile.yaml", tc.name, "hostile_suite")
+			path := taskYAML(t, tasks, "hostile.yaml", fmt.Sprintf("task: %q\ntag: hostile_suite\n", tc.name), `"Q: {{question}}"`)
 			task := path
 			if tc.kind == "group member" {
-				hostileTask(t, tasks, "fine.yaml", "fine_member", "hostile_suite")
+				taskYAML(t, tasks, "fine.yaml", "task: fine_member\ntag: hostile_suite\n", `"Q: {{question}}"`)
 				task = "hostile_suite"
 			}
 			out := filepath.Join(root, "deep", "er", "out")
@@ -135,4 +124,47 @@ func TestTaskAndGroupNamesStayInsideTheRunDirectory(t *testing.T) {
 			}
 		})
 	}
+}
+
+// report finishes a run that stopped while finishing (killed, or a full disk
+// while the figures were written): it writes the report and the lm-eval
+// files, then marks the run complete.
+func TestReportFinishesAFinishingRun(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	require.NoError(t, runQuiet(t, context.Background(), smokeArgs(t, dir)))
+	path := filepath.Join(dir, eval.ManifestFile)
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Contains(t, string(b), `"status": "complete"`)
+	require.NoError(t, os.WriteFile(path, []byte(strings.Replace(string(b), `"status": "complete"`, `"status": "finishing"`, 1)), 0o644))
+	require.NoError(t, os.Remove(filepath.Join(dir, "report.html")))
+	require.NoError(t, os.RemoveAll(filepath.Join(dir, "lm-eval")))
+
+	require.NoError(t, runReport(context.Background(), []string{dir}, io.Discard, io.Discard))
+	m, err := eval.ReadManifest(dir)
+	require.NoError(t, err)
+	assert.Equal(t, eval.StatusComplete, m.Status)
+	assert.FileExists(t, filepath.Join(dir, "report.html"))
+	results, err := filepath.Glob(filepath.Join(dir, "lm-eval", "*", "*", "results_*.json"))
+	require.NoError(t, err)
+	assert.NotEmpty(t, results)
+}
+
+// --limit 0 ran the whole split without a word; it is refused now.
+func TestLimitZeroIsRefused(t *testing.T) {
+	err := runQuiet(t, context.Background(), smokeArgs(t, filepath.Join(t.TempDir(), "run"), "--limit", "0"))
+	require.ErrorIs(t, err, errUsage)
+	assert.ErrorContains(t, err, `"0" evaluates nothing; leave --limit out to evaluate the whole split`)
+}
+
+// report during a run's first minutes (its run directory marked, no results
+// yet) names the process holding it; it said "stat results.arrow: no such file".
+func TestReportDuringAFirstRunNamesTheHolder(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	lock, err := eval.LockDir(dir) // what run holds from its start
+	require.NoError(t, err)
+	defer lock.Unlock()
+	err = runReport(context.Background(), []string{dir}, io.Discard, io.Discard)
+	require.ErrorIs(t, err, eval.ErrLocked)
+	assert.ErrorContains(t, err, fmt.Sprintf("is in use by process %d", os.Getpid()))
 }

@@ -61,9 +61,9 @@ func (e *Engine) attention(layer int, rows []tokenRow, q, out []float32, capture
 // the n keys k_j = k[j·kstride : j·kstride+hd]. Blocks of keys go through a
 // kernel that scores a block against each head in turn (same bits, each key
 // load serving the group's heads): with AVX-512 16 keys for head dim 64 or
-// 128 (groupScores64AVX512, groupScores128AVX512), with AVX2 alone 8 keys for
-// head dim 64 (groupScores64AVX2); dot4 and dot do the rest, as they do
-// everything elsewhere.
+// 128 (groupScores64AVX512, groupScores128AVX512), with AVX2 alone 8 keys
+// (groupScores64AVX2, groupScores128AVX2); dot4 and dot do the rest, as they
+// do everything elsewhere.
 func groupScores(s []float32, sstride, n int, q []float32, heads, hd int, k []float32, kstride int, scale float32) {
 	done := 0
 	switch {
@@ -76,11 +76,15 @@ func groupScores(s []float32, sstride, n int, q []float32, heads, hd int, k []fl
 			kernel = groupScores128AVX512
 		}
 		kernel(&q[0], heads, &k[0], kstride, blocks, scale, &s[0], sstride)
-	case useSIMD && !useAVX512 && hd == 64 && n >= 8:
+	case useSIMD && !useAVX512 && (hd == 64 || hd == 128) && n >= 8:
 		blocks := n / 8
 		done = 8 * blocks
 		_, _, _ = q[heads*hd-1], k[(done-1)*kstride+hd-1], s[(heads-1)*sstride+done-1]
-		groupScores64AVX2(&q[0], heads, &k[0], kstride, blocks, scale, &s[0], sstride)
+		kernel := groupScores64AVX2
+		if hd == 128 {
+			kernel = groupScores128AVX2
+		}
+		kernel(&q[0], heads, &k[0], kstride, blocks, scale, &s[0], sstride)
 	}
 	for g := range heads {
 		qg, sg := q[g*hd:(g+1)*hd], s[g*sstride:g*sstride+n]

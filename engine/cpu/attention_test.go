@@ -59,37 +59,45 @@ func TestGroupScoresMatchDot(t *testing.T) {
 		{4, 64, 100, 256}, {2, 64, 15, 128}, {5, 64, 48, 64 * 6}, {3, 32, 40, 96},
 		{2, 128, 50, 256}, {3, 80, 19, 240}, {1, 64, 1, 64},
 	} {
-		t.Run(fmt.Sprintf("heads=%d/hd=%d/n=%d", tc.heads, tc.hd, tc.n), func(t *testing.T) {
-			r := rand.New(rand.NewPCG(uint64(tc.n), uint64(tc.hd)))
-			q := make([]float32, tc.heads*tc.hd)
-			k := make([]float32, (tc.n-1)*tc.stride+tc.hd)
-			for i := range q {
-				q[i] = attnValue(r)
-			}
-			for i := range k {
-				k[i] = attnValue(r)
-			}
-			// Whole keys of one sign against whole -0 queries: every product ±0.
-			for i := range tc.hd {
-				q[i] = float32(math.Copysign(0, -1))
-				k[i] = float32(r.Float64())
-			}
-			if tc.n > 1 {
-				k[tc.stride+5] = float32(math.NaN())
-			}
-			const scale = 0.125
-			want := make([]float32, tc.heads*tc.n)
-			for g := range tc.heads {
-				for j := range tc.n {
-					want[g*tc.n+j] = dot(q[g*tc.hd:(g+1)*tc.hd], k[j*tc.stride:]) * scale
+		// attnValue's eight decades make one product dominate most sums, which
+		// hides a change in the order of the rest; plain N(0,1) values show it.
+		for _, plain := range []bool{false, true} {
+			t.Run(fmt.Sprintf("heads=%d/hd=%d/n=%d/plain=%v", tc.heads, tc.hd, tc.n, plain), func(t *testing.T) {
+				r := rand.New(rand.NewPCG(uint64(tc.n), uint64(tc.hd)))
+				value := attnValue
+				if plain {
+					value = func(r *rand.Rand) float32 { return float32(r.NormFloat64()) }
 				}
-			}
-			withKernels(t, func(t *testing.T) {
-				got := make([]float32, len(want))
-				groupScores(got, tc.n, tc.n, q, tc.heads, tc.hd, k, tc.stride, scale)
-				require.Equal(t, bitsOf(want), bitsOf(got))
+				q := make([]float32, tc.heads*tc.hd)
+				k := make([]float32, (tc.n-1)*tc.stride+tc.hd)
+				for i := range q {
+					q[i] = value(r)
+				}
+				for i := range k {
+					k[i] = value(r)
+				}
+				// Whole keys of one sign against whole -0 queries: every product ±0.
+				for i := range tc.hd {
+					q[i] = float32(math.Copysign(0, -1))
+					k[i] = float32(r.Float64())
+				}
+				if tc.n > 1 {
+					k[tc.stride+5] = float32(math.NaN())
+				}
+				const scale = 0.125
+				want := make([]float32, tc.heads*tc.n)
+				for g := range tc.heads {
+					for j := range tc.n {
+						want[g*tc.n+j] = dot(q[g*tc.hd:(g+1)*tc.hd], k[j*tc.stride:]) * scale
+					}
+				}
+				withKernels(t, func(t *testing.T) {
+					got := make([]float32, len(want))
+					groupScores(got, tc.n, tc.n, q, tc.heads, tc.hd, k, tc.stride, scale)
+					require.Equal(t, bitsOf(want), bitsOf(got))
+				})
 			})
-		})
+		}
 	}
 }
 

@@ -36,6 +36,11 @@ func groupScores128AVX512(q *float32, heads int, k *float32, kstride int, blocks
 //go:noescape
 func groupScores64AVX2(q *float32, heads int, k *float32, kstride int, blocks int, scale float32, out *float32, ostride int)
 
+// groupScores128AVX2 is groupScores64AVX2 for head dim 128.
+//
+//go:noescape
+func groupScores128AVX2(q *float32, heads int, k *float32, kstride int, blocks int, scale float32, out *float32, ostride int)
+
 // weightedSumGroup32AVX2 is weightedSumGroup64AVX512 on AVX2 alone, for one or
 // two heads over 32 elements (attn_avx2_amd64.s).
 //

@@ -69,37 +69,51 @@ func (e *Engine) matmuls(x []float32, n int, jobs ...matmulJob) {
 
 // matmulTile computes rows [r0, r1) of W for all n tokens.
 func (e *Engine) matmulTile(out, x []float32, n int, w *matrix, bias []float32, accumulate bool, worker, r0, r1 int) {
-	rows, cols := w.rows, w.cols
 	wt := w.rowRange(r0, r1, e.scratch[worker].tile)
 	t := 0
-	if useSIMD {
+	if useSIMD && n >= 4 {
 		// Four tokens and two rows at a time share each load (same bits as dot).
-		var s [4]float32
-		var s8 [8]float32
 		for ; t+4 <= n; t += 4 {
-			xt := x[t*cols : (t+4)*cols]
-			r := r0
-			for ; r+2 <= r1; r += 2 { // two rows at a time
-				dot2x4(wt[(r-r0)*cols:(r-r0+2)*cols], cols, xt, cols, &s8)
-				for k := range 4 {
-					o := out[(t+k)*rows : (t+k+1)*rows]
-					store(o, r, s8[k], bias, accumulate)
-					store(o, r+1, s8[4+k], bias, accumulate)
-				}
-			}
-			for ; r < r1; r++ {
-				dot4(wt[(r-r0)*cols:(r-r0+1)*cols], xt, cols, &s)
-				for k, v := range s {
-					store(out[(t+k)*rows:(t+k+1)*rows], r, v, bias, accumulate)
-				}
-			}
+			quadTile(out, x, t, 0, w, wt, bias, accumulate, r0, r1)
+		}
+		if t < n {
+			// The last n mod 4 tokens as the end of a quad that overlaps the one
+			// before: the overlap's values are computed again (the same bits)
+			// but not stored, so an accumulating matmul adds each value once.
+			quadTile(out, x, n-4, 4-(n-t), w, wt, bias, accumulate, r0, r1)
+			t = n
 		}
 	}
+	rows, cols := w.rows, w.cols
 	for ; t < n; t++ {
 		xt := x[t*cols : (t+1)*cols]
 		o := out[t*rows : (t+1)*rows]
 		for r := r0; r < r1; r++ {
 			store(o, r, dot(wt[(r-r0)*cols:(r-r0+1)*cols], xt), bias, accumulate)
+		}
+	}
+}
+
+// quadTile computes rows [r0, r1) (widened in wt) for tokens t..t+3 and stores
+// those from t+skip on.
+func quadTile(out, x []float32, t, skip int, w *matrix, wt, bias []float32, accumulate bool, r0, r1 int) {
+	rows, cols := w.rows, w.cols
+	var s [4]float32
+	var s8 [8]float32
+	xt := x[t*cols : (t+4)*cols]
+	r := r0
+	for ; r+2 <= r1; r += 2 { // two rows at a time
+		dot2x4(wt[(r-r0)*cols:(r-r0+2)*cols], cols, xt, cols, &s8)
+		for k := skip; k < 4; k++ {
+			o := out[(t+k)*rows : (t+k+1)*rows]
+			store(o, r, s8[k], bias, accumulate)
+			store(o, r+1, s8[4+k], bias, accumulate)
+		}
+	}
+	for ; r < r1; r++ {
+		dot4(wt[(r-r0)*cols:(r-r0+1)*cols], xt, cols, &s)
+		for k := skip; k < 4; k++ {
+			store(out[(t+k)*rows:(t+k+1)*rows], r, s[k], bias, accumulate)
 		}
 	}
 }

@@ -90,6 +90,10 @@ func Write(dir string) ([]string, error) {
 			}
 			files, err := r.write(out)
 			if err != nil {
+				// No half-written lm-eval folder: the files are all there or none.
+				if rmErr := os.RemoveAll(root); rmErr != nil {
+					return nil, errors.Join(fmt.Errorf("lm-eval files for %s: %w", runID, err), rmErr)
+				}
 				return nil, fmt.Errorf("lm-eval files for %s: %w", runID, err)
 			}
 			written = append(written, files...)

@@ -72,6 +72,14 @@ func (r run) sampleLines(docs [][]map[string]any) ([]*pyjson.Dict, error) {
 			return nil, fmt.Errorf("sample %d: doc: %w", i, err)
 		}
 		docHash, promptHash, targetHash := HashString(string(docText)), HashString(prompt), HashString(target)
+		if r.m.Task.OutputType != "" { // one request per choice, no filters
+			line, err := scoredLine(s, docID, target, docHash, promptHash, targetHash, metrics[filters[0]])
+			if err != nil {
+				return nil, err
+			}
+			byFilter[0] = append(byFilter[0], line)
+			continue
+		}
 		args := pyjson.NewDict("gen_args_0", pyjson.NewDict("arg_0", prompt, "arg_1", gen))
 		resps := [][]string{responses(lines)}
 		for fi, f := range filters {

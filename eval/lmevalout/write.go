@@ -42,12 +42,13 @@ func (r run) write(out string) ([]string, error) {
 	if err := safepath.Name("task", name); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return nil, err
-	}
 	docs := docLines(r.samples)
 	samples, err := r.sampleLines(docs)
 	if err != nil {
+		return nil, err
+	}
+	// Only now that there is something to write: a refused run leaves no folder.
+	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, err
 	}
 	samplesPath := filepath.Join(out, "samples_"+name+"_"+r.dateID+".jsonl")
@@ -150,6 +151,9 @@ func (r run) resultsJSON(n int, taskHash string) *pyjson.Dict {
 		"sampler", r.info.Label,
 		"sampler_order", r.m.Provenance.SamplerOrder,
 		"first_token_argmax", r.m.FirstTokenArgmax))
+	if r.m.Task.OutputType != "" {
+		scoredConfig(out)
+	}
 	start := r.m.Started
 	end := start
 	if r.m.Finished != nil {

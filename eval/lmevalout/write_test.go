@@ -188,18 +188,23 @@ func TestWriteMatchesLMEvalBytes(t *testing.T) {
 // With repeats, lm-eval logs one line per doc per filter whose resps hold
 // every repeat's response, and scores each doc once: one doc leaves its
 // standard error "N/A" (calculate_aggregate_metric's len(items) > 1).
-func TestWriteRepeatsMatchesLMEvalBytes(t *testing.T) {
+// writeRepeatsRun writes a two-repeat run directory with one maj@2 filter.
+func writeRepeatsRun(t *testing.T, samples, results string) string {
 	dir := t.TempDir()
 	manifest := strings.NewReplacer(`"repeats":1`, `"repeats":2`,
 		`"filters":[{"Name":"strict-match"},{"Name":"flexible-extract"}]`, `"filters":[{"Name":"maj@2"}]`).Replace(writeManifest)
+	for name, text := range map[string]string{"manifest.json": manifest, "results.json": results, "samples.jsonl": samples} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
+	}
+	return dir
+}
+
+func TestWriteRepeatsMatchesLMEvalBytes(t *testing.T) {
 	const samples = `{"doc":{"q":"1+1"},"doc_id":5,"exact_match,maj@2":1,"filtered_resps":{"maj@2":"2"},"prompt":"1+1=","repeat":1,"resps":[["two 2"]],"run_id":"greedy/seed=0","target":"2"}
 {"doc":{"q":"1+1"},"doc_id":5,"exact_match,maj@2":1,"filtered_resps":{"maj@2":"2"},"prompt":"1+1=","repeat":0,"resps":[["2"]],"run_id":"greedy/seed=0","target":"2"}
 `
 	const results = `{"results":{"t|greedy/seed=0":{"alias":"t","exact_match,maj@2":1,"exact_match_stderr,maj@2":0}},"config":{"problems":1}}`
-	for name, text := range map[string]string{"manifest.json": manifest, "results.json": results, "samples.jsonl": samples} {
-		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
-	}
-	files, err := Write(dir)
+	files, err := Write(writeRepeatsRun(t, samples, results))
 	require.NoError(t, err)
 	got, err := os.ReadFile(files[1])
 	require.NoError(t, err)
@@ -213,4 +218,19 @@ func TestWriteRepeatsMatchesLMEvalBytes(t *testing.T) {
 	got, err = os.ReadFile(files[0])
 	require.NoError(t, err)
 	assert.Contains(t, string(got), "\n      \"sample_len\": 1,\n      \"exact_match,maj@2\": 1.0,\n      \"exact_match_stderr,maj@2\": \"N/A\"\n    }\n")
+}
+
+// A repeats run whose filter leaves a different answer per repeat has no
+// lm-eval equivalent: Write says so and leaves no lm-eval folder behind (it
+// used to leave an empty lm-eval/<sampler>__seed=0/<model>/, issue 26).
+func TestWriteRefusedLeavesNoFolder(t *testing.T) {
+	const samples = `{"doc":{"q":"1+1"},"doc_id":5,"exact_match,maj@2":0,"filtered_resps":{"maj@2":"3"},"prompt":"1+1=","repeat":1,"resps":[["three 3"]],"run_id":"greedy/seed=0","target":"2"}
+{"doc":{"q":"1+1"},"doc_id":5,"exact_match,maj@2":1,"filtered_resps":{"maj@2":"2"},"prompt":"1+1=","repeat":0,"resps":[["2"]],"run_id":"greedy/seed=0","target":"2"}
+`
+	const results = `{"results":{"t|greedy/seed=0":{"alias":"t","exact_match,maj@2":0.5,"exact_match_stderr,maj@2":0.5}},"config":{"problems":1}}`
+	dir := writeRepeatsRun(t, samples, results)
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, Dir, "stale"), 0o755))
+	_, err := Write(dir)
+	require.ErrorIs(t, err, ErrNotWritten)
+	assert.NoDirExists(t, filepath.Join(dir, Dir), "no empty or stale lm-eval folder")
 }

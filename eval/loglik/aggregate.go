@@ -28,26 +28,26 @@ func Aggregate(agg string, vals []Value, iters int) (value, stderr float64, err 
 	}
 	stderr = math.NaN()
 	switch agg {
-	case AggMean:
+	case datasets.AggMean:
 		value = mean(xs)
 		if len(xs) > 1 {
 			stderr = sampleStddev(xs) / math.Sqrt(float64(len(xs)))
 		}
-	case AggBrierScore:
+	case datasets.AggBrierScore:
 		value = mean(xs)
-	case AggPerplexity:
+	case datasets.AggPerplexity:
 		value = perplexity(xs)
 		if len(xs) > 1 && iters > 0 {
 			stderr = bootstrapStderr(perplexity, xs, iters)
 		}
-	case AggWeightedPerplexity, AggBitsPerByte:
+	case datasets.AggWeightedPerplexity, datasets.AggBitsPerByte:
 		ws := make([]float64, len(vals))
 		for i, v := range vals {
 			ws[i] = v.Weight
 		}
 		wm := PySum(xs) / PySum(ws) // weighted_mean
 		value = math.Exp(-wm)
-		if agg == AggBitsPerByte {
+		if agg == datasets.AggBitsPerByte {
 			value = -wm / math.Ln2
 		}
 	default:

@@ -28,7 +28,7 @@ var environment = sync.OnceValue(func() *exec.Environment {
 		Context: d.Context, Filters: exec.NewFilterSet(filters), Tests: d.Tests, ControlStructures: d.ControlStructures,
 		Methods: exec.Methods{
 			Bool: m.Bool, Int: m.Int, Float: m.Float, Dict: boundMethods(m.Dict),
-			Str: boundMethods(m.Str), List: boundMethods(m.List),
+			Str: boundMethods(m.Str), List: boundMethods(withListIndex(m.List)),
 		},
 	}
 })

@@ -19,6 +19,8 @@ import (
 	"github.com/nikolalohinski/gonja/v2/config"
 	"github.com/nikolalohinski/gonja/v2/exec"
 	"github.com/nikolalohinski/gonja/v2/loaders"
+
+	"github.com/entropix-eval/entropix-eval/internal/usage"
 )
 
 // The limits. Real chat and task templates stay far below every one.
@@ -44,8 +46,9 @@ var (
 	RenderTimeout = 3 * time.Second
 )
 
-// ErrLimit marks a template refused or stopped by one of the limits.
-var ErrLimit = errors.New("template exceeded a rendering limit")
+// ErrLimit marks a template refused or stopped by one of the limits (a usage
+// error: the template is at fault).
+var ErrLimit = usage.New("template exceeded a rendering limit")
 
 // Options are the Jinja settings of one kind of template.
 type Options struct {
@@ -63,7 +66,12 @@ type Template struct {
 }
 
 // Compile parses source after checking its size and nesting.
-func Compile(source string, o Options) (*Template, error) {
+func Compile(source string, o Options) (_ *Template, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%s: the template engine failed on this template (%v)", o.Name, p)
+		}
+	}()
 	if len(source) > MaxSourceBytes {
 		return nil, fmt.Errorf("%w: source of %d bytes (at most %d)", ErrLimit, len(source), MaxSourceBytes)
 	}
@@ -107,7 +115,15 @@ func (t *Template) Render(vars map[string]any) (string, error) {
 	}
 	out := &limitedBuffer{lim: lim}
 	done := make(chan error, 1)
-	go func() { done <- t.tpl.Execute(out, exec.NewContext(ctx)) }()
+	go func() {
+		// gonja panics on some inputs; a panic here would end the process.
+		defer func() {
+			if p := recover(); p != nil {
+				done <- fmt.Errorf("%s: the template engine failed on this template (%v)", t.name, p)
+			}
+		}()
+		done <- t.tpl.Execute(out, exec.NewContext(ctx))
+	}()
 	timer := time.NewTimer(RenderTimeout)
 	defer timer.Stop()
 	select {

@@ -5,18 +5,19 @@
 package safepath
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"unicode"
+
+	"github.com/entropix-eval/entropix-eval/internal/usage"
 )
 
 // MaxName bounds one name: most file systems refuse longer components.
 const MaxName = 255
 
 // ErrUnsafe marks a name or path that would leave its directory.
-var ErrUnsafe = errors.New("unsafe name for a file or folder")
+var ErrUnsafe = usage.New("unsafe name for a file or folder")
 
 // Name checks that name can be one path component as it is: not empty, not
 // "." or "..", no path separator, NUL or other control character, at most

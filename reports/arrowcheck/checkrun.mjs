@@ -1,6 +1,10 @@
 // Independent end-to-end check of one finished run directory.
 //
-// Usage: node reports/arrowcheck/checkrun.mjs RUN_DIR
+// Usage: node reports/arrowcheck/checkrun.mjs RUN_DIR SCHEMA.json
+//
+// SCHEMA.json is reports.Spec() (the schema version, traces' columns and results'
+// fixed columns), written by the Go test that runs this checker: the column lists
+// are defined once, in reports/schemas.go.
 //
 // Reads RUN_DIR/results.arrow and traces.arrow with the apache-arrow npm package
 // (not the Go reader that wrote them) and holds them against the files written by
@@ -39,10 +43,12 @@ import { tableFromIPC } from 'apache-arrow';
 import { typeName } from './arrowtypes.mjs';
 
 const dir = process.argv[2];
-if (!dir || process.argv.length > 3) {
-  console.error('usage: node checkrun.mjs RUN_DIR');
+const specPath = process.argv[3];
+if (!dir || !specPath || process.argv.length > 4) {
+  console.error('usage: node checkrun.mjs RUN_DIR SCHEMA.json');
   process.exit(2);
 }
+const SPEC = JSON.parse(readFileSync(specPath, 'utf8'));
 
 class Violation extends Error {}
 function fail(msg) {
@@ -55,7 +61,7 @@ const show = (v) => (typeof v === 'bigint' ? `${v}n` : JSON.stringify(v));
 
 // ---- expected schemas (reports/schemas.go; types as Go's arrow names them) ----
 
-const SCHEMA_VERSION = '4';
+const SCHEMA_VERSION = SPEC.schema_version;
 const col = (name, type, nullable = false) => ({ name, type, nullable });
 // results.arrow: fixed columns around one nullable "answer,<filter>" column per
 // filter pipeline and one nullable "<metric>,<filter>" column per score, in the
@@ -63,23 +69,9 @@ const col = (name, type, nullable = false) => ({ name, type, nullable });
 function resultFields(task) {
   const answers = task.filters.map((f) => col(`answer,${f.Name}`, 'utf8', true));
   const scores = task.filters.flatMap((f) => task.metrics.map((m) => col(`${m.Metric},${f.Name}`, 'float64', true)));
-  return [
-    col('run_key', 'utf8'), col('run_id', 'utf8'), col('task', 'utf8'), col('sampler', 'utf8'), col('seed', 'int64'), col('problem_id', 'int32'),
-    col('repeat', 'int32'), col('prompt_hash', 'utf8'), col('target', 'utf8'), col('response', 'utf8'),
-    ...answers, ...scores,
-    col('prompt_tokens', 'int32'), col('gen_tokens', 'int32'), col('finish_reason', 'utf8'), col('latency_ms', 'float64'),
-  ];
+  return [...SPEC.results_head, ...answers, ...scores, ...SPEC.results_tail];
 }
-const TRACE_FIELDS = [
-  col('run_key', 'utf8'), col('run_id', 'utf8'), col('task', 'utf8'), col('sampler', 'utf8'), col('seed', 'int64'),
-  col('problem_id', 'int32'), col('repeat', 'int32'), col('step', 'int32'), col('token_id', 'int32'), col('token_text', 'utf8'), col('strategy', 'utf8'),
-  col('entropy', 'float64'), col('varentropy', 'float64'), col('attn_entropy', 'float64', true),
-  col('attn_varentropy', 'float64', true), col('agreement', 'float64', true),
-  col('interaction_strength', 'float64', true), col('temperature', 'float64'), col('top_k', 'int32', true),
-  col('top_p', 'float64', true), col('min_p', 'float64', true), col('logprob', 'float64'),
-  col('tail_mass', 'float64'), col('sample_logprob', 'float64'), col('survivors', 'int32'), col('n_samples', 'int32'),
-  col('confidence', 'float64'), col('draw_tail_mass', 'float64'), col('tail_cut', 'bool'), col('faithful', 'bool'),
-];
+const TRACE_FIELDS = SPEC.traces;
 
 // readArrow opens an IPC *file* (not stream), checks its schema and returns its
 // columns as plain arrays, one entry per row (nulls as null, int64 as BigInt).

@@ -310,7 +310,7 @@ func (plainTicks) Ticks(lo, hi float64) []plot.Tick {
 }
 
 // Accuracy draws each sampler's accuracy under filter index fi as a bar with
-// its 95% interval over problems (mean ± 1.96 SE, the SE the tables print).
+// its 95% interval over problems (the Wilson interval the accuracy table prints).
 func Accuracy(samplers []model.Sampler, fi int) (p *plot.Plot, err error) {
 	defer recoverPlot(&err, "accuracy")
 	if len(samplers) == 0 {
@@ -347,6 +347,9 @@ func Accuracy(samplers []model.Sampler, fi int) (p *plot.Plot, err error) {
 	// Black intervals over the Okabe–Ito blue bars: full contrast.
 	eb.LineStyle.Color, eb.LineStyle.Width = color.Black, vg.Points(1.2)
 	p.Add(plotter.NewGrid(), bc, eb)
+	// Accuracy lives in 0–100%: with every bar at 0 the plot would otherwise
+	// pad its empty range to −1…1.
+	p.Y.Min, p.Y.Max = 0, min(100, max(p.Y.Max, 5))
 	p.NominalX(names...)
 	// Sampler labels such as min_p(min_p=0.1,temperature=1) overlap when
 	// horizontal: slant them when any is long.

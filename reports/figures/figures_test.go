@@ -109,3 +109,16 @@ func TestForestOrder(t *testing.T) {
 	_, err = Forest(nil, "strict")
 	assert.Error(t, err)
 }
+
+// Accuracy's axis stays within 0–100%: all-zero bars get 0–5%, not −1…1%.
+func TestAccuracyAxisWithinPercentRange(t *testing.T) {
+	zero := []model.FilterAccuracy{{Filter: "exact_match,strict-match", ClusteredAccuracy: reports.ClusteredAccuracy{Mean: 0, CILow: 0, CIHigh: 0}}}
+	p, err := Accuracy([]model.Sampler{{Label: "greedy", Filters: zero}, {Label: "min_p", Filters: zero}}, 0)
+	require.NoError(t, err)
+	assert.Equal(t, 0.0, p.Y.Min)
+	assert.Equal(t, 5.0, p.Y.Max)
+	full := []model.FilterAccuracy{{Filter: "f", ClusteredAccuracy: reports.ClusteredAccuracy{Mean: 1, CILow: 0.9, CIHigh: 1}}}
+	p, err = Accuracy([]model.Sampler{{Label: "greedy", Filters: full}}, 0)
+	require.NoError(t, err)
+	assert.Equal(t, 100.0, p.Y.Max)
+}

@@ -13,6 +13,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/entropix-eval/entropix-eval/reports"
@@ -52,15 +53,11 @@ var tmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"filter":       func(f reports.Filter) string { return string(f) },
 	"sigHolm":      func(r reports.ComparisonRow) bool { return r.PHolm.Valid && r.PHolm.V < 0.05 },
 	"notNaN":       func(x float64) bool { return !math.IsNaN(x) },
+	"sensitivity":  reports.SensitivityNote,
 	"seedList":     seedList,
 	"tokenMetrics": func() []string { return model.TokenMetrics[:] },
-	"num3": func(x float64) string {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return "–"
-		}
-		return fmt.Sprintf("%.3f", x)
-	},
-	"pctWidth": func(share float64) float64 { return 120 * max(0, min(1, share)) },
+	"num3":         num3,
+	"pctWidth":     func(share float64) float64 { return 120 * max(0, min(1, share)) },
 }).Parse(pageTemplate))
 
 // page is what the template sees.
@@ -108,6 +105,18 @@ func num(x float64) string {
 		return "–"
 	}
 	return fmt.Sprintf("%.1f", x)
+}
+
+// num3 shows a metric with three decimals, or three significant digits when it
+// is smaller than 0.01 (an agreement of 1.2e-4 is not "0.000").
+func num3(x float64) string {
+	switch {
+	case math.IsNaN(x) || math.IsInf(x, 0):
+		return "–"
+	case x != 0 && math.Abs(x) < 0.01:
+		return strconv.FormatFloat(x, 'g', 3, 64)
+	}
+	return fmt.Sprintf("%.3f", x)
 }
 
 // svgURL embeds an SVG as a data: URL for <img>: an image cannot run script,

@@ -21,7 +21,7 @@ func hostileReport() *model.Report {
 	var filters []model.FilterAccuracy
 	for _, f := range []reports.Filter{reports.FilterStrict, reports.FilterFlexible, reports.FilterNumeric} {
 		filters = append(filters, model.FilterAccuracy{Filter: string(f), SeedSD: math.NaN(),
-			ClusteredAccuracy: reports.ClusteredAccuracy{N: 2, Mean: 0.5, SE: 0.5, CILow: 0.1, CIHigh: 0.9, WithinSD: math.NaN()}})
+			ClusteredAccuracy: reports.ClusteredAccuracy{N: 2, Mean: 0.5, SE: 0.5, CILow: 0.1, CIHigh: 0.9, WithinSD: math.NaN(), ExactLow: 0.0126, ExactHigh: 0.9874}})
 	}
 	label := `evil<b>"sampler"</b>`
 	return &model.Report{
@@ -29,9 +29,11 @@ func hostileReport() *model.Report {
 		Baseline: "greedy", Filters: []string{"strict", "flexible", "numeric"}, PrimaryFilter: "strict",
 		Manifest: model.Manifest{Highlights: []model.KeyValue{{Key: "model", Value: hostile}}, Pretty: `{"model": "` + hostile + `"}`},
 		Samplers: []model.Sampler{{Label: "greedy", Seeds: []int64{0}, Filters: filters}, {Label: label, Seeds: []int64{0}, Filters: filters}},
-		Comparisons: []reports.ComparisonRow{{Sampler: label, Baseline: "greedy", Filter: "strict", Primary: true, NProblems: 2,
-			SamplesPerProblem: 1, BaselineSamplesPerProblem: 1, Delta: -0.5, DeltaSE: 0.5, CILow: -1, CIHigh: 0, P: 1, PTest: reports.SignFlipExact,
-			PHolm: reports.Some(1.0), MDE80: 1.4, McNemarB: reports.Some[int32](0), McNemarC: reports.Some[int32](1), McNemarP: reports.Some(1.0)}},
+		Comparisons: []reports.ComparisonRow{{Sampler: label, Baseline: "greedy", Filter: "strict", Primary: true, Alternative: reports.TwoSided,
+			NProblems: 2, NDiffering: 1, SamplesPerProblem: 1, BaselineSamplesPerProblem: 1, Delta: -0.5, DeltaSE: 0.5, CILow: -1, CIHigh: 0,
+			NormalCILow: -1.48, NormalCIHigh: 0.48, BootResamples: 100, BootBeyondZero: 25, P: 1, PTest: reports.SignFlipExact,
+			PHolm: reports.Some(1.0), HolmFamily: "task:" + hostile, HolmM: 1, MDE80: 1.4, MDEAlpha: 0.05,
+			McNemarB: reports.Some[int32](0), McNemarC: reports.Some[int32](1), McNemarP: reports.Some(1.0), McNemarTest: reports.McNemarExact}},
 		Notes: []string{hostile},
 		Problems: []model.Problem{{ID: 0, Question: hostile, Prompt: "Q: " + hostile + "\nA:", Target: "18", Responses: []model.Response{
 			{Sampler: "greedy", Text: "The answer is 18.", Correct: []bool{true, true, true}, Finish: "stop", GenTokens: 5},
@@ -132,7 +134,7 @@ func TestRenderLeadsWithTheAnswer(t *testing.T) {
 	var b bytes.Buffer
 	require.NoError(t, Render(&b, r, Figures{Forest: &Figure{Title: "forest", SVG: svg}, Accuracy: &Figure{Title: "acc", SVG: svg}}))
 	page := b.String()
-	headline := "evil&lt;b&gt;&#34;sampler&#34;&lt;/b&gt; −50.0 pp [95% CI −100.0, &#43;0.0], p = 1.00, Holm p = 1.00, n = 2 problems; detectable: ±140.0 pp"
+	headline := "evil&lt;b&gt;&#34;sampler&#34;&lt;/b&gt; −50.0 pp [95% CI −100.0, 0.0], p = 1.0, Holm p = 1.0 (1 test), n = 2 problems; sensitivity ±140.0 pp"
 	require.Contains(t, page, headline)
 	order := []string{headline, `id="forest"`, `id="accuracy-table"`, `id="paired-table"`, `id="problems"`, `id="manifest"`}
 	for i := 1; i < len(order); i++ {
@@ -141,6 +143,17 @@ func TestRenderLeadsWithTheAnswer(t *testing.T) {
 	manifest := page[strings.Index(page, `id="manifest"`):]
 	assert.Less(t, strings.Index(manifest, "<details>"), strings.Index(manifest, `<table class="kv">`), "the manifest is folded")
 	assert.Contains(t, page, "secondary")
+	// The paired table shows the same interval, the normal and bootstrap ones
+	// beside it (a bootstrap end at 0 with its share of resamples), the family
+	// and the level of the sensitivity.
+	paired := page[strings.Index(page, `id="paired-table"`):]
+	for _, want := range []string{"[−100.0, 0.0]", "[−148.0, &#43;48.0]", "[0.0 (25.0% ≥ 0), 0.0 (25.0% ≥ 0)]", "m = 1", "α 0.050", "exact [1.3, 98.7]"} {
+		if want == "exact [1.3, 98.7]" {
+			assert.Contains(t, page, want)
+			continue
+		}
+		assert.Contains(t, paired, want)
+	}
 }
 
 // FuzzRenderEscapes puts arbitrary text everywhere model output and run
@@ -173,4 +186,11 @@ func TestCommonPrefix(t *testing.T) {
 	assert.Equal(t, "", commonPrefix(ps[:2]), "one prompt")
 	// The shared bytes end inside "é" (C3 A9 vs C3 A8): cut before it.
 	assert.Equal(t, "caf", commonPrefix([]model.Problem{{Prompt: "café"}, {Prompt: "cafè"}}))
+}
+
+func TestNum3SmallValues(t *testing.T) {
+	for in, want := range map[float64]string{1.2345e-4: "0.000123", 0.5: "0.500", 0: "0.000", -0.0042: "-0.0042", 12.3456: "12.346"} {
+		assert.Equal(t, want, num3(in), "%v", in)
+	}
+	assert.Equal(t, "–", num3(math.NaN()))
 }

@@ -47,10 +47,11 @@ func paperReport() *model.Report {
 			continue
 		}
 		for _, f := range filters {
-			row := reports.ComparisonRow{Sampler: l, Baseline: "greedy", Filter: f, Primary: f == filters[0], NProblems: 1319,
-				Delta: -0.0214 + 0.01*float64(i), CILow: -0.0401, CIHigh: 0.0312, P: 0.0412, PTest: reports.SignFlipExact, MDE80: 0.0241}
+			row := reports.ComparisonRow{Sampler: l, Baseline: "greedy", Filter: f, Primary: f == filters[0], Alternative: reports.TwoSided,
+				NProblems: 1319, Delta: -0.0214 + 0.01*float64(i), CILow: -0.0401, CIHigh: 0.0312, P: 0.0412, PTest: reports.SignFlipExact,
+				MDE80: 0.0241, MDEAlpha: 0.0125}
 			if row.Primary {
-				row.PHolm = reports.Some(0.0824)
+				row.PHolm, row.HolmFamily, row.HolmM = reports.Some(0.0824), "sweep:nightly_2026-11-22", 4
 			}
 			r.Comparisons = append(r.Comparisons, row)
 		}
@@ -66,6 +67,12 @@ func TestTablesCompileWithoutOverfullBoxes(t *testing.T) {
 	require.NoError(t, AccuracyTable(&tables, paperReport(), Options{Label: "main"}))
 	require.NoError(t, ComparisonTable(&tables, paperReport(), Options{Label: "main"}))
 	require.NoError(t, SecondaryTable(&tables, paperReport(), Options{Label: "main"}))
+	// A one-sided gate's table: one bound per row.
+	gate := paperReport()
+	for i := range gate.Comparisons {
+		gate.Comparisons[i].Alternative, gate.Comparisons[i].CILow = reports.Less, -1
+	}
+	require.NoError(t, ComparisonTable(&tables, gate, Options{Label: "gate"}))
 	for _, class := range []string{`\documentclass{article}`, `\documentclass[twocolumn]{article}`} {
 		t.Run(class, func(t *testing.T) {
 			dir := t.TempDir()

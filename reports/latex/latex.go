@@ -49,15 +49,35 @@ func num(x float64, signed bool) string {
 	return s
 }
 
-// PValue formats a p-value for a table: three decimals, or "$<$0.001".
+// PValue formats a p-value for a table as the page and the terminal do: two
+// significant digits, or "$<$0.001".
 func PValue(p float64) string {
-	switch {
-	case math.IsNaN(p):
+	if math.IsNaN(p) {
 		return "--"
-	case p < 0.001:
-		return `$<$0.001`
 	}
-	return fmt.Sprintf("%.3f", p)
+	return strings.Replace(reports.FormatP(p), "< ", "$<$", 1)
+}
+
+// interval is the headline interval's cell: "[lo, hi]", or the one bound of a
+// one-sided test ("$\le$ hi").
+func interval(r reports.ComparisonRow) string {
+	switch r.Alternative {
+	case reports.Less:
+		return `$\le$ ` + num(r.CIHigh, true)
+	case reports.Greater:
+		return `$\ge$ ` + num(r.CILow, true)
+	}
+	return "[" + num(r.CILow, true) + ", " + num(r.CIHigh, true) + "]"
+}
+
+// familyNote names the Holm family of the table's rows, as the caption says it.
+func familyNote(rows []reports.ComparisonRow) string {
+	for _, r := range rows {
+		if r.PHolm.Valid {
+			return fmt.Sprintf("Holm within the family %s ($m = %d$)", Escape(r.HolmFamily), r.HolmM)
+		}
+	}
+	return "Holm (no row is in a family)"
 }
 
 // Options configure the tables.
@@ -198,26 +218,28 @@ func sigMark(r reports.ComparisonRow) string {
 // Holm family), sized for one column.
 func ComparisonTable(w io.Writer, r *model.Report, opt Options) error {
 	var b strings.Builder
-	caption := fmt.Sprintf("%s, %s: paired difference from %s in points (seeds and repeats averaged within a problem) with its 95\\%% CI; "+
-		"$p$: sign-flip permutation test on per-problem differences; $p_{\\mathrm{H}}$: Holm over the samplers "+
-		"($^{*}$ $<$0.05, $^{**}$ $<$0.01). MDE: smallest $|\\Delta|$ detectable with 80\\%% power at $\\alpha = 0.05$.",
-		Escape(r.Task), Escape(r.PrimaryFilter), Escape(r.Baseline))
+	var primary []reports.ComparisonRow
+	for _, c := range r.Comparisons {
+		if c.Primary {
+			primary = append(primary, c)
+		}
+	}
+	caption := fmt.Sprintf("%s, %s: paired difference from %s in points (seeds and repeats averaged within a problem). "+
+		"95\\%% CI: the shifts the sign-flip permutation test on per-problem differences does not reject (its inversion), so it excludes 0 exactly when $p < 0.05$; "+
+		"$p$: that test%s; $p_{\\mathrm{H}}$: %s ($^{*}$ $<$0.05, $^{**}$ $<$0.01). "+
+		"MDE: this run's sensitivity, the $|\\Delta|$ detectable with 80\\%% power at the level of the row's Holm step.",
+		Escape(r.Task), Escape(r.PrimaryFilter), Escape(r.Baseline), sidedNote(primary), familyNote(primary))
 	header(&b, r, caption, opt.label("paired"), labelColumn+"rrrrr", false)
 	b.WriteString("Sampler & $\\Delta$ & 95\\% CI & $p$ & $p_{\\mathrm{H}}$ & MDE \\\\\n\\midrule\n")
-	rows := 0
-	for _, c := range r.Comparisons {
-		if !c.Primary {
-			continue
-		}
+	for _, c := range primary {
 		holm := "--"
 		if c.PHolm.Valid {
 			holm = PValue(c.PHolm.V)
 		}
-		fmt.Fprintf(&b, "%s & %s%s & [%s, %s] & %s & %s & %s \\\\\n",
-			label(c.Sampler), num(c.Delta, true), sigMark(c), num(c.CILow, true), num(c.CIHigh, true), PValue(c.P), holm, num(c.MDE80, false))
-		rows++
+		fmt.Fprintf(&b, "%s & %s%s & %s & %s & %s & %s \\\\\n",
+			label(c.Sampler), num(c.Delta, true), sigMark(c), interval(c), PValue(c.P), holm, num(c.MDE80, false))
 	}
-	if rows == 0 {
+	if len(primary) == 0 {
 		b.WriteString("\\multicolumn{6}{c}{only one sampler: nothing to compare} \\\\\n")
 	}
 	footer(&b, false)
@@ -225,24 +247,35 @@ func ComparisonTable(w io.Writer, r *model.Report, opt Options) error {
 	return err
 }
 
+// sidedNote says when the rows' test is one-sided.
+func sidedNote(rows []reports.ComparisonRow) string {
+	for _, r := range rows {
+		if r.Alternative == reports.Less || r.Alternative == reports.Greater {
+			return ", one-sided (" + r.Alternative + ")"
+		}
+	}
+	return ""
+}
+
 // SecondaryTable writes the comparisons on the other filters, outside the Holm
 // family, across both columns of a paper (table*).
 func SecondaryTable(w io.Writer, r *model.Report, opt Options) error {
 	var b strings.Builder
-	caption := fmt.Sprintf("%s: paired difference from %s on the secondary filters (outside the Holm family of %s), in points with 95\\%% CI, "+
+	var rows []reports.ComparisonRow
+	for _, c := range r.Comparisons {
+		if !c.Primary {
+			rows = append(rows, c)
+		}
+	}
+	caption := fmt.Sprintf("%s: paired difference from %s on the secondary filters (outside the Holm family of %s), in points with the test-inversion 95\\%% CI, "+
 		"sign-flip $p$ and MDE as in Table~\\ref{%s}.", Escape(r.Task), Escape(r.Baseline), Escape(r.PrimaryFilter), opt.label("paired"))
 	header(&b, r, caption, opt.label("secondary"), labelColumn+"lrrrr", true)
 	b.WriteString("Sampler & Filter & $\\Delta$ & 95\\% CI & $p$ & MDE \\\\\n\\midrule\n")
-	rows := 0
-	for _, c := range r.Comparisons {
-		if c.Primary {
-			continue
-		}
-		fmt.Fprintf(&b, "%s & %s & %s & [%s, %s] & %s & %s \\\\\n",
-			label(c.Sampler), Escape(c.Filter), num(c.Delta, true), num(c.CILow, true), num(c.CIHigh, true), PValue(c.P), num(c.MDE80, false))
-		rows++
+	for _, c := range rows {
+		fmt.Fprintf(&b, "%s & %s & %s & %s & %s & %s \\\\\n",
+			label(c.Sampler), Escape(c.Filter), num(c.Delta, true), interval(c), PValue(c.P), num(c.MDE80, false))
 	}
-	if rows == 0 {
+	if len(rows) == 0 {
 		b.WriteString("\\multicolumn{6}{c}{no secondary filter} \\\\\n")
 	}
 	footer(&b, true)

@@ -31,7 +31,7 @@ func TestPValue(t *testing.T) {
 	for _, tc := range []struct {
 		p    float64
 		want string
-	}{{0.25, "0.250"}, {0.0004, "$<$0.001"}, {1, "1.000"}, {math.NaN(), "--"}} {
+	}{{0.25, "0.25"}, {0.0004, "$<$0.001"}, {1, "1.0"}, {0.0488, "0.049"}, {math.NaN(), "--"}} {
 		assert.Equal(t, tc.want, PValue(tc.p))
 	}
 }
@@ -54,9 +54,10 @@ func report() *model.Report {
 		},
 		Comparisons: []reports.ComparisonRow{
 			{Sampler: "min_p(min_p=0.1,T=1.5)", Baseline: "greedy", Filter: "flexible-extract",
-				Delta: 0.004, CILow: -0.01, CIHigh: 0.018, P: 0.61, PTest: reports.SignFlipExact, MDE80: 0.02},
+				Alternative: reports.TwoSided, Delta: 0.004, CILow: -0.01, CIHigh: 0.018, P: 0.61, PTest: reports.SignFlipExact, MDE80: 0.02},
 			{Sampler: "min_p(min_p=0.1,T=1.5)", Baseline: "greedy", Filter: "strict-match", Primary: true,
-				Delta: -0.0245, CILow: -0.041, CIHigh: -0.008, P: 0.0033, PTest: reports.SignFlipExact, PHolm: reports.Some(0.0099), MDE80: 0.0231},
+				Alternative: reports.TwoSided, Delta: -0.0245, CILow: -0.041, CIHigh: -0.008, P: 0.0033, PTest: reports.SignFlipExact,
+				PHolm: reports.Some(0.0099), HolmFamily: "task:gsm8k_cot", HolmM: 1, MDE80: 0.0231},
 		},
 	}
 }
@@ -79,7 +80,8 @@ func TestComparisonTables(t *testing.T) {
 	var b bytes.Buffer
 	require.NoError(t, ComparisonTable(&b, report(), Options{}))
 	s := b.String()
-	assert.Contains(t, s, `min\_\allowbreak{}p(\allowbreak{}min\_\allowbreak{}p=\allowbreak{}0.1,\allowbreak{}T=\allowbreak{}1.5) & $-$2.5$^{**}$ & [$-$4.1, $-$0.8] & 0.003 & 0.010 & 2.3 \\`)
+	assert.Contains(t, s, `min\_\allowbreak{}p(\allowbreak{}min\_\allowbreak{}p=\allowbreak{}0.1,\allowbreak{}T=\allowbreak{}1.5) & $-$2.5$^{**}$ & [$-$4.1, $-$0.8] & 0.0033 & 0.0099 & 2.3 \\`)
+	assert.Contains(t, s, `Holm within the family task:gsm8k\_cot ($m = 1$)`)
 	assert.NotContains(t, s, "flexible-extract &", "secondary filters have their own table")
 	assert.Contains(t, s, `\label{tab:entropix-paired}`)
 	assert.Contains(t, s, `strict-match: paired difference from greedy`)
@@ -88,9 +90,17 @@ func TestComparisonTables(t *testing.T) {
 	require.NoError(t, SecondaryTable(&b, report(), Options{}))
 	s = b.String()
 	assert.Contains(t, s, `\begin{table*}`)
-	assert.Contains(t, s, `& flexible-extract & +0.4 & [$-$1.0, +1.8] & 0.610 & 2.0 \\`)
+	assert.Contains(t, s, `& flexible-extract & +0.4 & [$-$1.0, +1.8] & 0.61 & 2.0 \\`)
 
+	// A one-sided gate shows its one bound.
 	r := report()
+	r.Comparisons[1].Alternative, r.Comparisons[1].CILow = reports.Less, -1
+	b.Reset()
+	require.NoError(t, ComparisonTable(&b, r, Options{}))
+	assert.Contains(t, b.String(), `& $-$2.5$^{**}$ & $\le$ $-$0.8 &`)
+	assert.Contains(t, b.String(), `one-sided (less)`)
+
+	r = report()
 	r.Comparisons = nil
 	b.Reset()
 	require.NoError(t, ComparisonTable(&b, r, Options{}))

@@ -46,7 +46,7 @@ type Report struct {
 	FewShot int
 	// Comparisons is comparisons.arrow: every sampler against Baseline, per
 	// filter, seeds and repeats averaged within a problem; PHolm is adjusted
-	// over the samplers on PrimaryFilter.
+	// within the family each row names (HolmFamily).
 	Comparisons []reports.ComparisonRow
 	// Trace-derived sections; empty when the run has no traces.arrow.
 	HasTraces  bool
@@ -56,6 +56,11 @@ type Report struct {
 	Problems   []Problem
 	TokenNote  string // what the per-problem browser leaves out, in words
 	Notes      []string
+	// Header says what ran (model, task, shots, problems, seeds, samplers,
+	// backend, precision, date); Warnings what makes a number not mean what it
+	// seems (prompts cut, answers cut by the budget, untestable comparisons).
+	Header   []KeyValue
+	Warnings []string
 }
 
 // Manifest is the part of manifest.json a reader wants first, plus the whole

@@ -31,6 +31,10 @@ type Options struct {
 	// PrimaryFilter is the filter whose comparisons form the Holm family;
 	// default the sweep's primary_filter, else the task's first filter.
 	PrimaryFilter string
+	// HolmFamily is the Holm family's scope: reports.HolmTask (default: the
+	// samplers on the primary filter), reports.HolmRun (every filter too) or
+	// reports.HolmSweep (BuildSweep: every task of a sweep directory).
+	HolmFamily string
 	// FigureSize is the figures' size preset: "one-column" (3.3 in, the
 	// default) or "two-column" (6.8 in).
 	FigureSize string
@@ -110,6 +114,9 @@ func Compute(dir string, opt Options) (*model.Report, error) {
 	done := make(chan comparisons, 1)
 	go func() {
 		rows, notes, err := comparisonRows(scores, labels, rep.Baseline, rep.PrimaryFilter, opt.Paired)
+		if err == nil {
+			err = holmWithinRun(rows, opt.HolmFamily, rep.Task, dir, reportAlpha)
+		}
 		done <- comparisons{rows, notes, err}
 	}()
 	order := browserOrder(r.results, labels)
@@ -164,6 +171,7 @@ func Compute(dir string, opt Options) (*model.Report, error) {
 		}
 	}
 	rep.Problems = problemsOf(r, order, detail, rep.AnswerFilters, rep.Filters)
+	rep.Header, rep.Warnings = r.header(rep), r.warnings(rep)
 	return rep, nil
 }
 

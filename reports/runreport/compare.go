@@ -18,19 +18,26 @@ type CompareOptions struct {
 	// primary_filter, else the task's first filter.
 	PrimaryFilter string
 	// Alpha is the family-wise significance level of the gate (default 0.05).
-	Alpha  float64
+	Alpha float64
+	// HolmFamily is the Holm family's scope (reports.HolmTask by default;
+	// reports.HolmRun adds the other filters; CompareSweeps spans tasks).
+	HolmFamily string
+	// Paired.Alternative Less makes the gate a one-sided test for drops.
 	Paired reports.PairedOptions
 }
 
 // Comparison is run B (new) against run A (old), sampler by sampler.
 type Comparison struct {
-	RunA, RunB    string
-	Task          string
+	RunA, RunB string
+	Task       string
+	// Name is the task's directory name when two sweeps are compared.
+	Name          string
 	PrimaryFilter string
 	Alpha         float64
+	Alternative   string
 	// Rows compare each sampler of B with the sampler of A that has the same
 	// canonical spec (Sampler: B's label, Baseline: A's label), per filter.
-	// PHolm is adjusted over the samplers on the primary filter.
+	// PHolm is adjusted within the family each row names (HolmFamily).
 	Rows []reports.ComparisonRow
 	// Regressions are the primary filter's rows where the new run is worse and
 	// the Holm-adjusted p is below Alpha.
@@ -76,7 +83,7 @@ func Compare(dirA, dirB string, opt CompareOptions) (*Comparison, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
 	}
-	c := &Comparison{RunA: dirA, RunB: dirB, Task: tb, PrimaryFilter: primary, Alpha: opt.Alpha}
+	c := &Comparison{RunA: dirA, RunB: dirB, Task: tb, PrimaryFilter: primary, Alpha: opt.Alpha, Alternative: cmp.Or(opt.Paired.Alternative, reports.TwoSided)}
 	if n := promptMismatches(a.results, b.results); n > 0 {
 		c.Notes = append(c.Notes, fmt.Sprintf("%d problems have different prompt hashes in the two runs (prompt or template changed).", n))
 	}
@@ -112,15 +119,21 @@ func Compare(dirA, dirB string, opt CompareOptions) (*Comparison, error) {
 	if len(c.Rows) == 0 {
 		return nil, fmt.Errorf("compare: %s and %s share no sampler (A: %q, B: %q)", dirA, dirB, c.OnlyA, c.OnlyB)
 	}
-	if err := reports.HolmOverPrimary(c.Rows); err != nil {
+	if err := holmWithinRun(c.Rows, opt.HolmFamily, tb, dirB, opt.Alpha); err != nil {
 		return nil, err
 	}
+	c.findRegressions()
+	return c, nil
+}
+
+// findRegressions collects the rows the gate fails on.
+func (c *Comparison) findRegressions() {
+	c.Regressions = nil
 	for _, r := range c.Rows {
 		if c.isDrop(r) {
 			c.Regressions = append(c.Regressions, r)
 		}
 	}
-	return c, nil
 }
 
 func (c *Comparison) isDrop(r reports.ComparisonRow) bool {
@@ -186,32 +199,58 @@ func (c *Comparison) WriteTable(w io.Writer) error {
 	for _, n := range c.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
-	fmt.Fprintf(w, "\nΔ = B − A in pp over common problems (seeds and repeats averaged within a problem), normal 95%% CI; boot: paired bootstrap CI.\n"+
-		"p: sign-flip permutation test on per-problem differences; Holm p: over samplers on the primary filter %q (others are secondary).\n"+
-		"MDE: the |Δ| detectable with 80%% power at α = 0.05. Gate: %s, α = %g.\n", c.PrimaryFilter, c.PrimaryFilter, c.Alpha)
+	fmt.Fprintf(w, "\nΔ = B − A in pp over common problems (seeds and repeats averaged within a problem).\n%s\n"+
+		"Gate: a drop on %q with Holm p < α = %g; %s.\n", TableNotes(), c.PrimaryFilter, c.Alpha, gateNote(c.Alternative))
 	_, err := fmt.Fprintf(w, "%d significant drop(s).\n", len(c.Regressions))
 	return err
+}
+
+// gateNote says what the gate's test is.
+func gateNote(alt string) string {
+	if alt == reports.Less {
+		return "one-sided test for a drop (--alternative less), its interval an upper bound"
+	}
+	return "the test is " + alt + ", so a drop is declared at α/2 in its tail; --alternative less tests drops one-sided at α"
+}
+
+// TableNotes explains the columns of WriteComparisonTable.
+func TableNotes() string {
+	return "95% CI: the inversion of the sign-flip test whose p is shown (excludes 0 exactly when p < 0.05); normal: Δ ± 1.96 SE; boot: paired bootstrap.\n" +
+		"p: sign-flip permutation test on per-problem differences (exact or mc); Holm p: within the family named (rows where no problem differs are left out).\n" +
+		reports.SensitivityNote()
 }
 
 // WriteComparisonTable prints comparison rows as aligned text: the one
 // terminal table of report, compare and run. mark flags rows (DROP).
 func WriteComparisonTable(w io.Writer, rows []reports.ComparisonRow, mark func(reports.ComparisonRow) bool) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "sampler\tvs\tfilter\tn×k\tbase %\tsampler %\tΔ pp\t95% CI\tboot CI\tp\tHolm p\tMDE pp\t\t")
+	fmt.Fprintln(tw, "sampler\tvs\tfilter\tn×k\tbase %\tsampler %\tΔ pp\t95% CI\tnormal CI\tboot CI\tp\tHolm p\tfamily\tMDE pp\t\t")
 	for _, r := range rows {
 		flag := ""
 		if mark != nil && mark(r) {
 			flag = "DROP"
 		}
-		filter, holm := r.Filter, "secondary"
+		filter, holm, family := r.Filter, "–", "–"
 		if r.Primary {
 			filter += " *"
-			holm = reports.FormatP(r.PHolm.V)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d×%d\t%.1f\t%.1f\t%s\t[%s, %s]\t[%s, %s]\t%s\t%s\t%.1f\t%s\t\n",
-			r.Sampler, r.Baseline, filter, r.NProblems, r.SamplesPerProblem, 100*r.BaselineAcc, 100*r.SamplerAcc,
-			reports.SignedPP(r.Delta), reports.SignedPP(r.CILow), reports.SignedPP(r.CIHigh),
-			reports.SignedPP(r.BootCILow), reports.SignedPP(r.BootCIHigh), reports.FormatP(r.P), holm, 100*r.MDE80, flag)
+		if r.PHolm.Valid {
+			holm, family = reports.FormatP(r.PHolm.V), fmt.Sprintf("%s (m=%d)", r.HolmFamily, r.HolmM)
+		} else if !r.Primary {
+			family = "secondary"
+		}
+		k := fmt.Sprint(r.SamplesPerProblem)
+		if r.SamplerDeterministic {
+			k = "det"
+		}
+		p := reports.FormatP(r.P) + " " + strings.TrimPrefix(r.PTest, "sign_flip_")
+		if r.Alternative != reports.TwoSided {
+			p += " " + r.Alternative
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d×%s\t%.1f\t%.1f\t%s\t[%s]\t[%s, %s]\t[%s]\t%s\t%s\t%s\t%.1f\t%s\t\n",
+			r.Sampler, r.Baseline, filter, r.NProblems, k, 100*r.BaselineAcc, 100*r.SamplerAcc,
+			reports.SignedPP(r.Delta), r.Interval(), reports.SignedPP(r.NormalCILow), reports.SignedPP(r.NormalCIHigh),
+			r.BootInterval(), p, holm, family, 100*r.MDE80, flag)
 	}
 	return tw.Flush()
 }

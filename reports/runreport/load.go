@@ -48,13 +48,17 @@ type manifest struct {
 		AttnMode     string        `json:"attn_mode"`
 		Seeds        []json.Number `json:"seeds"` // uint64 in eval; shown, not used
 
-		Repeats       int    `json:"repeats"`
-		PrimaryFilter string `json:"primary_filter"`
-		NumFewshot    *int   `json:"num_fewshot"`
+		Repeats         int    `json:"repeats"`
+		PrimaryFilter   string `json:"primary_filter"`
+		NumFewshot      *int   `json:"num_fewshot"`
+		Limit           int    `json:"limit"`
+		MaxSeqLen       int    `json:"max_seq_len"`
+		MatmulPrecision string `json:"matmul_precision"`
 	} `json:"config"`
 	Stats *struct {
 		WallSeconds     float64 `json:"wall_seconds"`
 		GeneratedTokens int64   `json:"generated_tokens"`
+		PromptsCut      int     `json:"prompts_left_truncated"`
 	} `json:"stats"`
 	Code struct {
 		Version  string `json:"version"`
@@ -80,7 +84,8 @@ type manifest struct {
 		Description json.RawMessage `json:"description"`
 	} `json:"samplers"`
 	Task struct {
-		Name string `json:"Name"`
+		Name         string `json:"name"`
+		MaxNewTokens int    `json:"max_new_tokens"`
 		// Config is the task's result-defining configuration; num_fewshot
 		// is the shot count in effect (the task's, or the --num_fewshot
 		// override).

@@ -1,6 +1,7 @@
 package runreport
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -95,4 +96,47 @@ func sharesProblem(a, b reports.ProblemSamples) bool {
 		}
 	}
 	return false
+}
+
+// PairSamples are two samplers' scores under one filter of a run, grouped
+// by problem: what the power command measures its variances from.
+type PairSamples struct {
+	Sampler, Baseline, Filter string
+	A, B                      reports.ProblemSamples
+}
+
+// LoadPair reads a run directory's scores of sampler and baseline under
+// filter. Empty names take the report's defaults: the baseline "greedy" (else
+// the first sampler), the first other sampler, the primary filter.
+func LoadPair(dir, sampler, baseline, filter string) (*PairSamples, error) {
+	r, err := loadRun(dir)
+	if err != nil {
+		return nil, err
+	}
+	scores, err := scoresOf(r.results)
+	if err != nil {
+		return nil, fmt.Errorf("run directory %s: %w", dir, err)
+	}
+	groups := groupBySampler(r.results, r.samplerOrder())
+	p := &PairSamples{Sampler: sampler}
+	if p.Baseline, err = chooseBaseline(groups, baseline); err != nil {
+		return nil, fmt.Errorf("run directory %s: %w", dir, err)
+	}
+	if p.Sampler == "" {
+		for _, g := range groups {
+			if g.label != p.Baseline {
+				p.Sampler = g.label
+				break
+			}
+		}
+	}
+	if p.Filter, err = scores.primaryFilter(cmp.Or(filter, r.manifest.Config.PrimaryFilter)); err != nil {
+		return nil, fmt.Errorf("run directory %s: %w", dir, err)
+	}
+	var ok bool
+	if p.A, ok = scores.groups[reports.SamplerFilter{Sampler: p.Sampler, Filter: p.Filter}]; !ok {
+		return nil, fmt.Errorf("run directory %s: no sampler %q under %s", dir, p.Sampler, p.Filter)
+	}
+	p.B = scores.groups[reports.SamplerFilter{Sampler: p.Baseline, Filter: p.Filter}]
+	return p, nil
 }

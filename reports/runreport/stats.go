@@ -3,6 +3,7 @@ package runreport
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 
 	"github.com/entropix-eval/entropix-eval/reports"
@@ -148,10 +149,9 @@ func chooseBaseline(groups []*samplerRows, want string) (string, error) {
 	return groups[0].label, nil
 }
 
-// comparisonRows compares every sampler with the baseline under every filter;
-// Holm runs over the samplers on the primary filter only. A sampler that
-// shares no problem with the baseline is left out with a note rather than
-// failing the whole report.
+// comparisonRows compares every sampler with the baseline under every filter,
+// unadjusted (holmWithinRun adjusts). A sampler that shares no problem with
+// the baseline is left out with a note rather than failing the whole report.
 func comparisonRows(scores *runScores, labels []string, baseline, primary string, opt reports.PairedOptions) ([]reports.ComparisonRow, []string, error) {
 	var out []reports.ComparisonRow
 	var notes []string
@@ -169,8 +169,22 @@ func comparisonRows(scores *runScores, labels []string, baseline, primary string
 		}
 		out = append(out, rows...)
 	}
-	if err := reports.HolmOverPrimary(out); err != nil {
-		return nil, nil, err
-	}
 	return out, notes, nil
+}
+
+// reportAlpha is the level a report's sensitivities are computed at: the
+// complement of its intervals' 95%.
+const reportAlpha = 0.05
+
+// holmWithinRun adjusts one run's rows at alpha: the family is named after
+// the task (scope task) or the run directory (scope run). Under scope sweep a
+// run on its own is its task's family until the sweep joins the tasks.
+func holmWithinRun(rows []reports.ComparisonRow, scope, task, dir string, alpha float64) error {
+	switch scope {
+	case "", reports.HolmTask, reports.HolmSweep:
+		return reports.HolmRows(rows, reports.HolmTask, task, alpha)
+	case reports.HolmRun:
+		return reports.HolmRows(rows, reports.HolmRun, filepath.Base(filepath.Clean(dir)), alpha)
+	}
+	return reports.CheckHolmScope(scope)
 }

@@ -28,9 +28,10 @@ func TestComputeHandCase(t *testing.T) {
 	assert.Equal(t, "exact_match,strict-match", rep.PrimaryFilter, "the task's first filter")
 	assert.InDelta(t, 0.5, g.Mean, 1e-12)
 	assert.InDelta(t, math.Sqrt(0.25/9), g.SE, 1e-12, "lm-eval SE sqrt(p(1-p)/(n-1))")
-	// The interval is the SE's: 0.5 ± 1.959964·0.166667 = [0.173339, 0.826661].
-	assert.InDelta(t, 0.173339, g.CILow, 1e-6)
-	assert.InDelta(t, 0.826661, g.CIHigh, 1e-6)
+	// Wilson's interval for 5 of 10 (scipy binomtest(5, 10).proportion_ci):
+	// [0.236593, 0.763407].
+	assert.InDelta(t, 0.236593, g.CILow, 1e-6)
+	assert.InDelta(t, 0.763407, g.CIHigh, 1e-6)
 	assert.True(t, math.IsNaN(g.SeedSD), "one seed: no SD")
 	assert.True(t, math.IsNaN(g.WithinSD), "one sample per problem: no within-problem spread")
 
@@ -49,11 +50,18 @@ func TestComputeHandCase(t *testing.T) {
 	assert.InDelta(t, 0.25, strict.PHolm.V, 1e-12)
 	assert.False(t, flexible.PHolm.Valid)
 	assert.False(t, rep.Comparisons[2].PHolm.Valid)
-	// SE of d (seven 0s, three 1s): √(0.3·0.7·10/9/10) = 0.152753;
-	// CI 0.3 ± 0.299390; MDE80 = 2.801585·0.152753 = 0.427949.
+	// SE of d (seven 0s, three 1s): √(0.3·0.7·10/9/10) = 0.152753; normal
+	// CI 0.3 ± 0.299390. The headline interval inverts the sign-flip test:
+	// enumerating the 1024 sign patterns of d − δ gives [0, 2/3], holding 0
+	// as p = 0.25 says it must. The sensitivity, one test in the family, is
+	// at α = 0.05: (t₉(0.975) + t₉(0.8))·SE = (2.262157 + 0.883404)·0.152753
+	// = 0.480492 (SE = 0.1527525 unrounded).
 	assert.InDelta(t, 0.152753, strict.DeltaSE, 1e-6)
-	assert.InDelta(t, 0.000610, strict.CILow, 1e-6)
-	assert.InDelta(t, 0.427949, strict.MDE80, 1e-6)
+	assert.InDelta(t, 0.000610, strict.NormalCILow, 1e-6)
+	assert.Equal(t, 0.0, strict.CILow)
+	assert.InDelta(t, 2.0/3, strict.CIHigh, 1e-9)
+	assert.InDelta(t, 0.480492, strict.MDE80, 1e-6)
+	assert.Equal(t, "task:gsm8k", strict.HolmFamily)
 	assert.GreaterOrEqual(t, strict.BootCILow, 0.0, "a difference that is never negative has a non-negative interval")
 }
 

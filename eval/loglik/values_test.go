@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/entropix-eval/entropix-eval/datasets"
 )
 
 // mcDoc: choices of 2, 1 and 4 characters (5 bytes: é is two), gold 2.
@@ -78,7 +80,7 @@ func TestAggregate(t *testing.T) {
 		return out
 	}
 	// mean_stderr of (1, 0, 1, 1): sqrt(0.25/3)/2 ... = 0.25.
-	v, se, err := Aggregate(AggMean, vals([]float64{1, 0, 1, 1}), 0)
+	v, se, err := Aggregate(datasets.AggMean, vals([]float64{1, 0, 1, 1}), 0)
 	require.NoError(t, err)
 	require.Equal(t, 0.75, v)
 	require.InDelta(t, 0.25, se, 1e-15)
@@ -86,22 +88,22 @@ func TestAggregate(t *testing.T) {
 	// perplexity: exp(−mean); bootstrap over 3000 resamples (3 chunks seeded 0..2):
 	// CPython 3.11 gives 5.4739473917272, 2.3119045258482.
 	xs := []float64{-1.5, -2.25, -0.75, -3.0, -1.0}
-	v, se, err = Aggregate(AggPerplexity, vals(xs), 3000)
+	v, se, err = Aggregate(datasets.AggPerplexity, vals(xs), 3000)
 	require.NoError(t, err)
 	require.InEpsilon(t, 5.4739473917272, v, 1e-12)
 	require.InEpsilon(t, 2.3119045258482, se, 1e-12)
 
 	// weighted: lls (−10, −20) over words (5, 10): exp(30/15); bits_per_byte over
 	// bytes (20, 40): 30/60/ln 2. No standard error.
-	v, se, err = Aggregate(AggWeightedPerplexity, vals([]float64{-10, -20}, 5, 10), 100)
+	v, se, err = Aggregate(datasets.AggWeightedPerplexity, vals([]float64{-10, -20}, 5, 10), 100)
 	require.NoError(t, err)
 	require.InEpsilon(t, 7.38905609893065, v, 1e-15)
 	require.True(t, math.IsNaN(se))
-	v, _, err = Aggregate(AggBitsPerByte, vals([]float64{-10, -20}, 20, 40), 100)
+	v, _, err = Aggregate(datasets.AggBitsPerByte, vals([]float64{-10, -20}, 20, 40), 100)
 	require.NoError(t, err)
 	require.InEpsilon(t, 0.7213475204444817, v, 1e-15)
 
-	v, se, err = Aggregate(AggBrierScore, vals([]float64{0.5, 0.25}), 100)
+	v, se, err = Aggregate(datasets.AggBrierScore, vals([]float64{0.5, 0.25}), 100)
 	require.NoError(t, err)
 	require.Equal(t, 0.375, v)
 	require.True(t, math.IsNaN(se))

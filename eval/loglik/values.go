@@ -4,79 +4,17 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"unicode/utf8"
+
+	"github.com/entropix-eval/entropix-eval/datasets"
 )
 
-// The output types this package scores (lm-eval's OUTPUT_TYPE).
+// The output types this package scores (datasets' names).
 const (
-	MultipleChoice = "multiple_choice"
-	LogLikelihood  = "loglikelihood"
-	Rolling        = "loglikelihood_rolling"
+	MultipleChoice = datasets.OutputMultipleChoice
+	LogLikelihood  = datasets.OutputLoglikelihood
+	Rolling        = datasets.OutputRolling
 )
-
-// IsOutputType says whether t is one of the output types scored here.
-func IsOutputType(t string) bool { return t == MultipleChoice || t == LogLikelihood || t == Rolling }
-
-// Aggregations, as lm-eval's registry names them.
-const (
-	AggMean               = "mean"
-	AggPerplexity         = "perplexity"
-	AggWeightedPerplexity = "weighted_perplexity"
-	AggBitsPerByte        = "bits_per_byte"
-	AggBrierScore         = "brier_score"
-)
-
-// Metric is a metric lm-eval registers for these output types.
-type Metric struct {
-	Aggregation    string
-	HigherIsBetter bool
-	// OutputTypes are the types whose process_results produce it.
-	OutputTypes []string
-	// Weight is the doc's weight under a weighted aggregation ("words" or
-	// "bytes" of doc_to_target), else "".
-	Weight string
-}
-
-// Metrics are the metrics of api/metrics.py that process_results computes for
-// these output types. (f1, mcc and likelihood, which aggregate tuples with
-// scikit-learn or keep them raw, are not here.)
-var Metrics = map[string]Metric{
-	"acc":             {AggMean, true, []string{LogLikelihood, MultipleChoice}, ""},
-	"acc_norm":        {AggMean, true, []string{MultipleChoice}, ""},
-	"acc_bytes":       {AggMean, true, []string{MultipleChoice}, ""},
-	"acc_mutual_info": {AggMean, true, []string{MultipleChoice}, ""},
-	"exact_match":     {AggMean, true, []string{MultipleChoice}, ""},
-	"brier_score":     {AggBrierScore, false, []string{MultipleChoice}, ""},
-	"perplexity":      {AggPerplexity, false, []string{LogLikelihood}, ""},
-	"word_perplexity": {AggWeightedPerplexity, false, []string{Rolling}, "words"},
-	"byte_perplexity": {AggWeightedPerplexity, false, []string{Rolling}, "bytes"},
-	"bits_per_byte":   {AggBitsPerByte, false, []string{Rolling}, "bytes"},
-}
-
-// DefaultMetrics are lm-eval's DEFAULT_METRIC_REGISTRY: a task without a
-// metric_list scores these.
-var DefaultMetrics = map[string][]string{
-	LogLikelihood:  {"perplexity", "acc"},
-	Rolling:        {"word_perplexity", "byte_perplexity", "bits_per_byte"},
-	MultipleChoice: {"acc", "acc_norm"},
-}
-
-// CheckMetric says whether metric can score outputType, naming what can.
-func CheckMetric(outputType, metric string) error {
-	m, ok := Metrics[metric]
-	if !ok || !slices.Contains(m.OutputTypes, outputType) {
-		var can []string
-		for name, m := range Metrics {
-			if slices.Contains(m.OutputTypes, outputType) {
-				can = append(can, name)
-			}
-		}
-		slices.Sort(can)
-		return fmt.Errorf("metric %q is not computed for output_type %s (supported: %v)", metric, outputType, can)
-	}
-	return nil
-}
 
 // Result is one request's answer: its log-likelihood and whether every
 // continuation token was the argmax (lm-eval's (logprob, is_greedy)).
@@ -156,7 +94,7 @@ func (d *Doc) Score(metrics []string, res []Result) ([]Value, error) {
 	}
 	out := make([]Value, 0, len(metrics))
 	for _, m := range metrics {
-		if err := CheckMetric(d.OutputType, m); err != nil {
+		if err := datasets.CheckScoreMetric(d.OutputType, m); err != nil {
 			return nil, err
 		}
 		v, err := d.value(m, res)
@@ -177,7 +115,7 @@ func (d *Doc) value(metric string, res []Result) (Value, error) {
 		return Value{metric, b2f(res[0].Greedy), 1}, nil
 	case Rolling:
 		w := d.Bytes
-		if Metrics[metric].Weight == "words" {
+		if datasets.ScoreMetrics[metric].Weight == "words" {
 			w = d.Words
 		}
 		return Value{metric, res[0].LogProb, float64(w)}, nil

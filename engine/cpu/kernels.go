@@ -1,0 +1,47 @@
+package cpu
+
+import "runtime"
+
+// KernelChoice names the kernel that one operation of the forward pass runs on
+// this CPU in this build.
+type KernelChoice struct {
+	Op, Kernel string
+}
+
+// Kernels lists the kernels the engine picks here, read from the same switches
+// the dispatch reads (so a benchmark can print what actually ran), and whether
+// BF16 matmul precision has its hardware kernel (AVX512_BF16); without it that
+// precision runs a Go emulation far slower than fp32. The attention entries are
+// those of head dims 64 and 128; others may fall back to dot and axpy
+// (attention.go says which).
+func Kernels() (choices []KernelChoice, bf16Native bool) {
+	pick := func(avx512, avx2, generic string) string {
+		switch {
+		case useAVX512:
+			return avx512
+		case useSIMD:
+			return avx2
+		}
+		return generic
+	}
+	goLanes := "Go lane kernels"
+	if runtime.GOARCH == "amd64" {
+		goLanes += " (no AVX2/F16C, or -tags purego)"
+	}
+	bf16 := "bf16KernelGo (Go emulation)"
+	if useBF16Asm {
+		bf16 = "bf16Kernel12/4/1 (AVX512_BF16)"
+	}
+	return []KernelChoice{
+		{"matmul fp32, several tokens", pick("dotF32x8AVX512 (AVX-512F, 2 rows × 4 tokens)",
+			"dotF32x8AVX2 (AVX2, 2 rows × 4 tokens)", goLanes)},
+		{"matmul fp32, one token, BF16 weights", pick("dotBF16EvenOddAVX512 (AVX-512F, 16 rows)",
+			"dotBF16AVX2 (AVX2, one row)", goLanes)},
+		{"matmul bf16 precision", bf16},
+		{"attention scores", pick("groupScores64AVX512 (16 keys × the group's heads)",
+			"groupScores64AVX2 (8 keys × the group's heads)", goLanes)},
+		{"attention weighted sum", pick("weightedSumGroup64AVX512 (4 heads × 64)",
+			"weightedSumGroup32AVX2 (2 heads × 32)", "axpy (Go)")},
+		{"softmax, SiLU exp", pick("expSubAVX2, swigluAVX2 (AVX2)", "expSubAVX2, swigluAVX2 (AVX2)", "expf (Go)")},
+	}, useBF16Asm
+}

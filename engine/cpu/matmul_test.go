@@ -1,0 +1,63 @@
+package cpu
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/entropix-eval/entropix-eval/engine"
+)
+
+// TestMatmulMatchesDot checks the batched matmul (the two-row, four-token
+// kernels, the overlapping quad that ends a batch whose size is not a multiple
+// of four, the single-row and single-token remainders) against dot on each
+// widened row, bit for bit, with bias and accumulation (which must add each
+// value once), on one and two threads, with and without SIMD.
+func TestMatmulMatchesDot(t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 24))
+	for _, dt := range []engine.DType{engine.F32, engine.BF16} {
+		for _, cols := range []int{33, 64, 576} {
+			for _, rows := range []int{3, 40} {
+				for _, n := range []int{2, 3, 4, 5, 6, 7, 9, 27} {
+					t.Run(fmt.Sprintf("%s/cols=%d/rows=%d/n=%d", dt, cols, rows, n), func(t *testing.T) {
+						w, wide := randomMatrix(r, dt, rows, cols)
+						x := make([]float32, n*cols)
+						for i := range x {
+							x[i] = float32(r.NormFloat64())
+						}
+						bias := make([]float32, rows)
+						base := make([]float32, n*rows)
+						for i := range bias {
+							bias[i] = float32(r.NormFloat64())
+						}
+						for i := range base {
+							base[i] = float32(r.NormFloat64())
+						}
+						for _, threads := range []int{1, 2} {
+							e := &Engine{threads: threads, pool: newPool(threads)}
+							defer e.pool.close()
+							for range threads {
+								e.scratch = append(e.scratch, workerScratch{tile: make([]float32, tileFloats)})
+							}
+							for _, simd := range []bool{true, false} {
+								setSIMD(t, simd)
+								got := append([]float32(nil), base...)
+								e.matmul(got, x, n, w, bias, true)
+								for tok := range n {
+									for i := range rows {
+										want := base[tok*rows+i] + (dot(wide[i*cols:(i+1)*cols], x[tok*cols:(tok+1)*cols]) + bias[i])
+										require.Equal(t, math.Float32bits(want), math.Float32bits(got[tok*rows+i]),
+											"threads %d simd %v token %d row %d", threads, simd, tok, i)
+									}
+								}
+							}
+						}
+					})
+				}
+			}
+		}
+	}
+}

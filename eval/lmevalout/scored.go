@@ -1,0 +1,100 @@
+package lmevalout
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/entropix-eval/entropix-eval/datasets"
+	"github.com/entropix-eval/entropix-eval/eval/loglik"
+	"github.com/entropix-eval/entropix-eval/internal/pyfloat"
+	"github.com/entropix-eval/entropix-eval/internal/pyjson"
+)
+
+// scoredLine is a scored task's sample line as evaluator.py logs it and
+// save_results_samples rewrites it: arguments as gen_args_i/arg_j (one per
+// request: context and continuation, a rolling doc's text alone), resps and
+// filtered_resps through sanitize_list (every number and bool as Python's
+// str: [[["-1.25", "False"]], …] and [["-1.25", "False"], …]; a rolling doc's
+// ["-148.6"] and "-148.6"), then each metric's process_results value: a float,
+// or (log-likelihood, words or bytes) for the weighted perplexities.
+func scoredLine(s map[string]any, docID int64, target, docHash, promptHash, targetHash string, metrics []string) (*pyjson.Dict, error) {
+	outputType, _ := s["output_type"].(string)
+	rawArgs, _ := s["arguments"].([]any)
+	rawResps, _ := s["resps"].([]any)
+	if len(rawArgs) == 0 || len(rawArgs) != len(rawResps) {
+		return nil, fmt.Errorf("sample of doc %d: %d arguments for %d results", docID, len(rawArgs), len(rawResps))
+	}
+	args := pyjson.NewDict()
+	for i, a := range rawArgs {
+		parts, _ := a.([]any)
+		d := pyjson.NewDict()
+		for j, p := range parts {
+			d.Set(fmt.Sprintf("arg_%d", j), p)
+		}
+		args.Set(fmt.Sprintf("gen_args_%d", i), d)
+	}
+	var resps, filtered []any
+	for i, r := range rawResps {
+		pair, _ := r.([]any)
+		ll, ok1 := pair[0].(float64)
+		greedy, ok2 := pair[1].(bool)
+		if len(pair) != 2 || !ok1 || !ok2 {
+			return nil, fmt.Errorf("sample of doc %d: result %d is not [logprob, is_greedy]", docID, i)
+		}
+		if outputType == datasets.OutputRolling {
+			resps, filtered = append(resps, []string{pyStr(ll)}), append(filtered, pyStr(ll))
+			continue
+		}
+		tuple := []string{pyStr(ll), pyBool(greedy)}
+		resps, filtered = append(resps, [][]string{tuple}), append(filtered, tuple)
+	}
+	line := pyjson.NewDict(
+		"doc_id", docID,
+		"doc", s["doc"],
+		"target", target,
+		"arguments", args,
+		"resps", resps,
+		"filtered_resps", filtered,
+		"filter", "none",
+		"metrics", metrics,
+		"doc_hash", docHash,
+		"prompt_hash", promptHash,
+		"target_hash", targetHash)
+	weights, _ := s["weights"].(map[string]any)
+	for _, m := range metrics {
+		v := s[m+",none"]
+		if w, ok := weights[m].(float64); ok {
+			v = []any{v, int64(w)}
+		}
+		line.Set(m, v)
+	}
+	return line, nil
+}
+
+// scoredConfig corrects a scored run's config block: no --gen_kwargs, and
+// lm-eval's default bootstrap_iters, which perplexity's stderr used.
+func scoredConfig(results *pyjson.Dict) {
+	if c, ok := field(results, "config").(*pyjson.Dict); ok {
+		c.Set("bootstrap_iters", loglik.BootstrapIters).Set("gen_kwargs", nil)
+	}
+}
+
+// pyStr is Python's str of a float (repr; nan, inf).
+func pyStr(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "nan"
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	}
+	return pyfloat.Repr(f)
+}
+
+func pyBool(b bool) string {
+	if b {
+		return "True"
+	}
+	return "False"
+}
