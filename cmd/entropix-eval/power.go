@@ -61,7 +61,7 @@ func runPower(_ context.Context, args []string, stdout, stderr io.Writer) error 
 			"Without --run the components come from the accuracies and the conservative\n"+
 			"--within-share and --corr; with --run they are measured. A report's MDE is\n"+
 			"the other direction: what one finished run could detect.")
-		fs.PrintDefaults()
+		printFlags(fs, fs.Output())
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
