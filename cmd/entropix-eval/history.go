@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/entropix-eval/entropix-eval/eval"
+	"github.com/entropix-eval/entropix-eval/reports"
 	"github.com/entropix-eval/entropix-eval/reports/history"
 )
 
@@ -45,10 +46,9 @@ func indexHistory(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("history", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("out", "", "the history's directory (history.parquet, history.html)")
-	gate := fs.Bool("gate", false, "exit 1 when the latest night of any model × task dropped significantly against the night before (compare's test and Holm family)")
+	gate := fs.Bool("gate", false, "exit 1 when the latest night of any model × task dropped significantly against the night before (compare's pairing, test and Holm family, the flags below)")
 	var opt history.Options
-	fs.StringVar(&opt.Compare.PrimaryFilter, "primary-filter", "", "filter whose drops fail the gate (default: each run's primary filter)")
-	fs.Float64Var(&opt.Compare.Alpha, "alpha", 0.05, "family-wise significance level, as compare's")
+	bindCompareFlags(fs, &opt.Compare, "")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: entropix-eval history [flags] --out DIR RUN_DIR...\n\n"+
 			"Adds every run directory (a run, a group's or a sweep matrix's directory) to\n"+
@@ -61,6 +61,12 @@ func indexHistory(args []string, stdout, stderr io.Writer) error {
 	}
 	if *out == "" || fs.NArg() == 0 {
 		return fmt.Errorf("%w: history needs --out and at least one run directory", errUsage)
+	}
+	if err := checkCompareFlags(opt.Compare); err != nil {
+		return err
+	}
+	if opt.Compare.HolmFamily == reports.HolmSweep {
+		return fmt.Errorf("%w: --holm-family sweep: history compares each model × task's nights by themselves; use task or run", errUsage)
 	}
 	var runs []string
 	for _, d := range fs.Args() {

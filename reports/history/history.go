@@ -110,8 +110,13 @@ func (h *History) analyse(opt runreport.CompareOptions) {
 			return c
 		}
 		c, err := runreport.Compare(a.RunDir, b.RunDir, opt)
+		which := fmt.Sprintf("%s %s %s against %s", b.Model, b.Task, b.Date.Format("2006-01-02"), a.Date.Format("2006-01-02"))
 		if err != nil {
-			h.Notes = append(h.Notes, fmt.Sprintf("%s %s: %s against %s not tested: %v", b.Model, b.Task, b.Date.Format("2006-01-02"), a.Date.Format("2006-01-02"), err))
+			h.Notes = append(h.Notes, fmt.Sprintf("%s: not tested: %v", which, err))
+		} else {
+			for _, n := range c.Notes {
+				h.Notes = append(h.Notes, which+": "+n)
+			}
 		}
 		compared[k] = c
 		return c

@@ -1,6 +1,7 @@
 package history
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -111,5 +112,36 @@ func TestModelName(t *testing.T) {
 		name, rev := modelName(tc.path)
 		assert.Equal(t, tc.name, name, tc.path)
 		assert.Equal(t, tc.rev, rev, tc.path)
+	}
+}
+
+// A sampler whose parameters changed on the night it dropped keeps its
+// label: compare pairs it by label, so the gate still sees the drop, and the
+// page marks the changed spec.
+func TestHistoryGateFollowsAChangedSampler(t *testing.T) {
+	nights := threeNights(t)
+	path := filepath.Join(nights[2], "manifest.json")
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(b, &m))
+	for _, s := range m["samplers"].([]any) {
+		entry := s.(map[string]any)
+		if entry["label"] == "min_p(min_p=0.1,temperature=1)" {
+			entry["description"] = map[string]any{"name": "min_p", "min_p": 0.05, "temperature": 1}
+		}
+	}
+	b, err = json.Marshal(m)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, b, 0o644))
+
+	h, err := Update(t.TempDir(), nights, Options{})
+	require.NoError(t, err)
+	err = h.Gate()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "min_p(min_p=0.1,temperature=1)")
+	require.Len(t, h.Notes, 2, "against the previous night and the best one")
+	for i, against := range []string{"2026-11-25", "2026-11-24"} {
+		assert.Regexp(t, `^fixture-llama gsm8k_cot 2026-11-26 against `+against+`: min_p\(min_p=0.1,temperature=1\): spec changed \(.*min_p added: 0.05.*\), paired by label$`, h.Notes[i])
 	}
 }
