@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/entropix-eval/entropix-eval/reports"
 	"github.com/entropix-eval/entropix-eval/reports/fixture"
 )
 
@@ -109,7 +110,7 @@ func TestModelName(t *testing.T) {
 		{"/models/Llama-3.2-1B-Instruct/", "Llama-3.2-1B-Instruct", ""},
 		{"models/fixture-llama", "fixture-llama", ""},
 	} {
-		name, rev := modelName(tc.path)
+		name, rev := reports.ModelName(tc.path)
 		assert.Equal(t, tc.name, name, tc.path)
 		assert.Equal(t, tc.rev, rev, tc.path)
 	}

@@ -12,9 +12,9 @@ import (
 	"encoding/hex"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
+	"github.com/entropix-eval/entropix-eval/reports"
 	"github.com/entropix-eval/entropix-eval/reports/model"
 )
 
@@ -61,7 +61,7 @@ func rowsOf(a *model.RunAccuracies) []Row {
 	if err != nil {
 		dir = a.Dir
 	}
-	name, rev := modelName(a.Model)
+	name, rev := reports.ModelName(a.Model)
 	code := a.CodeRevision
 	if a.CodeModified {
 		code += "+modified"
@@ -79,19 +79,6 @@ func rowsOf(a *model.RunAccuracies) []Row {
 		}
 	}
 	return out
-}
-
-// modelName reads a checkpoint path as the hub cache lays snapshots out
-// (.../models--org--name/snapshots/<revision>): the repo id and revision;
-// any other path is named by its last element.
-func modelName(path string) (name, revision string) {
-	parts := strings.Split(filepath.ToSlash(filepath.Clean(path)), "/")
-	for i := len(parts) - 3; i >= 0; i-- {
-		if strings.HasPrefix(parts[i], "models--") && parts[i+1] == "snapshots" {
-			return strings.ReplaceAll(strings.TrimPrefix(parts[i], "models--"), "--", "/"), parts[i+2]
-		}
-	}
-	return parts[len(parts)-1], ""
 }
 
 func combinedSHA(files []string) string {

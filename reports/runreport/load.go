@@ -387,22 +387,10 @@ func (r *run) throughput() float64 {
 func (r *run) canonicalSpecs() map[string]string {
 	out := map[string]string{}
 	for _, label := range r.samplerOrder() {
-		out[label] = "label:" + label
+		out[label] = reports.CanonicalSpec(label, nil, nil)
 	}
 	for _, s := range r.manifest.Samplers {
-		for _, raw := range []json.RawMessage{s.Description, s.Spec} {
-			var v any
-			if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
-				continue
-			}
-			if _, isObject := v.(map[string]any); !isObject {
-				continue
-			}
-			if b, err := json.Marshal(v); err == nil { // map keys come out sorted
-				out[s.Label] = "spec:" + string(b)
-				break
-			}
-		}
+		out[s.Label] = reports.CanonicalSpec(s.Label, s.Description, s.Spec)
 	}
 	return out
 }
