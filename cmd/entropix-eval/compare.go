@@ -42,10 +42,16 @@ func (e *exitError) ExitCode() int { return e.code }
 func runCompare(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	err := compareRuns(args, stdout, stderr)
 	var drop *runreport.RegressionError
+	return gateExit(err, errors.As(err, &drop))
+}
+
+// gateExit gives a gate's error its exit status: none for success or help,
+// 1 for a significant drop, 2 for anything else.
+func gateExit(err error, dropped bool) error {
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return err
-	case errors.As(err, &drop):
+	case dropped:
 		return &exitError{err: err, code: 1}
 	}
 	return &exitError{err: err, code: 2}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -33,13 +32,7 @@ func init() {
 // finds a significant drop, and any other error with exit code 2, as compare.
 func runHistory(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	err := indexHistory(args, stdout, stderr)
-	switch {
-	case err == nil, errors.Is(err, flag.ErrHelp):
-		return err
-	case history.IsRegression(err):
-		return &exitError{err: err, code: 1}
-	}
-	return &exitError{err: err, code: 2}
+	return gateExit(err, history.IsRegression(err))
 }
 
 func indexHistory(args []string, stdout, stderr io.Writer) error {

@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/entropix-eval/entropix-eval/reports"
 	"github.com/entropix-eval/entropix-eval/reports/fixture"
 )
 
@@ -102,18 +101,6 @@ func TestHistoryAppendsIdempotently(t *testing.T) {
 	got, err := readParquet(filepath.Join(step, ParquetFile))
 	require.NoError(t, err)
 	assert.Equal(t, want, got)
-}
-
-func TestModelName(t *testing.T) {
-	for _, tc := range []struct{ path, name, rev string }{
-		{"/hf/hub/models--HuggingFaceTB--SmolLM2-135M-Instruct/snapshots/12fd25f7", "HuggingFaceTB/SmolLM2-135M-Instruct", "12fd25f7"},
-		{"/models/Llama-3.2-1B-Instruct/", "Llama-3.2-1B-Instruct", ""},
-		{"models/fixture-llama", "fixture-llama", ""},
-	} {
-		name, rev := reports.ModelName(tc.path)
-		assert.Equal(t, tc.name, name, tc.path)
-		assert.Equal(t, tc.rev, rev, tc.path)
-	}
 }
 
 // A sampler whose parameters changed on the night it dropped keeps its

@@ -3,10 +3,6 @@ package latex
 import (
 	"bytes"
 	"math"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -41,21 +37,4 @@ func TestSweepTable(t *testing.T) {
 	assert.Contains(t, tex, "min\\_\\allowbreak{}p & \\textbf{31.2}\\,{\\scriptsize$\\pm$5.2} & -- \\\\\n")
 	assert.Contains(t, tex, "top\\_\\allowbreak{}p & -- & 40.0\\,{\\scriptsize$\\pm$6.0} \\\\\n")
 	require.Error(t, SweepTable(&b, "x", "t", nil, Options{}))
-}
-
-// The sweep table compiles in a two-column paper without an overfull box.
-func TestSweepTableCompiles(t *testing.T) {
-	bin := pdflatex(t)
-	var b bytes.Buffer
-	require.NoError(t, SweepTable(&b, "runs/nightly", "gsm8k_cot", sweepRuns(), Options{}))
-	dir := t.TempDir()
-	doc := "\\documentclass[twocolumn]{article}\n\\usepackage{booktabs,array}\n\\begin{document}\n" + b.String() + "\\end{document}\n"
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "paper.tex"), []byte(doc), 0o644))
-	cmd := exec.Command(bin, "-interaction=nonstopmode", "-halt-on-error", "paper.tex")
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "pdflatex failed:\n%s", out)
-	log, err := os.ReadFile(filepath.Join(dir, "paper.log"))
-	require.NoError(t, err)
-	assert.False(t, strings.Contains(string(log), "Overfull"), "overfull box")
 }
