@@ -28,6 +28,9 @@ func parseAggregates(v any) ([]AggregateMetric, error) {
 		return nil, nil
 	}
 	list, ok := v.([]any)
+	if m, one := v.(map[string]any); one {
+		list, ok = []any{m}, true // lm-eval wraps a single mapping in a list
+	}
 	if !ok {
 		return nil, fmt.Errorf("aggregate_metric_list: want a list, got %T", v)
 	}

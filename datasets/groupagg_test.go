@@ -35,7 +35,8 @@ func TestParseAggregates(t *testing.T) {
 		{"no metric", "- filter_list: none", nil, "metric: want a metric name"},
 		{"bad weight", "- metric: acc\n  weight_by_size: yes please", nil, "weight_by_size: want true or false"},
 		{"bad filter", "- metric: acc\n  filter_list: [1]", nil, "filter_list: want filter names"},
-		{"not a list", "metric: acc", nil, "want a list"},
+		{"one mapping is a list of one", "metric: acc", []AggregateMetric{{Metric: "acc", WeightBySize: true}}, ""},
+		{"not a list", "acc", nil, "want a list"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var v any

@@ -5,10 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"testing/fstest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/entropix-eval/entropix-eval/hooks"
 	"github.com/entropix-eval/entropix-eval/internal/sharedtest"
 )
 
@@ -47,11 +49,11 @@ func TestSharedTasksPromptsByteEqual(t *testing.T) {
 		t.Run(e.Task, func(t *testing.T) {
 			task, err := ix.Task(e.Task)
 			if e.ExpectError != "" {
-				require.Error(t, err)
-				assert.ErrorIs(t, err, ErrUnsupportedTask)
-				assert.Contains(t, err.Error(), "process_docs")
-				assert.Contains(t, err.Error(), "!function utils.process_docs")
-				assert.Contains(t, err.Error(), "_gpqa_cot_zeroshot_yaml")
+				// prompts.json predates the ports: its GPQA entry has no
+				// prompt; hooks.json holds GPQA's (TestHookTasksMatchLMEval).
+				require.NoError(t, err)
+				require.NotNil(t, task.ProcessDocs, "the ported process_docs")
+				assert.Equal(t, "process_docs", task.ProcessDocs.Ref.Function)
 				return
 			}
 			require.NoError(t, err)
@@ -95,11 +97,44 @@ func TestGroupsAndTagsExpand(t *testing.T) {
 	assert.Contains(t, names, "gsm8k_cot_self_consistency")
 }
 
-func TestGPQARefusedNamingKeyAndFile(t *testing.T) {
-	ix, src := sharedTaskSource(t)
-	_, err := ix.Task("gpqa_main_cot_zeroshot")
+// A utils.py whose bytes differ from the file a port was read from is
+// refused, naming the file, the function and the hash: a changed upstream
+// hook never runs under an old port.
+func TestChangedHookFileIsRefused(t *testing.T) {
+	dir := sharedtest.Path(t, "tasks/lm-eval/gpqa/cot_zeroshot")
+	fsys := fstest.MapFS{}
+	for _, f := range []string{"_gpqa_cot_zeroshot_yaml", "gpqa_main_cot_zeroshot.yaml", "utils.py"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		require.NoError(t, err)
+		fsys["gpqa/cot_zeroshot/"+f] = &fstest.MapFile{Data: b}
+	}
+	_, err := buildFromFS(fsys, "gpqa/cot_zeroshot/gpqa_main_cot_zeroshot.yaml")
+	require.NoError(t, err, "the pinned file has a port")
+	fsys["gpqa/cot_zeroshot/utils.py"].Data = append(fsys["gpqa/cot_zeroshot/utils.py"].Data, []byte("\n# changed\n")...)
+	_, err = buildFromFS(fsys, "gpqa/cot_zeroshot/gpqa_main_cot_zeroshot.yaml")
 	require.Error(t, err)
 	assert.True(t, errors.Is(err, ErrUnsupportedTask))
 	assert.Regexp(t, `_gpqa_cot_zeroshot_yaml \(included by .*gpqa_main_cot_zeroshot\.yaml\): key process_docs: !function utils\.process_docs`, err.Error())
-	_ = src
+	assert.Regexp(t, `gpqa/cot_zeroshot/utils\.py, sha256 [0-9a-f]{64}\): no Go port for a file with this hash`, err.Error())
+}
+
+// A task's ports are stored by lm-eval folder, wherever the task tree lies,
+// so a moved tree is the same task (fingerprints hash the ports).
+func TestPortFolderIsCanonical(t *testing.T) {
+	dir := sharedtest.Path(t, "tasks/lm-eval/gpqa/cot_zeroshot")
+	var got [][]hooks.PortRef
+	for _, root := range []string{"a", "x/y/lm_eval/tasks"} {
+		fsys := fstest.MapFS{}
+		for _, f := range []string{"_gpqa_cot_zeroshot_yaml", "gpqa_main_cot_zeroshot.yaml", "utils.py"} {
+			b, err := os.ReadFile(filepath.Join(dir, f))
+			require.NoError(t, err)
+			fsys[root+"/gpqa/cot_zeroshot/"+f] = &fstest.MapFile{Data: b}
+		}
+		task, err := buildFromFS(fsys, root+"/gpqa/cot_zeroshot/gpqa_main_cot_zeroshot.yaml")
+		require.NoError(t, err)
+		got = append(got, task.Ports)
+	}
+	require.Len(t, got[0], 1)
+	assert.Equal(t, "gpqa/cot_zeroshot", got[0][0].Folder)
+	assert.Equal(t, got[0], got[1])
 }

@@ -3,6 +3,8 @@ package datasets
 import (
 	"fmt"
 	"slices"
+
+	"github.com/entropix-eval/entropix-eval/hooks"
 )
 
 // Output types of lm-eval tasks (output_type). The three besides
@@ -145,7 +147,7 @@ func (g *getter) choices() ([]string, *Template) {
 	case []any:
 		out := make([]string, len(x))
 		for i, c := range x {
-			out[i] = PyStr(c)
+			out[i] = hooks.PyStr(c)
 		}
 		return out, nil
 	case map[string]any:

@@ -42,6 +42,10 @@ type Prompt struct {
 	// Messages is the conversation to render with the chat template (set when
 	// ChatTemplate); the template must add the assistant generation prompt.
 	Messages []Message
+	// ContinueFinal says the last message is the start of the assistant's
+	// reply (gen_prefix): render without the generation prompt and end the
+	// text right after it, as transformers' continue_final_message does.
+	ContinueFinal bool
 	// Shots are the indexes, into the few-shot docs, of the examples used.
 	Shots []int
 	// Until are the task's stop strings; add the tokenizer's EOS with StopStrings.
@@ -143,9 +147,6 @@ func (p *Prompter) Build(doc Problem) (Prompt, error) {
 		out.Text = b.String()
 		return out, nil
 	}
-	if genPrefix != "" {
-		return Prompt{}, fmt.Errorf("task %s: gen_prefix with a chat template is not supported", p.task.Name)
-	}
 	var msgs []Message
 	if system != "" {
 		msgs = append(msgs, Message{Role: "system", Content: system})
@@ -169,6 +170,12 @@ func (p *Prompter) Build(doc Problem) (Prompt, error) {
 		msgs[n-1].Content += question
 	} else {
 		msgs = append(msgs, Message{Role: "user", Content: question})
+	}
+	if genPrefix != "" {
+		// lm-eval >= 0.4.10: the prefix is the start of the assistant's
+		// reply, which the chat template continues (continue_final_message).
+		msgs = append(msgs, Message{Role: "assistant", Content: genPrefix})
+		out.ContinueFinal = true
 	}
 	out.Messages = msgs
 	return out, nil

@@ -94,7 +94,20 @@ func (s DataSource) Locate(t *Task, split string) ([]string, error) {
 				return m
 			}
 		}
-		unmatched = append(unmatched, dataFilesIn(repo)...)
+		if t.DatasetName == "" {
+			// A configless task on a repo with one config folder: the
+			// datasets library takes the only config (nq_open/nq_open/).
+			if m := try(filepath.Join(repo, "*", split+"-*.parquet")); len(m) > 0 && oneDir(m) {
+				return m
+			}
+		}
+		loose := dataFilesIn(repo)
+		if f, ok := onlyUnnamedFile(loose); ok && split == "train" && t.DatasetName == "" {
+			// datasets' rule without a card: a file whose name names no
+			// split belongs to train (Maxwell-Jia/AIME_2024's one file).
+			return []string{f}
+		}
+		unmatched = append(unmatched, loose...)
 		return nil
 	}
 	for _, dir := range s.DataDirs {
@@ -157,11 +170,42 @@ func optional(sep, s string) string {
 // branch (<name>/<split>/0000.parquet), and configless repos (data/...).
 func hubLayouts(config, split string) []string {
 	var out []string
-	if config != "" {
-		out = append(out, filepath.Join(config, split+"-*.parquet"), filepath.Join(config, split, "*.parquet"),
-			filepath.Join("data", config, split+"-*.parquet"))
+	if config == "" {
+		config = "default" // the refs/convert/parquet branch's name for a configless repo
 	}
-	return append(out, filepath.Join("data", split+"-*.parquet"), split+"-*.parquet", filepath.Join(split, "*.parquet"))
+	out = append(out, filepath.Join(config, split+"-*.parquet"), filepath.Join(config, split, "*.parquet"),
+		filepath.Join("data", config, split+"-*.parquet"))
+	out = append(out, filepath.Join("data", split+"-*.parquet"), split+"-*.parquet", filepath.Join(split, "*.parquet"))
+	// Files on the main branch named after the split (math-ai/aime25's
+	// test.jsonl), as the datasets library's split patterns find them.
+	for _, ext := range []string{".jsonl", ".csv", ".parquet"} {
+		out = append(out, split+ext, filepath.Join("data", split+ext))
+	}
+	return out
+}
+
+func oneDir(files []string) bool {
+	for _, f := range files {
+		if filepath.Dir(f) != filepath.Dir(files[0]) {
+			return false
+		}
+	}
+	return true
+}
+
+// onlyUnnamedFile is the one data file when there is exactly one and its
+// name has no split word (train, test, validation, dev).
+func onlyUnnamedFile(files []string) (string, bool) {
+	if len(files) != 1 {
+		return "", false
+	}
+	base := strings.ToLower(filepath.Base(files[0]))
+	for _, w := range []string{"train", "test", "valid", "dev", "eval"} {
+		if strings.Contains(base, w) {
+			return "", false
+		}
+	}
+	return files[0], true
 }
 
 // newestBuild keeps the files of one datasets-cache build (version/hash
@@ -193,9 +237,11 @@ type TaskData struct {
 	ShotsFromEvalSplit bool
 }
 
-// LoadTaskData loads the evaluated split and the few-shot pool of a task.
-// The pool is the inline samples, or the few-shot split; it is read only when
-// the task takes shots (numFewshot > 0).
+// LoadTaskData loads the evaluated split and the few-shot pool of a task,
+// each after the task's process_docs. The pool is the inline samples, or the
+// few-shot split; it is read when the task takes shots (numFewshot > 0), or
+// when its process_docs draws random numbers, because lm-eval processes the
+// pool first and that changes what the evaluated split gets.
 func LoadTaskData(t *Task, src DataSource, numFewshot int) (*TaskData, error) {
 	split := t.EvalSplit()
 	files, err := src.Locate(t, split)
@@ -206,33 +252,50 @@ func LoadTaskData(t *Task, src DataSource, numFewshot int) (*TaskData, error) {
 	if err != nil {
 		return nil, fmt.Errorf("task %s: %w", t.Name, err)
 	}
-	out := &TaskData{Docs: docs, Files: files}
+	out := &TaskData{Files: files}
+	proc := newDocProcessor(t)
+	inline := t.Fewshot.Split == "" && len(t.Fewshot.Samples) > 0
+	shotSplit := t.ShotSplit()
+	var pool *Dataset
+	if !inline && shotSplit != "" && (numFewshot > 0 || (t.ProcessDocs != nil && t.ProcessDocs.port.UsesRandom)) {
+		pool = docs
+		if shotSplit != split {
+			sf, err := src.Locate(t, shotSplit)
+			if err != nil {
+				return nil, fmt.Errorf("few-shot examples: %w", err)
+			}
+			if pool, err = loadDocFiles(sf); err != nil {
+				return nil, fmt.Errorf("task %s: few-shot split %s: %w", t.Name, shotSplit, err)
+			}
+			out.Files = append(out.Files, sf...)
+		}
+		if pool, err = proc.process(shotSplit, pool); err != nil {
+			return nil, err
+		}
+	}
+	if out.Docs, err = proc.process(split, docs); err != nil {
+		return nil, err
+	}
+	if len(out.Docs.Problems) == 0 {
+		return nil, fmt.Errorf("task %s: split %s: process_docs left no documents: %w", t.Name, split, ErrNoRows)
+	}
 	if numFewshot == 0 {
 		return out, nil
 	}
-	if t.Fewshot.Split == "" && len(t.Fewshot.Samples) > 0 {
+	// lm-eval passes the evaluated doc to the sampler (which then draws one
+	// more and drops it) when fewshot_config.split == test_split, compared as
+	// written: two unset splits are equal too.
+	out.ShotsFromEvalSplit = t.Fewshot.Split == t.TestSplit
+	if inline {
 		for i, d := range t.Fewshot.Samples {
-			out.Shots = append(out.Shots, Problem{ID: fmt.Sprint(i), Index: i, Row: i, Doc: d, Source: t.File + " fewshot_config.samples"})
+			out.Shots = append(out.Shots, Problem{ID: fmt.Sprint(i), Index: i, Row: i, Doc: d, Source: t.File + " fewshot_config.samples",
+				Columns: FieldsOf(t.Fewshot.SampleColumns...).forDoc(d)})
 		}
 		return out, nil
 	}
-	shotSplit := t.ShotSplit()
-	if shotSplit == "" {
+	if pool == nil {
 		return nil, fmt.Errorf("task %s: %d-shot, but the task names no few-shot split or samples", t.Name, numFewshot)
 	}
-	out.ShotsFromEvalSplit = shotSplit == t.TestSplit
-	if shotSplit == split {
-		out.Shots = docs.Problems
-		return out, nil
-	}
-	sf, err := src.Locate(t, shotSplit)
-	if err != nil {
-		return nil, fmt.Errorf("few-shot examples: %w", err)
-	}
-	shots, err := loadDocFiles(sf)
-	if err != nil {
-		return nil, fmt.Errorf("task %s: few-shot split %s: %w", t.Name, shotSplit, err)
-	}
-	out.Shots, out.Files = shots.Problems, append(out.Files, sf...)
+	out.Shots = pool.Problems
 	return out, nil
 }

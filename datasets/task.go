@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/entropix-eval/entropix-eval/hooks"
 )
 
 // Sampler names how few-shot examples are chosen, as in lm-eval's fewshot_config.
@@ -21,7 +23,7 @@ const (
 )
 
 // InvalidAnswer is lm-eval's fallback for a response no regex matches.
-const InvalidAnswer = "[invalid]"
+const InvalidAnswer = hooks.InvalidAnswer
 
 // DefaultMaxNewTokens is lm-eval's max_gen_toks default (HFLM's), used when a
 // task's generation_kwargs do not set max_gen_toks.
@@ -73,6 +75,16 @@ type Task struct {
 	// Repeats is lm-eval's repeats: responses per doc fed together to the
 	// filters (self-consistency).
 	Repeats int
+	// ShouldDecontaminate is recorded only: lm-eval's evaluator never reads
+	// it (decontamination is a separate tool).
+	ShouldDecontaminate bool
+	// ProcessDocs is the ported process_docs (nil: docs as loaded);
+	// ProcessResults names the ported process_results that scores a
+	// filtered response in place of the metric functions (nil: metrics).
+	ProcessDocs    *DocsHook
+	ProcessResults *hooks.PortRef
+	// Ports are every ported Python hook the task uses.
+	Ports []hooks.PortRef
 }
 
 // FewshotConfig is lm-eval's fewshot_config after inheritance from the task.
@@ -80,8 +92,10 @@ type FewshotConfig struct {
 	Sampler Sampler
 	// Split is the split shots come from; Samples are inline shots, used when
 	// no split is set.
-	Split                             string
-	Samples                           []Doc
+	Split   string
+	Samples []Doc
+	// SampleColumns is the key order of samples a ported function returns.
+	SampleColumns                     []string
 	DocToText, DocToTarget, GenPrefix *Template
 	TargetDelimiter, FewshotDelimiter string
 }
@@ -98,6 +112,30 @@ type FilterPipeline struct {
 type FilterStep struct {
 	Function string
 	Params   map[string]any
+	// Port names the Go port of a `!function` filter class (nil for a
+	// registered filter function).
+	Port *hooks.PortRef `json:",omitempty"`
+}
+
+// Compile builds the step's filter function from the registry (package
+// hooks): a registered filter, or the port of a filter class.
+func (s FilterStep) Compile() (hooks.FilterFunc, error) {
+	if s.Port == nil {
+		return hooks.NewFilter(s.Function, s.Params)
+	}
+	p, err := hooks.LookupPort(*s.Port)
+	if err != nil {
+		return nil, err
+	}
+	if p.Filter == nil {
+		return nil, fmt.Errorf("%s is not a filter class", s.Port)
+	}
+	for k := range s.Params {
+		if !slices.Contains(p.Filter.Params, k) {
+			return nil, fmt.Errorf("%s: argument %s is not supported", s.Function, k)
+		}
+	}
+	return p.Filter.New(s.Params)
 }
 
 // MetricSpec is one metric_list entry.
@@ -142,7 +180,7 @@ func (t *Task) Text(d Doc) (string, error) { return t.DocToText.RenderString(d) 
 // Target renders doc_to_target as lm-eval's generate_until scores it: with
 // doc_to_choice set, the target is an index into the choices.
 func (t *Task) Target(d Doc) (string, error) {
-	if t.DocToChoice == nil {
+	if !t.HasChoices() {
 		return t.DocToTarget.RenderString(d)
 	}
 	v, err := t.DocToTarget.Render(d)
@@ -151,7 +189,7 @@ func (t *Task) Target(d Doc) (string, error) {
 	}
 	i, ok := asIndex(v)
 	if !ok {
-		return "", fmt.Errorf("doc_to_target: with doc_to_choice the target must be an index, got %q", PyStr(v))
+		return "", fmt.Errorf("doc_to_target: with doc_to_choice the target must be an index, got %q", hooks.PyStr(v))
 	}
 	choices, err := t.Choices(d)
 	if err != nil {
@@ -161,6 +199,25 @@ func (t *Task) Target(d Doc) (string, error) {
 		return "", fmt.Errorf("doc_to_target: index %d outside the %d choices", i, len(choices))
 	}
 	return choices[i], nil
+}
+
+// TargetList is doc_to_target when it gives a list (lm-eval's multiple
+// targets: a template that is one variable holding a list, which lm-eval
+// renders and literal_evals back into that list), as str() of each item;
+// ok is false for a single target.
+func (t *Task) TargetList(d Doc) (list []string, ok bool, err error) {
+	if t.HasChoices() {
+		return nil, false, nil
+	}
+	v, isList, err := t.DocToTarget.listValue(d)
+	if err != nil || !isList {
+		return nil, false, err
+	}
+	out := make([]string, len(v))
+	for i, e := range v {
+		out[i] = hooks.PyStr(e)
+	}
+	return out, true, nil
 }
 
 // Choices renders doc_to_choice (a list of strings): a YAML list as written,
@@ -182,7 +239,7 @@ func (t *Task) Choices(d Doc) ([]string, error) {
 	}
 	out := make([]string, len(list))
 	for i, c := range list {
-		out[i] = PyStr(c)
+		out[i] = hooks.PyStr(c)
 	}
 	return out, nil
 }
@@ -191,10 +248,17 @@ func (t *Task) Choices(d Doc) ([]string, error) {
 // templates (inherited from the task unless it set its own).
 func (t *Task) shotText(d Doc) (string, error) { return t.Fewshot.DocToText.RenderString(d) }
 func (t *Task) shotTarget(d Doc) (string, error) {
+	// build_qa_turn: a list target shows as its first item, an index
+	// target as its choice's text.
+	if v, isList, err := t.Fewshot.DocToTarget.listValue(d); err != nil || isList {
+		if err != nil || len(v) == 0 {
+			return "", err
+		}
+		return hooks.PyStr(v[0]), nil
+	}
 	if !t.HasChoices() {
 		return t.Fewshot.DocToTarget.RenderString(d)
 	}
-	// build_qa_turn: an index target shows as its choice's text.
 	v, err := docTarget(t.Fewshot.DocToTarget, d)
 	if err != nil {
 		return "", err
@@ -235,15 +299,34 @@ func (t *Task) Describe() map[string]any {
 		"dataset_path": t.DatasetPath, "dataset_name": t.DatasetName, "split": t.EvalSplit(),
 		"num_fewshot": t.NumFewshot, "fewshot_sampler": string(t.Fewshot.Sampler), "fewshot_split": t.ShotSplit(),
 		"fewshot_samples": len(t.Fewshot.Samples), "until": t.Until, "max_gen_toks": t.MaxNewTokens,
-		"repeats": t.Repeats, "target_delimiter": t.TargetDelimiter, "output_type": t.OutputType, "fewshot_delimiter": t.FewshotDelimiter,
+		"repeats": t.Repeats, "target_delimiter": t.TargetDelimiter, "fewshot_delimiter": t.FewshotDelimiter,
+	}
+	if t.ShouldDecontaminate {
+		out["should_decontaminate"] = true
+	}
+	if len(t.Ports) > 0 {
+		var ps []string
+		for _, p := range t.Ports {
+			// Function and file hash, not the folder: a moved task tree is
+			// the same task.
+			ps = append(ps, p.Module+"."+p.Function+" sha256:"+p.SHA256)
+		}
+		out["ports"] = ps
 	}
 	if len(t.Generation) > 0 {
 		out["generation_kwargs"] = maps.Clone(t.Generation)
+	}
+	if IsScoredOutput(t.OutputType) { // absent for generate_until: earlier runs' fingerprints stay
+		out["output_type"] = t.OutputType
 	}
 	var fl []string
 	for _, f := range t.Filters {
 		var steps []string
 		for _, s := range f.Steps {
+			if s.Port != nil {
+				steps = append(steps, s.Port.Module+"."+s.Function)
+				continue
+			}
 			steps = append(steps, s.Function)
 		}
 		fl = append(fl, f.Name+": "+strings.Join(steps, " → "))

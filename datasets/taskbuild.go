@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/entropix-eval/entropix-eval/hooks"
 )
 
 // Task keys this harness reads, and keys it accepts as documentation only.
@@ -27,54 +29,28 @@ var (
 	}
 	fewshotKeys = []string{"sampler", "split", "samples", "doc_to_text", "doc_to_target", "doc_to_choice",
 		"gen_prefix", "fewshot_delimiter", "target_delimiter"}
-	// FilterFunctions are the filter_list functions this harness implements,
-	// with their keyword arguments.
-	FilterFunctions = map[string][]string{
-		"regex":              {"regex_pattern", "group_select", "fallback"},
-		"take_first":         nil,
-		"take_first_k":       {"k"},
-		"majority_vote":      nil,
-		"remove_whitespace":  nil,
-		"lowercase":          nil,
-		"uppercase":          nil,
-		"map":                {"mapping_dict", "default_value"},
-		"multi_choice_regex": {"regex_pattern", "group_select", "fallback", "ignore_case", "ignore_punctuation", "regexes_to_ignore"},
-	}
-	// MetricNames are the metric_list metrics this harness implements:
-	// lm-eval's exact_match, and numeric_match (ours: exact decimal equality).
-	MetricNames = []string{"exact_match", "numeric_match"}
-	metricKeys  = []string{"metric", "aggregation", "higher_is_better", "ignore_case", "ignore_punctuation",
+	metricKeys = []string{"metric", "aggregation", "higher_is_better", "ignore_case", "ignore_punctuation",
 		"ignore_numbers", "regexes_to_ignore"}
 )
 
-// taskError names the file that set key (the including or an included file).
-func taskError(rc *rawConfig, key, format string, args ...any) error {
-	where := rc.File
-	if o := rc.Origin[key]; o != "" && o != rc.File {
-		where = o + " (included by " + rc.File + ")"
-	}
-	return fmt.Errorf("%s: key %s: %s: %w", where, key, fmt.Sprintf(format, args...), ErrUnsupportedTask)
-}
-
-// buildTask turns a merged task config into a Task, refusing what it cannot run.
+// buildTask turns a merged task config into a Task, refusing what it cannot
+// run with every reason at once (RefusedTaskError).
 func buildTask(rc *rawConfig) (*Task, error) {
 	k := rc.Keys
+	g := getter{rc: rc}
+	g.ports = g.resolvePorts()
 	for _, key := range sortedKeys(k) {
-		if path, f, ok := findFunction(key, k[key]); ok {
-			at := ""
-			if path != key {
-				at = " at " + path
-			}
-			return nil, taskError(rc, key, "%s%s is Python code, which entropix-eval cannot run", f, at)
-		}
 		if why, ok := refusedKeys[key]; ok {
-			return nil, taskError(rc, key, "%s is not supported", why)
+			// A !function is resolved (or refused) by resolvePorts.
+			if !isPortKey(key) || !isFunction(k[key]) {
+				g.block(key, key, "%s is not supported", why)
+			}
+			continue
 		}
-		if !slices.Contains(taskKeys, key) {
-			return nil, taskError(rc, key, "unknown task key (supported: %s)", strings.Join(taskKeys, ", "))
+		if !slices.Contains(taskKeys, key) && !isPortKey(key) {
+			g.block(key, "unknown key", "unknown task key (supported: %s)", strings.Join(taskKeys, ", "))
 		}
 	}
-	g := getter{rc: rc}
 	t := &Task{
 		Name: g.str("task"), Alias: g.str("task_alias"), File: rc.File,
 		DatasetPath: g.str("dataset_path"), DatasetName: g.str("dataset_name"),
@@ -89,14 +65,12 @@ func buildTask(rc *rawConfig) (*Task, error) {
 	}
 	t.OutputType = g.strOr("output_type", OutputGenerateUntil)
 	if t.OutputType != OutputGenerateUntil && !IsScoredOutput(t.OutputType) {
-		return nil, taskError(rc, "output_type", "%q is not one of generate_until, multiple_choice, loglikelihood, loglikelihood_rolling", t.OutputType)
+		g.block("output_type", "output_type "+t.OutputType, "%q is not one of generate_until, multiple_choice, loglikelihood, loglikelihood_rolling", t.OutputType)
 	}
-	if v, ok := k["should_decontaminate"].(bool); ok && v {
-		return nil, taskError(rc, "should_decontaminate", "decontamination is not supported")
-	}
+	t.ShouldDecontaminate, _ = k["should_decontaminate"].(bool)
 	if md, ok := k["metadata"].(map[string]any); ok {
 		if v, ok := md["version"]; ok {
-			t.Version = PyStr(v)
+			t.Version = hooks.PyStr(v)
 		}
 	}
 	t.Description = g.template("description", "")
@@ -108,47 +82,64 @@ func buildTask(rc *rawConfig) (*Task, error) {
 	if _, ok := k["gen_prefix"]; ok {
 		t.GenPrefix = g.template("gen_prefix", "")
 	}
+	t.ProcessDocs = g.docsPort("process_docs")
+	t.ProcessResults = g.portRef("process_results")
 	t.DataFiles = g.dataFiles()
 	t.Fewshot = g.fewshot(t)
 	t.Until, t.MaxNewTokens, t.Generation = g.generation(t)
 	t.Filters = g.filters()
 	if IsScoredOutput(t.OutputType) {
 		if _, ok := k["filter_list"]; ok {
-			return nil, taskError(rc, "filter_list", "filters on %s responses are not supported", t.OutputType)
+			g.block("filter_list", "filter_list on "+t.OutputType, "filters on %s responses are not supported", t.OutputType)
+		}
+		// The scored pipeline grades with the type's metrics; a ported
+		// process_results would be silently ignored there.
+		if t.ProcessResults != nil {
+			g.block("process_results", "process_results on "+t.OutputType, "a ported process_results is not supported for output_type %s", t.OutputType)
 		}
 		t.Metrics = g.scoreMetrics(t.OutputType)
 	} else {
 		t.Metrics = g.metrics()
 	}
-	if g.err != nil {
-		return nil, g.err
-	}
+	t.Ports = g.usedPorts()
 	if t.EvalSplit() == "" && len(t.DataFiles) == 0 {
-		return nil, fmt.Errorf("%s: task %s names neither test_split nor validation_split: %w", rc.File, t.Name, ErrUnsupportedTask)
+		g.block("test_split", "no split", "task %s names neither test_split nor validation_split", t.Name)
 	}
+	var checked []*Template // the shots inherit the task's templates
 	for _, tpl := range []*Template{t.Description, t.DocToText, t.DocToTarget, t.DocToChoice, t.GenPrefix,
 		t.Fewshot.DocToText, t.Fewshot.DocToTarget, t.Fewshot.GenPrefix} {
+		if slices.Contains(checked, tpl) {
+			continue
+		}
+		checked = append(checked, tpl)
 		if err := tpl.Check(); err != nil {
-			return nil, fmt.Errorf("%s: %w", rc.File, err)
+			g.block(tpl.Key, "invalid Jinja", "%v", err)
+			g.blockers[len(g.blockers)-1].Err = err
 		}
 	}
 	if t.Repeats < 1 {
-		return nil, taskError(rc, "repeats", "%d: want at least 1", t.Repeats)
+		g.block("repeats", "repeats", "%d: want at least 1", t.Repeats)
+	}
+	if len(g.blockers) > 0 {
+		return nil, &RefusedTaskError{Task: t.Name, OutputType: t.OutputType, Blockers: g.blockers}
 	}
 	return t, nil
 }
 
-// getter reads typed values from a config, keeping the first error.
+// getter reads typed values from a config, collecting every blocker.
 type getter struct {
-	rc  *rawConfig
-	err error
+	rc       *rawConfig
+	blockers []Blocker
+	ports    map[string]portUse // !function values by key path, resolved
 }
 
-func (g *getter) fail(key, format string, args ...any) {
-	if g.err == nil {
-		g.err = taskError(g.rc, key, format, args...)
-	}
+// block records a blocker of key; class groups it in tallies.
+func (g *getter) block(key, class, format string, args ...any) {
+	g.blockers = append(g.blockers, Blocker{Where: g.rc.where(key), Key: key, Reason: fmt.Sprintf(format, args...), Class: class})
 }
+
+// fail records a malformed value of key.
+func (g *getter) fail(key, format string, args ...any) { g.block(key, key, format, args...) }
 
 func (g *getter) str(key string) string { return g.strOr(key, "") }
 
@@ -161,7 +152,7 @@ func (g *getter) strOr(key, def string) string {
 	case string:
 		return x
 	case int64, float64, bool:
-		return PyStr(x)
+		return hooks.PyStr(x)
 	}
 	g.fail(key, "want a string, got %s", kindOf(v))
 	return def
@@ -210,7 +201,12 @@ func (g *getter) template(key, def string) *Template {
 	case string:
 		return NewTemplate(key, x)
 	case int64:
-		return NewTemplate(key, PyStr(x))
+		return NewTemplate(key, hooks.PyStr(x))
+	case pyFunction:
+		if t, ok := g.portTemplate(key, key); ok {
+			return t
+		}
+		return NewTemplate(key, def) // resolvePorts recorded the blocker
 	}
 	g.fail(key, "want a template string, got %s", kindOf(v))
 	return NewTemplate(key, def)
@@ -228,17 +224,22 @@ func (g *getter) dataFiles() map[string][]string {
 	}
 	out := map[string][]string{}
 	for _, key := range sortedKeys(m) {
-		if key != "data_files" {
-			g.fail("dataset_kwargs", "%s is not supported (only data_files)", key)
+		// trust_remote_code only lets the datasets library run a loading
+		// script; data read from files here runs no code either way.
+		if key != "data_files" && key != "trust_remote_code" {
+			g.block("dataset_kwargs", "dataset_kwargs."+key, "%s is not supported (only data_files and trust_remote_code)", key)
 			return nil
 		}
+	}
+	if _, ok := m["data_files"]; !ok {
+		return nil
 	}
 	switch df := m["data_files"].(type) {
 	case string:
 		out["train"] = []string{df} // datasets' rule: a bare path is the train split
 	case []any:
 		for _, e := range df {
-			out["train"] = append(out["train"], PyStr(e))
+			out["train"] = append(out["train"], hooks.PyStr(e))
 		}
 	case map[string]any:
 		for split, v := range df {
@@ -247,7 +248,7 @@ func (g *getter) dataFiles() map[string][]string {
 				out[split] = []string{x}
 			case []any:
 				for _, e := range x {
-					out[split] = append(out[split], PyStr(e))
+					out[split] = append(out[split], hooks.PyStr(e))
 				}
 			default:
 				g.fail("dataset_kwargs", "data_files.%s: want a path or a list of paths", split)

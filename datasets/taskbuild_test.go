@@ -3,12 +3,14 @@ package datasets
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"testing/fstest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/entropix-eval/entropix-eval/internal/jinja"
 	"github.com/entropix-eval/entropix-eval/internal/sharedtest"
 )
 
@@ -29,10 +31,11 @@ func TestTaskRefusals(t *testing.T) {
 		{"unknown filter", minimalTask + "filter_list:\n  - name: f\n    filter:\n      - function: format_span\n", []string{`function "format_span" is not supported`}},
 		{"unknown metric", minimalTask + "metric_list:\n  - metric: bleu\n", []string{"metric bleu is not supported"}},
 		{"metric option", minimalTask + "metric_list:\n  - metric: exact_match\n    ignore_whitespace: true\n", []string{"option ignore_whitespace is not supported"}},
-		{"aggregation", minimalTask + "metric_list:\n  - metric: exact_match\n    aggregation: median\n", []string{"only mean is supported"}},
+		{"aggregation", minimalTask + "metric_list:\n  - metric: exact_match\n    aggregation: median\n", []string{"aggregation median is not supported (supported: mean)"}},
 		{"filter argument", minimalTask + "filter_list:\n  - name: f\n    filter:\n      - function: regex\n        regex: x\n", []string{"argument regex is not supported"}},
 		{"sampler", minimalTask + "fewshot_config:\n  sampler: balanced\n", []string{`sampler "balanced"`}},
-		{"dataset kwargs", minimalTask + "dataset_kwargs:\n  trust_remote_code: true\n", []string{"trust_remote_code is not supported"}},
+		{"dataset kwargs", minimalTask + "dataset_kwargs:\n  revision: main\n", []string{"revision is not supported"}},
+		{"every blocker", minimalTask + "output_type: generate\nmetric_list:\n  - metric: bleu\nprocess_docs: !function utils.process_docs\n", []string{"3 blockers", `"generate" is not one of`, "metric bleu", "utils.py"}},
 		{"bad jinja", "task: t\ndataset_path: a/b\ntest_split: test\ndoc_to_text: \"{{ q \"\n", []string{"doc_to_text: invalid Jinja"}},
 		{"no split", "task: t\ndataset_path: a/b\ndoc_to_text: q\n", []string{"neither test_split nor validation_split"}},
 	}
@@ -50,11 +53,32 @@ func TestTaskRefusals(t *testing.T) {
 	}
 }
 
+// A ported process_results scores generated responses; the scored output
+// types grade with their own metrics, so the port would be ignored there and
+// is refused instead. (The same file as generate_until builds.)
+func TestScoredTaskRefusesPortedProcessResults(t *testing.T) {
+	utils, err := os.ReadFile(sharedtest.Path(t, "tasks/lm-eval/hendrycks_math/utils.py"))
+	require.NoError(t, err)
+	task := minimalTask + "process_results: !function utils.process_results\nmetric_list:\n  - metric: exact_match\n"
+	fsys := fstest.MapFS{
+		"hendrycks_math/gen.yaml":    {Data: []byte(task)},
+		"hendrycks_math/scored.yaml": {Data: []byte(task + "output_type: loglikelihood\n")},
+		"hendrycks_math/utils.py":    {Data: utils},
+	}
+	gen, err := buildFromFS(fsys, "hendrycks_math/gen.yaml")
+	require.NoError(t, err)
+	require.NotNil(t, gen.ProcessResults)
+	_, err = buildFromFS(fsys, "hendrycks_math/scored.yaml")
+	assert.ErrorIs(t, err, ErrUnsupportedTask)
+	assert.ErrorContains(t, err, "a ported process_results is not supported for output_type loglikelihood")
+}
+
 func buildFromFS(fsys fstest.MapFS, file string) (*Task, error) {
 	rc, err := loadRawConfig(fsys, file)
 	if err != nil {
 		return nil, err
 	}
+	rc.fsys, rc.fsOrigin = fsys, rc.Origin
 	return buildTask(rc)
 }
 
@@ -139,4 +163,28 @@ func FuzzDocFiles(f *testing.F) {
 		}
 		_, _ = readArrowDocs(p)
 	})
+}
+
+// PyYAML reads "\/" in a double-quoted scalar as "/" (turkishmmlu's CoT
+// files use it); elsewhere the two characters are literal.
+func TestYAMLEscapedSlash(t *testing.T) {
+	src := "task: t\ndataset_path: a/b\ntest_split: test\ndoc_to_text: \"1\\/5 and \\\\/ \\\n  \\ 3\\/8\"\ndescription: 'x \\/ y'\ndoc_to_target: a \\/ b\n"
+	task, err := buildFromFS(fstest.MapFS{"t.yaml": {Data: []byte(src)}}, "t.yaml")
+	require.NoError(t, err)
+	assert.Equal(t, "1/5 and \\/  3/8", task.DocToText.Source)
+	assert.Equal(t, `x \/ y`, task.Description.Source)
+	assert.Equal(t, `a \/ b`, task.DocToTarget.Source)
+}
+
+// A template over a rendering limit stays findable with errors.Is through the
+// refusal (run's exit class depends on it), and a template the shots inherit
+// is one blocker, not two.
+func TestTemplateBlockerKeepsItsError(t *testing.T) {
+	src := "task: t\ndataset_path: a/b\ntest_split: test\ndoc_to_text: \"{{ " + strings.Repeat("(", 300) + "1" + strings.Repeat(")", 300) + " }}\"\n"
+	_, err := buildFromFS(fstest.MapFS{"t.yaml": {Data: []byte(src)}}, "t.yaml")
+	require.ErrorIs(t, err, jinja.ErrLimit)
+	assert.ErrorIs(t, err, ErrUnsupportedTask)
+	var re *RefusedTaskError
+	require.ErrorAs(t, err, &re)
+	assert.Len(t, re.Blockers, 1)
 }

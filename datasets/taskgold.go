@@ -3,6 +3,8 @@ package datasets
 import (
 	"fmt"
 	"strings"
+
+	"github.com/entropix-eval/entropix-eval/hooks"
 )
 
 // GoldNone is lm-eval's gold index for a target that names no choice.
@@ -62,7 +64,7 @@ func docTarget(tpl *Template, d Doc) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := PyStr(v)
+	s := hooks.PyStr(v)
 	if isDigits(s) {
 		i, ok := asIndex(s)
 		if !ok {

@@ -242,6 +242,7 @@ func (ix *Index) Task(name string) (*Task, error) {
 		return nil, err
 	}
 	rc.File = e.File
+	rc.fsys, rc.fsOrigin = e.fsys, maps.Clone(rc.Origin)
 	for k, o := range rc.Origin {
 		rc.Origin[k] = showPath(e.root, o)
 	}

@@ -5,6 +5,8 @@ package datasets
 // generation_kwargs, filter_list and metric_list.
 
 import (
+	"fmt"
+	"github.com/entropix-eval/entropix-eval/hooks"
 	"slices"
 	"strings"
 )
@@ -49,8 +51,14 @@ func (g *getter) fewshot(t *Task) FewshotConfig {
 	if s, ok := m["doc_to_text"].(string); ok {
 		fc.DocToText = NewTemplate("fewshot_config.doc_to_text", s)
 	}
+	if t, ok := g.portTemplate("fewshot_config.doc_to_text", "fewshot_config.doc_to_text"); ok {
+		fc.DocToText = t
+	}
 	if s, ok := m["doc_to_target"].(string); ok {
 		fc.DocToTarget = NewTemplate("doc_to_target", s)
+	}
+	if t, ok := g.portTemplate("fewshot_config.doc_to_target", "doc_to_target"); ok {
+		fc.DocToTarget = t
 	}
 	if s, ok := m["gen_prefix"].(string); ok {
 		fc.GenPrefix = NewTemplate("fewshot_config.gen_prefix", s)
@@ -58,7 +66,12 @@ func (g *getter) fewshot(t *Task) FewshotConfig {
 	if _, ok := m["doc_to_choice"]; ok {
 		g.fail("fewshot_config", "doc_to_choice is not supported")
 	}
-	if s, ok := m["samples"]; ok && s != nil {
+	if u, ok := g.ports["fewshot_config.samples"]; ok {
+		rows := u.Port.Samples()
+		fc.Samples, fc.SampleColumns = rows.Docs, rows.Columns
+		return fc
+	}
+	if s, ok := m["samples"]; ok && s != nil && !isFunction(s) {
 		list, ok := s.([]any)
 		if !ok {
 			g.fail("fewshot_config", "samples: want a list of mappings")
@@ -139,13 +152,32 @@ func (g *getter) filters() []FilterPipeline {
 		p := FilterPipeline{Name: name}
 		for j, s := range steps {
 			sm, ok := s.(map[string]any)
-			fn, _ := sm["function"].(string)
-			params, known := FilterFunctions[fn]
-			if !ok || !known {
-				g.fail("filter_list", "%s step %d: function %q is not supported (supported: %s)", name, j, fn, strings.Join(sortedKeys(FilterFunctions), ", "))
+			if !ok {
+				g.fail("filter_list", "%s step %d: want {function, ...}", name, j)
 				return nil
 			}
-			step := FilterStep{Function: fn, Params: map[string]any{}}
+			step := FilterStep{Params: map[string]any{}}
+			var params []string
+			switch fn := sm["function"].(type) {
+			case pyFunction:
+				u, ok := g.ports[fmt.Sprintf("filter_list[%d].filter[%d].function", i, j)]
+				if !ok {
+					return nil // resolvePorts recorded the blocker
+				}
+				ref := u.Ref
+				step.Function, step.Port, params = ref.Function, &ref, u.Port.Filter.Params
+			case string:
+				f, known := hooks.LookupFilter(fn)
+				if !known {
+					g.block("filter_list", "filter "+fn, "%s step %d: function %q is not supported (supported: %s)", name, j, fn, strings.Join(hooks.FilterNames(), ", "))
+					return nil
+				}
+				step.Function, params = fn, f.Params
+			default:
+				g.fail("filter_list", "%s step %d: want a function name", name, j)
+				return nil
+			}
+			fn := step.Function
 			for _, key := range sortedKeys(sm) {
 				if key == "function" {
 					continue
@@ -179,11 +211,20 @@ func (g *getter) metrics() []MetricSpec {
 		return nil
 	}
 	var out []MetricSpec
+	// With a ported process_results, the metric names are the keys it
+	// returns; the metric functions are not used.
+	hookScored := g.ports["process_results"].Port != nil
 	for i, e := range list {
 		m, ok := e.(map[string]any)
 		name, _ := m["metric"].(string)
-		if !ok || !slices.Contains(MetricNames, name) {
-			g.fail("metric_list", "entry %d: metric %v is not supported (supported: %s)", i, m["metric"], strings.Join(MetricNames, ", "))
+		if !ok || name == "" {
+			if _, isFn := m["metric"].(pyFunction); !isFn {
+				g.fail("metric_list", "entry %d: want {metric: NAME, ...}", i)
+			}
+			return nil
+		}
+		if _, known := hooks.LookupMetric(name); !known && !hookScored {
+			g.block("metric_list", "metric "+name, "entry %d: metric %v is not supported (supported: %s)", i, name, strings.Join(hooks.MetricNames(), ", "))
 			return nil
 		}
 		ms := MetricSpec{Metric: name, Aggregation: "mean", HigherIsBetter: true}
@@ -194,8 +235,11 @@ func (g *getter) metrics() []MetricSpec {
 			}
 		}
 		if a, ok := m["aggregation"]; ok {
-			if s, _ := a.(string); s != "mean" {
-				g.fail("metric_list", "%s: aggregation %v: only mean is supported", name, a)
+			s, _ := a.(string)
+			if _, known := hooks.LookupAggregation(s); !known {
+				if !isFunction(a) {
+					g.block("metric_list", "aggregation "+hooks.PyStr(a), "%s: aggregation %v is not supported (supported: %s)", name, a, strings.Join(hooks.AggregationNames(), ", "))
+				}
 				return nil
 			}
 		}
@@ -219,7 +263,7 @@ func (g *getter) metrics() []MetricSpec {
 				return nil
 			}
 			for _, p := range list {
-				ms.RegexesToIgnore = append(ms.RegexesToIgnore, PyStr(p))
+				ms.RegexesToIgnore = append(ms.RegexesToIgnore, hooks.PyStr(p))
 			}
 		}
 		out = append(out, ms)

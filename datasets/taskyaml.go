@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"bytes"
 	"fmt"
 	"io/fs"
 	"math"
@@ -26,6 +27,10 @@ type rawConfig struct {
 	File   string // the file that was asked for
 	Keys   map[string]any
 	Origin map[string]string
+	// fsys and fsOrigin locate the files next to each key's YAML (the
+	// utils.py a !function names): Origin's paths inside fsys.
+	fsys     fs.FS
+	fsOrigin map[string]string
 }
 
 // maxYAMLBytes bounds one task file; real ones are a few kilobytes.
@@ -56,8 +61,8 @@ func loadRawConfigSeen(fsys fs.FS, file string, seen []string) (*rawConfig, erro
 	if err != nil {
 		return nil, err
 	}
-	var root yaml.Node
-	if err := yaml.Unmarshal(b, &root); err != nil {
+	root, err := parseYAML(b)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	if root.Kind != yaml.DocumentNode || len(root.Content) != 1 || root.Content[0].Kind != yaml.MappingNode {
@@ -105,6 +110,59 @@ func loadRawConfigSeen(fsys fs.FS, file string, seen []string) (*rawConfig, erro
 	return cfg, nil
 }
 
+// parseYAML parses a task file as PyYAML does. PyYAML accepts the escape
+// "\/" in double-quoted scalars (YAML 1.2's escaped slash, used by
+// turkishmmlu's CoT files) and go-yaml does not: on that error the file is
+// parsed again with each such escape spelled "\u002F", which decodes to "/"
+// in double-quoted scalars, and every other scalar gets its "\/" back.
+func parseYAML(b []byte) (yaml.Node, error) {
+	var root yaml.Node
+	err := yaml.Unmarshal(b, &root)
+	if err == nil || !strings.Contains(err.Error(), "unknown escape character") || bytes.Contains(b, []byte(slashEscape)) {
+		return root, err
+	}
+	var retry yaml.Node
+	if yaml.Unmarshal(escapeSlashes(b), &retry) != nil {
+		return root, err
+	}
+	restoreSlashes(&retry)
+	return retry, nil
+}
+
+const slashEscape = `\u002F`
+
+// escapeSlashes rewrites each "\/" whose backslash is not itself escaped.
+func escapeSlashes(b []byte) []byte {
+	var out bytes.Buffer
+	run := 0 // backslashes just before i
+	for i := 0; i < len(b); i++ {
+		if b[i] == '/' && run%2 == 1 {
+			out.Truncate(out.Len() - 1)
+			out.WriteString(slashEscape)
+			run = 0
+			continue
+		}
+		if b[i] == '\\' {
+			run++
+		} else {
+			run = 0
+		}
+		out.WriteByte(b[i])
+	}
+	return out.Bytes()
+}
+
+// restoreSlashes puts "\/" back into every scalar that is not double-quoted
+// (there the text is literal).
+func restoreSlashes(n *yaml.Node) {
+	if n.Kind == yaml.ScalarNode && n.Style&yaml.DoubleQuotedStyle == 0 {
+		n.Value = strings.ReplaceAll(n.Value, slashEscape, `\/`)
+	}
+	for _, c := range n.Content {
+		restoreSlashes(c)
+	}
+}
+
 func readBounded(fsys fs.FS, file string) ([]byte, error) {
 	st, err := fs.Stat(fsys, file)
 	if err != nil {
@@ -148,6 +206,10 @@ func (b *yamlBudget) nodeValue(n *yaml.Node) (any, error) {
 			v, err := b.nodeValue(n.Content[i+1])
 			if err != nil {
 				return nil, err
+			}
+			if vn := n.Content[i+1]; key == "regex_pattern_to_value" && vn.Kind == yaml.MappingNode {
+				// MapRegexFilter joins the patterns in the mapping's order.
+				v = orderedPairs(vn, v.(map[string]any))
 			}
 			m[key] = v
 		}
@@ -205,6 +267,20 @@ func (b *yamlBudget) spend(n *yaml.Node) error {
 		return fmt.Errorf("line %d: the file's aliases expand to more than %d values or %d bytes of text; refused", n.Line, maxYAMLNodes, maxYAMLText)
 	}
 	return nil
+}
+
+// orderedPairs is a mapping as a list of [key, value] pairs in file order.
+// m is the mapping as nodeValue converted it: its values were counted
+// against the budget once, and its keys were checked (no merge keys, no
+// key set twice).
+func orderedPairs(n *yaml.Node, m map[string]any) []any {
+	out := make([]any, 0, len(m))
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		var k string
+		_ = n.Content[i].Decode(&k) // decoded without error when m was built
+		out = append(out, []any{k, m[k]})
+	}
+	return out
 }
 
 func kindOf(v any) string {

@@ -5,13 +5,14 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/entropix-eval/entropix-eval/hooks"
 	"github.com/entropix-eval/entropix-eval/internal/jinja"
-	"github.com/entropix-eval/entropix-eval/internal/pyfloat"
 )
 
 // Template is one doc_to_* value of a task: a Jinja template rendered with
@@ -21,6 +22,9 @@ type Template struct {
 	Source string
 	// Key names the YAML key it came from, for errors.
 	Key string
+	// Ref names the Go port of a `!function` doc_to_* (nil for Jinja).
+	Ref  *hooks.PortRef
+	port *hooks.Port
 
 	once sync.Once
 	tpl  *jinja.Template
@@ -33,7 +37,7 @@ func NewTemplate(key, src string) *Template { return &Template{Source: src, Key:
 
 // Check compiles the template and returns its syntax error.
 func (t *Template) Check() error {
-	if t == nil {
+	if t == nil || t.port != nil {
 		return nil
 	}
 	t.compile()
@@ -59,6 +63,13 @@ func (t *Template) compile() {
 func (t *Template) Render(d Doc) (any, error) {
 	if t == nil {
 		return "", nil
+	}
+	if t.port != nil {
+		s, err := t.port.Text(d)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", t.Key, err)
+		}
+		return s, nil
 	}
 	if err := t.checkNulls(d); err != nil {
 		return nil, err
@@ -120,7 +131,7 @@ func mentions(src, name string) bool {
 // kind stays float64, so templates still compute and compare with it.
 type nonFiniteFloat float64
 
-func (f nonFiniteFloat) String() string { return pyFloat(float64(f)) }
+func (f nonFiniteFloat) String() string { return hooks.PyFloat(float64(f)) }
 
 // jinjaValue is v with its non-finite floats, nested ones included, as
 // nonFiniteFloat, and whether it had any; v itself when it has none.
@@ -160,76 +171,51 @@ func jinjaValue(v any) (any, bool) {
 	return v, false
 }
 
+// singleVariable matches a template that is one variable expression,
+// `{{ a.b.c }}`.
+var singleVariable = regexp.MustCompile(`^\{\{\s*([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\s*\}\}$`)
+
+// listValue is the list a doc_to_target gives: a column holding a list, or
+// a template that is one variable resolving to a list (lm-eval renders its
+// repr and literal_evals it back to the same list).
+func (t *Template) listValue(d Doc) ([]any, bool, error) {
+	if t == nil || t.port != nil {
+		return nil, false, nil
+	}
+	var v any
+	if x, ok := d[t.Source]; ok {
+		v = x
+	} else if m := singleVariable.FindStringSubmatch(t.Source); m != nil {
+		v = d
+		for _, part := range strings.Split(m[1], ".") {
+			obj, ok := v.(map[string]any)
+			if !ok {
+				return nil, false, nil
+			}
+			if v, ok = obj[part]; !ok {
+				return nil, false, nil
+			}
+		}
+	}
+	list, ok := v.([]any)
+	return list, ok, nil
+}
+
 // RenderString renders and converts the result as Python's str() would.
 func (t *Template) RenderString(d Doc) (string, error) {
 	v, err := t.Render(d)
 	if err != nil {
 		return "", err
 	}
-	s := PyStr(v)
+	s := hooks.PyStr(v)
 	if len(s) >= 2 && s[0] == '[' && s[len(s)-1] == ']' && t.Key == "doc_to_target" {
 		// lm-eval would ast.literal_eval this into a list of targets
-		// (multiple_target); that scoring mode is not implemented.
-		return "", fmt.Errorf("%s rendered the list literal %q: multiple targets are not supported", t.Key, clipText(s, 60))
+		// (multiple_target). Lists are read straight from the doc when the
+		// template is one variable (listValue); parsing rendered Python
+		// literals is not implemented.
+		return "", fmt.Errorf("%s rendered the list literal %q: multiple targets are supported from a list column or a template that is one variable ({{ answer.aliases }}), not from this template", t.Key, clipText(s, 60))
 	}
 	return s, nil
-}
-
-// PyStr is Python's str() for the Doc value kinds (and YAML scalars).
-func PyStr(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "None"
-	case string:
-		return x
-	case bool:
-		if x {
-			return "True"
-		}
-		return "False"
-	case int64:
-		return strconv.FormatInt(x, 10)
-	case int:
-		return strconv.Itoa(x)
-	case float64:
-		return pyFloat(x)
-	case []any:
-		parts := make([]string, len(x))
-		for i, e := range x {
-			parts[i] = pyRepr(e)
-		}
-		return "[" + strings.Join(parts, ", ") + "]"
-	case map[string]any:
-		parts := make([]string, 0, len(x))
-		for _, k := range sortedKeys(x) {
-			parts = append(parts, pyRepr(k)+": "+pyRepr(x[k]))
-		}
-		return "{" + strings.Join(parts, ", ") + "}"
-	}
-	return fmt.Sprint(v)
-}
-
-func pyRepr(v any) string {
-	if s, ok := v.(string); ok {
-		if strings.Contains(s, "'") && !strings.Contains(s, `"`) {
-			return `"` + s + `"`
-		}
-		return "'" + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), "'", `\'`) + "'"
-	}
-	return PyStr(v)
-}
-
-// pyFloat is Python's str(float), as Jinja prints a float doc field.
-func pyFloat(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "nan"
-	case math.IsInf(f, 1):
-		return "inf"
-	case math.IsInf(f, -1):
-		return "-inf"
-	}
-	return pyfloat.Repr(f)
 }
 
 // asIndex reads an int target: an integer value or a digit string (lm-eval

@@ -42,3 +42,28 @@ func TestTaskYAMLAliasBombIsRefused(t *testing.T) {
 	_, err = loadRawConfig(fstest.MapFS{"t.yaml": {Data: []byte(billionLaughs(3))}}, "t.yaml")
 	require.NoError(t, err)
 }
+
+// regex_pattern_to_value keeps its mapping's order (MapRegexFilter joins the
+// patterns in it) and is read by the same budgeted, duplicate-refusing walk
+// as the rest of the file.
+func TestRegexPatternToValueOrderAndBudget(t *testing.T) {
+	mapping := func(body string) string {
+		return "task: t\nfilter_list:\n  - name: f\n    filter:\n      - function: map_regex\n        regex_pattern_to_value:\n" + body
+	}
+	rc, err := loadRawConfig(fstest.MapFS{"t.yaml": {Data: []byte(mapping("          \"z\": Z\n          \"a\": A\n          \"m\": 3\n"))}}, "t.yaml")
+	require.NoError(t, err)
+	step := rc.Keys["filter_list"].([]any)[0].(map[string]any)["filter"].([]any)[0].(map[string]any)
+	assert.Equal(t, []any{[]any{"z", "Z"}, []any{"a", "A"}, []any{"m", int64(3)}}, step["regex_pattern_to_value"])
+
+	_, err = loadRawConfig(fstest.MapFS{"t.yaml": {Data: []byte(mapping("          a: A\n          a: B\n"))}}, "t.yaml")
+	assert.ErrorContains(t, err, `key "a" is set again`)
+
+	// 10^4 values defined once are fine; ten references to them inside the
+	// mapping expand past the budget.
+	var refs strings.Builder
+	for i := range 10 {
+		fmt.Fprintf(&refs, "          k%d: *l4\n", i)
+	}
+	_, err = loadRawConfig(fstest.MapFS{"t.yaml": {Data: []byte(billionLaughs(4) + mapping(refs.String())[len("task: t\n"):])}}, "t.yaml")
+	assert.ErrorContains(t, err, "aliases expand to more than 100000 values")
+}

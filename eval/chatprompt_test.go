@@ -76,3 +76,30 @@ func TestChatMultiturnPromptMatchesLMEval(t *testing.T) {
 	bad := Config{Model: "m", Task: "gsm8k", Dataset: "d", Out: "o", Samplers: []SamplerSpec{{Name: "greedy"}}, FewshotAsMultiturn: new(true)}
 	require.ErrorContains(t, bad.WithDefaults().Validate(), "fewshot_as_multiturn: needs chat_template: true")
 }
+
+// arc_challenge_chat with a chat template: lm-eval (>= 0.4.10) ends the
+// conversation with an assistant turn holding gen_prefix and renders it with
+// continue_final_message, so the prompt stops right after the prefix, with no
+// end-of-turn and no new generation header. Llama 3's template trims each
+// content.
+func TestChatGenPrefixContinuesTheAssistantTurn(t *testing.T) {
+	tok, err := tokenizer.Load(sharedtest.Path(t, "tokenizers/llama3"))
+	require.NoError(t, err)
+	cfg := Config{Task: "arc_challenge_chat", IncludePaths: []string{sharedtest.Path(t, "tasks/lm-eval")},
+		DataDirs: []string{sharedtest.Path(t, "tasks/data")}, Limit: 1}.WithDefaults()
+	task, err := ResolveTask(cfg)
+	require.NoError(t, err)
+	src := DataSourceOf(cfg, task, nil)
+	plain, err := LoadTaskInputs(cfg, task, src, tok)
+	require.NoError(t, err)
+	const prefix = "The best answer is"
+	q, ok := strings.CutSuffix(plain.Problems[0].Prompt, " "+prefix)
+	require.True(t, ok, "the plain prompt is the question, the target delimiter and gen_prefix")
+
+	cfg.ChatTemplate = true
+	chat, err := LoadTaskInputs(cfg, task, src, tok)
+	require.NoError(t, err)
+	want := "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\n" + strings.TrimSpace(q) + "<|eot_id|>" +
+		"<|start_header_id|>assistant<|end_header_id|>\n\n" + prefix
+	assert.Equal(t, want, chat.Problems[0].Prompt)
+}

@@ -67,26 +67,9 @@ func BenchmarkGrade1319(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		for i, r := range resps {
-			if _, err := g.Grade(spec, nil, []string{r}, ps[i].Target); err != nil {
+			if _, err := g.Grade(spec, Reference{Target: ps[i].Target}, []string{r}); err != nil {
 				b.Fatal(err)
 			}
-		}
-	}
-}
-
-// BenchmarkExtract1319Regexp is BenchmarkExtract1319 through the regexp
-// engines only (no hand-written scanners): the peer figure for the speed-up.
-func BenchmarkExtract1319Regexp(b *testing.B) {
-	resps := cotResponses(b)
-	strict, err := NewRegexFilter(RegexSpec{Pattern: `The answer is (\-?[0-9\.\,]+).`})
-	require.NoError(b, err)
-	flexible, err := NewRegexFilter(RegexSpec{Pattern: `(-?[$0-9.,]{2,})|(-?[0-9]+)`, GroupSelect: -1})
-	require.NoError(b, err)
-	flexible.fast = nil
-	b.ReportAllocs()
-	for b.Loop() {
-		for _, r := range resps {
-			_, _ = strict.Apply(r), flexible.Apply(r)
 		}
 	}
 }

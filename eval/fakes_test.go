@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/entropix-eval/entropix-eval/datasets"
 	"github.com/entropix-eval/entropix-eval/engine"
 	"github.com/entropix-eval/entropix-eval/reports"
 	"github.com/entropix-eval/entropix-eval/sampler"
@@ -162,7 +161,8 @@ func (c *fakeChooser) Choose(d *engine.Dist, _ *engine.AttnStats, history []int3
 // fakeGrader calls a response correct when it contains the target.
 type fakeGrader struct{}
 
-func (fakeGrader) Grade(_ TaskSpec, _ datasets.Doc, responses []string, target string) ([]Grade, error) {
+func (fakeGrader) Grade(_ TaskSpec, ref Reference, responses []string) ([]Grade, error) {
+	target := ref.Target
 	out := make([]Grade, len(responses))
 	for i, r := range responses {
 		out[i] = scoredAll(strings.Contains(r, target), target, r)

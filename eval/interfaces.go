@@ -6,6 +6,7 @@ import (
 	"github.com/entropix-eval/entropix-eval/datasets"
 	"github.com/entropix-eval/entropix-eval/engine"
 	"github.com/entropix-eval/entropix-eval/eval/loglik"
+	"github.com/entropix-eval/entropix-eval/hooks"
 	"github.com/entropix-eval/entropix-eval/reports"
 	"github.com/entropix-eval/entropix-eval/sampler"
 )
@@ -117,6 +118,9 @@ type Problem struct {
 	Answer string
 	Prompt string
 	Target string
+	// Targets are a multiple-target task's references (lm-eval's list
+	// doc_to_target): a response matching any of them scores.
+	Targets []string
 	// Doc is the dataset row (every column), for filters that read it
 	// (multi_choice_regex reads "choices").
 	Doc datasets.Doc
@@ -150,6 +154,19 @@ type TaskSpec struct {
 	SplitSize int `json:"split_size,omitempty"`
 	// Config is the task's result-defining configuration (datasets.Task.Describe).
 	Config map[string]any `json:"config,omitempty"`
+	// ProcessResults names the ported process_results that scores each
+	// filtered response in place of the metric functions.
+	ProcessResults *hooks.PortRef `json:"process_results,omitempty"`
+}
+
+// Reference is what a doc's responses are graded against: the doc (filters
+// and process_results read it, in its column order) and its target or, for
+// a multiple-target task, targets.
+type Reference struct {
+	Doc     datasets.Doc
+	Columns []string
+	Target  string
+	Targets []string
 }
 
 // Grade is one response's answer per filter and score per (metric, filter).
@@ -163,7 +180,7 @@ type Grade struct {
 // together (TaskSpec.Repeats > 1), else one response. It returns one Grade
 // per response.
 type Grader interface {
-	Grade(task TaskSpec, doc datasets.Doc, responses []string, target string) ([]Grade, error)
+	Grade(task TaskSpec, ref Reference, responses []string) ([]Grade, error)
 }
 
 // ArrowWriter writes the Arrow files of a run directory atomically, each

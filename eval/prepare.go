@@ -9,6 +9,7 @@ import (
 
 	"github.com/entropix-eval/entropix-eval/datasets"
 	"github.com/entropix-eval/entropix-eval/engine/tokenizer"
+	"github.com/entropix-eval/entropix-eval/hooks"
 )
 
 // TaskInputs are a sweep's prompts and where they came from.
@@ -118,17 +119,24 @@ func LoadTaskInputs(cfg Config, task *datasets.Task, src datasets.DataSource, to
 	in := TaskInputs{
 		Task: TaskSpec{Name: task.Name, MaxNewTokens: task.MaxNewTokens, Stops: datasets.Prompt{Until: task.Until}.StopStrings(eosText),
 			Filters: task.Filters, Metrics: task.Metrics, Repeats: task.Repeats, Config: desc, OutputType: scoredType(task),
-			SplitSize: len(data.Docs.Problems)},
+			SplitSize: len(data.Docs.Problems), ProcessResults: task.ProcessResults},
 		Files: data.Files, Repeats: task.Repeats,
 	}
-	for _, doc := range docs {
+	// A scored task's targets come with its requests (scoredDoc).
+	var refs []Reference
+	if !datasets.IsScoredOutput(task.OutputType) {
+		if refs, err = References(task, docs); err != nil {
+			return TaskInputs{}, err
+		}
+	}
+	for i, doc := range docs {
 		p, err := prompter.Build(doc)
 		if err != nil {
 			return TaskInputs{}, fmt.Errorf("problem %s: %w", doc.ID, err)
 		}
 		text := p.Text
 		if chat != nil {
-			if text, err = chat.Render(chatMessages(p.Messages), true); err != nil {
+			if text, err = renderChat(chat, p); err != nil {
 				return TaskInputs{}, fmt.Errorf("problem %s: chat template: %w", doc.ID, err)
 			}
 		}
@@ -136,16 +144,80 @@ func LoadTaskInputs(cfg Config, task *datasets.Task, src datasets.DataSource, to
 		a, _ := doc.Doc["answer"].(string)
 		p2 := Problem{ID: doc.ID, Question: q, Answer: a, Prompt: text, Doc: doc.Doc, DocColumns: doc.Columns}
 		if datasets.IsScoredOutput(task.OutputType) {
-			p2.Scoring, p2.Target, err = scoredDoc(task, doc, text, chat != nil)
+			if p2.Scoring, p2.Target, err = scoredDoc(task, doc, text, chat != nil); err != nil {
+				return TaskInputs{}, fmt.Errorf("task %s: problem %s: %w", task.Name, doc.ID, err)
+			}
 		} else {
-			p2.Target, err = task.Target(doc.Doc)
-		}
-		if err != nil {
-			return TaskInputs{}, fmt.Errorf("task %s: problem %s: %w", task.Name, doc.ID, err)
+			p2.Target, p2.Targets = refs[i].Target, refs[i].Targets
 		}
 		in.Problems = append(in.Problems, p2)
 	}
 	return in, nil
+}
+
+// References are the docs' targets as lm-eval scores them. Whether the task
+// has multiple targets is decided on the first doc, as lm-eval does: then
+// every doc gets a list (a single target becomes a list of one); otherwise a
+// doc whose target is a list is compared with the list's str().
+func References(task *datasets.Task, docs []datasets.Problem) ([]Reference, error) {
+	out := make([]Reference, len(docs))
+	multi := false
+	for i, doc := range docs {
+		list, isList, err := task.TargetList(doc.Doc)
+		if err != nil {
+			return nil, fmt.Errorf("task %s: problem %s: %w", task.Name, doc.ID, err)
+		}
+		if i == 0 {
+			multi = isList
+		}
+		ref := Reference{Doc: doc.Doc, Columns: doc.Columns.Names()}
+		switch {
+		case isList:
+			ref.Target = hooks.PyStr(toAny(list))
+			if multi {
+				ref.Targets = list
+			}
+		default:
+			if ref.Target, err = task.Target(doc.Doc); err != nil {
+				return nil, fmt.Errorf("task %s: problem %s: %w", task.Name, doc.ID, err)
+			}
+			if multi {
+				ref.Targets = []string{ref.Target}
+			}
+		}
+		out[i] = ref
+	}
+	return out, nil
+}
+
+func toAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+// renderChat renders a prompt's messages with the chat template: with the
+// generation prompt, or, when the last message is the start of the
+// assistant's reply (gen_prefix), without it and cut right after that
+// message's text, as transformers' continue_final_message does (the text as
+// given, else stripped, for templates that trim contents).
+func renderChat(chat *tokenizer.ChatTemplate, p datasets.Prompt) (string, error) {
+	if !p.ContinueFinal {
+		return chat.Render(chatMessages(p.Messages), true)
+	}
+	text, err := chat.Render(chatMessages(p.Messages), false)
+	if err != nil {
+		return "", err
+	}
+	final := p.Messages[len(p.Messages)-1].Content
+	for _, f := range []string{final, strings.TrimSpace(final)} {
+		if i := strings.LastIndex(text, f); i >= 0 && f != "" {
+			return text[:i+len(f)], nil
+		}
+	}
+	return "", fmt.Errorf("the rendered chat does not contain the final message %q to continue (gen_prefix)", final)
 }
 
 func chatMessages(ms []datasets.Message) []tokenizer.Message {

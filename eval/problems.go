@@ -31,6 +31,8 @@ type ProblemEntry struct {
 	PromptTokens int    `json:"prompt_tokens"`
 	Truncated    bool   `json:"left_truncated,omitempty"`
 	Target       string `json:"target"`
+	// Targets are a multiple-target task's references.
+	Targets []string `json:"targets,omitempty"`
 	// Doc is the dataset row, for filters that read it (multi_choice_regex).
 	Doc map[string]any `json:"doc,omitempty"`
 	// DocColumns is Doc's key order (the dataset's column order, nested
@@ -129,7 +131,7 @@ func entriesOf(pps []*preparedProblem) []ProblemEntry {
 	for i, p := range pps {
 		out[i] = ProblemEntry{
 			Index: p.Index, ID: p.ID, Question: p.Question, Answer: p.Answer, Prompt: p.Prompt, PromptHash: p.Hash,
-			PromptTokens: len(p.IDs), Truncated: p.Truncated, Target: p.Target, Doc: p.Doc, DocColumns: p.DocColumns,
+			PromptTokens: len(p.IDs), Truncated: p.Truncated, Target: p.Target, Targets: p.Targets, Doc: p.Doc, DocColumns: p.DocColumns,
 		}
 	}
 	return out
@@ -194,4 +196,9 @@ func sameEntry(a, b ProblemEntry) bool {
 	ja, errA := a.MarshalJSON()
 	jb, errB := b.MarshalJSON()
 	return errA == nil && errB == nil && bytes.Equal(ja, jb)
+}
+
+// Reference is what the entry's responses are graded against.
+func (e ProblemEntry) Reference() Reference {
+	return Reference{Doc: e.Doc, Columns: e.DocColumns.Names(), Target: e.Target, Targets: e.Targets}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/entropix-eval/entropix-eval/datasets"
+	"github.com/entropix-eval/entropix-eval/hooks"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -22,15 +23,15 @@ func TestTimedOutIgnoreRuleIsAnErrorNotASkippedRule(t *testing.T) {
 		Metrics: []datasets.MetricSpec{{Metric: "exact_match", RegexesToIgnore: []string{pattern}}}}
 	g := NewLMEvalGrader()
 
-	grades, err := g.Grade(task, nil, []string{"18" + strings.Repeat("a", 8)}, "18")
+	grades, err := g.Grade(task, Reference{Target: "18"}, []string{"18" + strings.Repeat("a", 8)})
 	require.NoError(t, err, "a short response finishes")
 	require.Equal(t, 1.0, grades[0].Scores[0].Value, "as Python's re.sub: every a removed")
 
 	start := time.Now()
-	_, err = g.Grade(task, nil, []string{"18" + strings.Repeat("a", 34)}, "18")
+	_, err = g.Grade(task, Reference{Target: "18"}, []string{"18" + strings.Repeat("a", 34)})
 	require.Error(t, err)
 	for _, want := range []string{"task hostile_task", "metric exact_match", "filter none", "regexes_to_ignore", pattern, "prediction"} {
 		assert.ErrorContains(t, err, want)
 	}
-	assert.Less(t, time.Since(start), regexTimeout+3*time.Second, "bounded by the regex time limit")
+	assert.Less(t, time.Since(start), hooks.RegexTimeout+3*time.Second, "bounded by the regex time limit")
 }

@@ -99,7 +99,7 @@ func gradeGroups(task TaskSpec, grs []gradedRecord, g Grader) error {
 		for k, i := range idx {
 			resps[k] = grs[i].Response
 		}
-		grades, err := g.Grade(task, first.Problem.Doc, resps, first.Problem.Target)
+		grades, err := g.Grade(task, first.Problem.Reference(), resps)
 		if err != nil {
 			return fmt.Errorf("grade %+v: %w", first.ItemKey, err)
 		}

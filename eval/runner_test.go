@@ -296,7 +296,7 @@ func TestRescoreRewritesGrades(t *testing.T) {
 
 type alwaysRight struct{}
 
-func (alwaysRight) Grade(_ TaskSpec, _ datasets.Doc, responses []string, _ string) ([]Grade, error) {
+func (alwaysRight) Grade(_ TaskSpec, _ Reference, responses []string) ([]Grade, error) {
 	out := make([]Grade, len(responses))
 	for i := range out {
 		out[i] = scoredAll(true, "", "")

@@ -7,161 +7,15 @@ package eval
 
 import (
 	"fmt"
-	"math/big"
 	"reflect"
-	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/entropix-eval/entropix-eval/datasets"
+	"github.com/entropix-eval/entropix-eval/hooks"
 	"github.com/entropix-eval/entropix-eval/reports"
 )
-
-// ExactMatcher is lm-eval's exact_match (HF evaluate's): remove every
-// regexes_to_ignore match from prediction and reference, in order; then
-// ignore_case lowercases, ignore_punctuation drops ASCII punctuation
-// (Python's string.punctuation) and ignore_numbers drops ASCII digits; then
-// the strings are compared.
-type ExactMatcher struct {
-	rules             []*pyRegex
-	ignoreCase        bool
-	ignorePunctuation bool
-	ignoreNumbers     bool
-	fast              func(string) string // nil: apply rules
-}
-
-// NewExactMatcher compiles Python-syntax regexes_to_ignore (Python's
-// semantics: its non-MULTILINE "$" also matches before a final "\n").
-func NewExactMatcher(regexesToIgnore []string, ignoreCase bool) (*ExactMatcher, error) {
-	return newExactMatcher(datasets.MetricSpec{RegexesToIgnore: regexesToIgnore, IgnoreCase: ignoreCase})
-}
-
-func newExactMatcher(spec datasets.MetricSpec) (*ExactMatcher, error) {
-	m := &ExactMatcher{ignoreCase: spec.IgnoreCase, ignorePunctuation: spec.IgnorePunctuation, ignoreNumbers: spec.IgnoreNumbers}
-	for _, p := range spec.RegexesToIgnore {
-		re, err := compilePyRegex(p)
-		if err != nil {
-			return nil, fmt.Errorf("exact_match: regexes_to_ignore entry: %w", err)
-		}
-		m.rules = append(m.rules, re)
-	}
-	if isGSM8KIgnore(spec.RegexesToIgnore, spec.IgnoreCase) && !spec.IgnorePunctuation && !spec.IgnoreNumbers {
-		m.fast = normalizeGSM8K
-	}
-	return m, nil
-}
-
-// Normalize applies the rules in order (each removes every match, as re.sub
-// does), then the case, punctuation and number options. A rule that hits the
-// regex time limit is an error naming its pattern, never a rule skipped: a
-// skipped rule would score the text unchanged, silently wrong.
-func (m *ExactMatcher) Normalize(s string) (string, error) {
-	if m.fast != nil {
-		return m.fast(s), nil
-	}
-	for _, r := range m.rules {
-		out, err := r.removeAll(s)
-		if err != nil {
-			return "", fmt.Errorf("regexes_to_ignore: %w", err)
-		}
-		s = out
-	}
-	if m.ignoreCase {
-		s = pyLower(s)
-	}
-	if m.ignorePunctuation {
-		s = strings.Map(func(r rune) rune {
-			if strings.ContainsRune(asciiPunctuation, r) {
-				return -1
-			}
-			return r
-		}, s)
-	}
-	if m.ignoreNumbers {
-		s = strings.Map(func(r rune) rune {
-			if r >= '0' && r <= '9' {
-				return -1
-			}
-			return r
-		}, s)
-	}
-	return s, nil
-}
-
-// asciiPunctuation is Python's string.punctuation.
-const asciiPunctuation = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
-
-// Match reports exact_match after normalising both sides.
-func (m *ExactMatcher) Match(prediction, reference string) (bool, error) {
-	p, err := m.Normalize(prediction)
-	if err != nil {
-		return false, fmt.Errorf("prediction: %w", err)
-	}
-	r, err := m.Normalize(reference)
-	if err != nil {
-		return false, fmt.Errorf("reference: %w", err)
-	}
-	return p == r, nil
-}
-
-// pyLower is Python's str.lower() for the cases where it differs from Go's
-// simple mapping that matter in practice: U+0130 lowers to "i" + U+0307. (The
-// Greek final-sigma rule is not reproduced.)
-func pyLower(s string) string {
-	return strings.ToLower(strings.ReplaceAll(s, "\u0130", "i\u0307"))
-}
-
-// GSM8KIgnore is the regexes_to_ignore of lm-eval's GSM8K tasks, in order.
-var GSM8KIgnore = []string{",", `\$`, "(?s).*#### ", `\.$`}
-
-var gsm8kMatcher = sync.OnceValue(func() *ExactMatcher {
-	m, err := NewExactMatcher(GSM8KIgnore, true)
-	if err != nil {
-		panic(err) // constant patterns: a failure is a programming error
-	}
-	return m
-})
-
-// ExactMatch is lm-eval's GSM8K exact_match: remove ",", "$", everything up to
-// the last "#### ", a final "."; lowercase; compare. The reference may be the
-// bare target ("18") or the whole worked answer ("...\n#### 18").
-func ExactMatch(prediction, reference string) bool {
-	ok, _ := gsm8kMatcher().Match(prediction, reference) // the GSM8K rules run without regexps: no error
-	return ok
-}
-
-var dropCommaDollar = strings.NewReplacer(",", "", "$", "")
-
-var decimalRE = regexp.MustCompile(`^-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)$`)
-
-// ParseDecimal reads a GSM8K-style number exactly: thousands commas, "$" and
-// a reference's "... #### " prefix are dropped, as is one final "." ("18." is
-// 18); what is left must be a plain decimal ("-3", "29.00", ".5").
-func ParseDecimal(s string) (*big.Rat, bool) {
-	s = dropCommaDollar.Replace(s)
-	if i := strings.LastIndex(s, "#### "); i >= 0 {
-		s = s[i+len("#### "):]
-	}
-	s = strings.TrimSpace(s)
-	s = strings.TrimSuffix(s, ".")
-	if !decimalRE.MatchString(s) {
-		return nil, false
-	}
-	r, ok := new(big.Rat).SetString(s)
-	return r, ok
-}
-
-// NumericMatch reports whether prediction and reference are the same number
-// (29.00 == 29, $1,000 == 1000, -0 == 0). Anything that is not a number,
-// "[invalid]" included, does not match.
-func NumericMatch(prediction, reference string) bool {
-	p, ok := ParseDecimal(prediction)
-	if !ok {
-		return false
-	}
-	r, ok := ParseDecimal(reference)
-	return ok && p.Cmp(r) == 0
-}
 
 // LMEvalGrader implements Grader for lm-eval task configurations: each
 // filter pipeline of the task makes an answer, and each metric scores every
@@ -174,12 +28,11 @@ type LMEvalGrader struct {
 type taskScorer struct {
 	spec    TaskSpec // the configuration compiled
 	filters []*Pipeline
-	metrics []metricFunc
+	metrics []hooks.MetricFunc
 	names   []string // metric names, metrics order
+	// results is the ported process_results (nil: the metric functions).
+	results func(doc map[string]any, columns []string, response string) ([]hooks.Result, error)
 }
-
-// metricFunc scores one prediction against the reference.
-type metricFunc func(prediction, reference string) (float64, error)
 
 // NewLMEvalGrader returns a grader that compiles each task's rules on first use.
 func NewLMEvalGrader() *LMEvalGrader { return &LMEvalGrader{tasks: map[string]*taskScorer{}} }
@@ -203,6 +56,21 @@ func (g *LMEvalGrader) scorer(task TaskSpec) (*taskScorer, error) {
 		}
 		s.filters = append(s.filters, p)
 	}
+	if task.ProcessResults != nil {
+		p, err := hooks.LookupPort(*task.ProcessResults)
+		if err != nil {
+			return nil, fmt.Errorf("task %s: %w", task.Name, err)
+		}
+		if p.Results == nil {
+			return nil, fmt.Errorf("task %s: %s is not a process_results", task.Name, task.ProcessResults)
+		}
+		s.results = p.Results
+		for _, m := range task.Metrics {
+			s.names = append(s.names, m.Metric)
+		}
+		g.tasks[task.Name] = s
+		return s, nil
+	}
 	for _, m := range task.Metrics {
 		fn, err := compileMetric(m)
 		if err != nil {
@@ -222,47 +90,40 @@ func sameSpec(a, b TaskSpec) bool {
 		&a.Filters[0] == &b.Filters[0] && &a.Metrics[0] == &b.Metrics[0] {
 		return true
 	}
-	return reflect.DeepEqual(a.Filters, b.Filters) && reflect.DeepEqual(a.Metrics, b.Metrics)
+	return reflect.DeepEqual(a.Filters, b.Filters) && reflect.DeepEqual(a.Metrics, b.Metrics) && reflect.DeepEqual(a.ProcessResults, b.ProcessResults)
 }
 
-func compileMetric(m datasets.MetricSpec) (metricFunc, error) {
-	switch m.Metric {
-	case "exact_match":
-		em, err := newExactMatcher(m)
-		if err != nil {
-			return nil, err
-		}
-		return func(p, r string) (float64, error) {
-			ok, err := em.Match(p, r)
-			return b2f(ok), err
-		}, nil
-	case "numeric_match":
-		return func(p, r string) (float64, error) { return b2f(NumericMatch(p, r)), nil }, nil
+func compileMetric(m datasets.MetricSpec) (hooks.MetricFunc, error) {
+	reg, ok := hooks.LookupMetric(m.Metric)
+	if !ok {
+		return nil, fmt.Errorf("metric %q is not supported", m.Metric)
 	}
-	return nil, fmt.Errorf("metric %q is not supported", m.Metric)
-}
-
-func b2f(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
+	fn, err := reg.New(hooks.MetricOptions{IgnoreCase: m.IgnoreCase, IgnorePunctuation: m.IgnorePunctuation,
+		IgnoreNumbers: m.IgnoreNumbers, RegexesToIgnore: m.RegexesToIgnore})
+	return fn, err
 }
 
 // Grade runs every filter pipeline over the doc's responses and scores each
-// answer with every metric. A pipeline that reduces the responses to one
-// answer (take_first, majority_vote + take_first) gives that answer and its
-// scores to every response; one that keeps the list gives each response its
-// own. An empty target (a doc without a valid reference) scores 0.
-func (g *LMEvalGrader) Grade(task TaskSpec, doc datasets.Doc, responses []string, target string) ([]Grade, error) {
+// answer with every metric (or with the task's ported process_results). A
+// pipeline that reduces the responses to one answer (take_first,
+// majority_vote + take_first) gives that answer and its scores to every
+// response; one that keeps the list gives each response its own. With
+// several targets an answer scores 1 when any target scores above 0
+// (lm-eval's multiple_target). An empty target (a doc without a valid
+// reference) scores 0.
+func (g *LMEvalGrader) Grade(task TaskSpec, ref Reference, responses []string) ([]Grade, error) {
 	s, err := g.scorer(task)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]Grade, len(responses))
-	hasTarget := strings.TrimSpace(target) != ""
+	targets := ref.Targets
+	if targets == nil {
+		targets = []string{ref.Target}
+	}
+	hasTarget := slices.ContainsFunc(targets, func(t string) bool { return strings.TrimSpace(t) != "" })
 	for _, f := range s.filters {
-		answers, _, err := f.Apply(responses, doc)
+		answers, _, err := f.Apply(responses, ref.Doc)
 		if err != nil {
 			return nil, fmt.Errorf("task %s: %w", task.Name, err)
 		}
@@ -272,12 +133,28 @@ func (g *LMEvalGrader) Grade(task TaskSpec, doc datasets.Doc, responses []string
 		// Each answer is scored once, also when one answer stands for every repeat.
 		scores := make([][]reports.Score, len(answers))
 		for k, a := range answers {
+			if s.results != nil {
+				if scores[k], err = s.hookScores(task, f.Name, ref, a); err != nil {
+					return nil, err
+				}
+				continue
+			}
 			scores[k] = make([]reports.Score, len(s.metrics))
 			for j, m := range s.metrics {
 				v := 0.0
 				if hasTarget {
-					if v, err = m(a, target); err != nil {
-						return nil, fmt.Errorf("task %s: metric %s, filter %s: %w", task.Name, s.names[j], f.Name, err)
+					for _, t := range targets {
+						x, err := m(a, t)
+						if err != nil {
+							return nil, fmt.Errorf("task %s: metric %s, filter %s: %w", task.Name, s.names[j], f.Name, err)
+						}
+						if x > 0 {
+							v = 1
+							if len(targets) == 1 {
+								v = x
+							}
+							break
+						}
 					}
 				}
 				scores[k][j] = reports.Score{Metric: s.names[j], Filter: f.Name, Value: v}
@@ -291,6 +168,24 @@ func (g *LMEvalGrader) Grade(task TaskSpec, doc datasets.Doc, responses []string
 			out[i].Answers = append(out[i].Answers, reports.Answer{Filter: f.Name, Answer: answers[k]})
 			out[i].Scores = append(out[i].Scores, scores[k]...)
 		}
+	}
+	return out, nil
+}
+
+// hookScores runs the ported process_results on one filtered answer and
+// returns its metrics in metric_list order.
+func (s *taskScorer) hookScores(task TaskSpec, filter string, ref Reference, answer string) ([]reports.Score, error) {
+	res, err := s.results(ref.Doc, ref.Columns, answer)
+	if err != nil {
+		return nil, fmt.Errorf("task %s: %s: %w", task.Name, task.ProcessResults, err)
+	}
+	out := make([]reports.Score, 0, len(s.names))
+	for _, name := range s.names {
+		i := slices.IndexFunc(res, func(r hooks.Result) bool { return r.Metric == name })
+		if i < 0 {
+			return nil, fmt.Errorf("task %s: %s returned no %s (metric_list names it)", task.Name, task.ProcessResults, name)
+		}
+		out = append(out, reports.Score{Metric: name, Filter: filter, Value: res[i].Value})
 	}
 	return out, nil
 }

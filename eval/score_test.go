@@ -1,7 +1,6 @@
 package eval
 
 import (
-	"math/big"
 	"testing"
 
 	"github.com/entropix-eval/entropix-eval/datasets"
@@ -9,107 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-const janetAnswer = "Janet sells 16 - 3 - 4 = <<16-3-4=9>>9 duck eggs a day.\nShe makes 9 * 2 = $<<9*2=18>>18 every day at the farmer\u2019s market.\n#### 18"
-
-func TestExactMatch(t *testing.T) {
-	tests := []struct {
-		pred, ref string
-		want      bool
-	}{
-		{"18", janetAnswer, true}, // gsm8k's reference is the whole answer
-		{"18", "18", true},
-		{"1,000", "1000", true},
-		{"$18", "18", true},
-		{"18.", "18", true},
-		{"18.00", "18", false}, // lm-eval's known complaint
-		{"18..", "18", false},  // only one final "." goes
-		{"[invalid]", "18", false},
-		{"-5", "-5", true},
-		{"5", "-5", false},
-		{"5.\n", "5\n", true}, // Python's "$" matches before a final newline
-		{"5.\n", "5", false},
-		{"ABC", "abc", true},
-		{"#### 7", "7", true},
-		{"7 #### 8", "8", true},
-		{"1.5", "1,5", false},
-		{"\u0130", "i\u0307", true}, // Python lowercases U+0130 to two code points
-		{"$1,234.", "#### 1,234", true},
-	}
-	for _, tt := range tests {
-		assert.Equal(t, tt.want, ExactMatch(tt.pred, tt.ref), "%q vs %q", tt.pred, tt.ref)
-	}
-}
-
-func normalized(t testing.TB, m *ExactMatcher, s string) string {
-	t.Helper()
-	out, err := m.Normalize(s)
-	require.NoError(t, err)
-	return out
-}
-
-func TestExactMatcherNormalize(t *testing.T) {
-	m, err := NewExactMatcher(GSM8KIgnore, true)
-	require.NoError(t, err)
-	tests := []struct{ in, want string }{
-		{"$1,234.", "1234"},
-		{"a,b$c#### D.", "d"},
-		{"x #### y #### Z", "z"},     // (?s).* is greedy: up to the last "#### "
-		{"multi\nline\n#### 5", "5"}, // (?s): "." crosses newlines
-		{"5.\n", "5\n"},
-		{"5.\n\n", "5.\n\n"}, // "$" only before the final newline
-		{"...", ".."},
-	}
-	for _, tt := range tests {
-		assert.Equal(t, tt.want, normalized(t, m, tt.in), "%q", tt.in)
-	}
-
-	m, err = NewExactMatcher([]string{`\$`, `a$`}, false)
-	require.NoError(t, err)
-	assert.Equal(t, "5 dollars", normalized(t, m, "$5 dollars"), `an escaped \$ is not an anchor`)
-	assert.Equal(t, "Ab", normalized(t, m, "Aba"))
-	_, err = NewExactMatcher([]string{"(?P<x"}, true)
-	assert.ErrorContains(t, err, "regexes_to_ignore")
-}
-
-func TestNumericMatch(t *testing.T) {
-	tests := []struct {
-		pred, ref string
-		want      bool
-	}{
-		{"29.00", "29", true},
-		{"29", "29.00", true},
-		{"$1,000", "1000", true},
-		{"1000.", "1000", true},
-		{"-0", "0", true},
-		{"0.5", ".5", true},
-		{"18", janetAnswer, true},
-		{"-3", "#### -3", true},
-		{"18.50", "18.5", true},
-		{"0.1", "0.10000000000000001", false}, // exact decimals, not float64
-		{"[invalid]", "18", false},
-		{"1.2.3", "1.2", false},
-		{"", "0", false},
-		{"abc", "abc", false},
-		{"18", "19", false},
-		{"1e3", "1000", false},
-		{"12/2", "6", false},
-		{"-", "0", false},
-		{".", "0", false},
-	}
-	for _, tt := range tests {
-		assert.Equal(t, tt.want, NumericMatch(tt.pred, tt.ref), "%q vs %q", tt.pred, tt.ref)
-	}
-}
-
-func TestParseDecimal(t *testing.T) {
-	r, ok := ParseDecimal("$2,125.50")
-	require.True(t, ok)
-	assert.Equal(t, 0, r.Cmp(big.NewRat(4251, 2)))
-	_, ok = ParseDecimal("2,125 apples")
-	assert.False(t, ok)
-}
-
-// gsm8kGrade is a GSM8K grade seen as the three scores of the old layout.
 type gsm8kGrade struct {
 	ExtractedStrict, ExtractedFlexible             string
 	CorrectStrict, CorrectFlexible, CorrectNumeric bool
@@ -124,7 +22,7 @@ func builtinSpec(t testing.TB, task string) TaskSpec {
 
 func gradeOne(t testing.TB, g Grader, task, response, target string) gsm8kGrade {
 	t.Helper()
-	gs, err := g.Grade(builtinSpec(t, task), nil, []string{response}, target)
+	gs, err := g.Grade(builtinSpec(t, task), Reference{Target: target}, []string{response})
 	require.NoError(t, err)
 	require.Len(t, gs, 1)
 	var out gsm8kGrade
@@ -149,6 +47,8 @@ func gradeOne(t testing.TB, g Grader, task, response, target string) gsm8kGrade 
 	return out
 }
 
+const janetAnswer = "Janet sells 16 - 3 - 4 = <<16-3-4=9>>9 duck eggs a day.\nShe makes 9 * 2 = $<<9*2=18>>18 every day at the farmer\u2019s market.\n#### 18"
+
 func TestLMEvalGrader(t *testing.T) {
 	g := NewLMEvalGrader()
 	tests := []struct {
@@ -171,25 +71,6 @@ func TestLMEvalGrader(t *testing.T) {
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, gradeOne(t, g, tt.task, tt.response, tt.target), "%s: %q", tt.task, tt.response)
 	}
-	_, err := g.Grade(TaskSpec{Name: "empty"}, nil, []string{"x"}, "1")
+	_, err := g.Grade(TaskSpec{Name: "empty"}, Reference{Target: "1"}, []string{"x"})
 	assert.ErrorContains(t, err, "no filters or metrics")
-}
-
-// FuzzFastNormalizeMatchesRegexp holds the hand-written GSM8K normaliser to
-// the regexp rules (themselves checked against Python in TestExactMatcherNormalize).
-func FuzzFastNormalizeMatchesRegexp(f *testing.F) {
-	for _, s := range []string{"$1,234.", "5.\n", "5.\n\n", "a#### b#### c", "##### 5", "x.\n.", "\u0130.", "", "."} {
-		f.Add(s)
-	}
-	fast, err := NewExactMatcher(GSM8KIgnore, true)
-	require.NoError(f, err)
-	require.NotNil(f, fast.fast)
-	slow, err := NewExactMatcher(GSM8KIgnore, true)
-	require.NoError(f, err)
-	slow.fast = nil
-	f.Fuzz(func(t *testing.T, s string) {
-		if a, b := normalized(t, fast, s), normalized(t, slow, s); a != b {
-			t.Fatalf("%q: fast %q, regexp %q", s, a, b)
-		}
-	})
 }

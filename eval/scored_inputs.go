@@ -7,6 +7,7 @@ import (
 
 	"github.com/entropix-eval/entropix-eval/datasets"
 	"github.com/entropix-eval/entropix-eval/eval/loglik"
+	"github.com/entropix-eval/entropix-eval/hooks"
 )
 
 // scoredDoc builds a doc's loglikelihood requests as lm-eval's
@@ -70,7 +71,7 @@ func scoredDoc(task *datasets.Task, doc datasets.Problem, context string, chat b
 // index when the target is one, else the text.
 func choiceTarget(task *datasets.Task, doc datasets.Doc, choices []string, gold int) string {
 	if v, err := task.DocToTarget.Render(doc); err == nil {
-		if s := datasets.PyStr(v); s != "" {
+		if s := hooks.PyStr(v); s != "" {
 			return s
 		}
 	}

@@ -27,20 +27,34 @@ func TestSharedTasksScore(t *testing.T) {
 	src := datasets.DataSource{DataDirs: []string{sharedtest.Path(t, "tasks/data"), mirror}}
 
 	respond := map[string]func(answer string) string{
-		"gsm8k":                               func(a string) string { return "She sells 9 eggs.\n#### " + a },
-		"gsm8k_cot":                           func(a string) string { return "9 * 2 = 18. The answer is " + a + "." },
-		"gsm8k_cot_zeroshot":                  func(a string) string { return "9 * 2 = 18. The answer is " + a + "." },
-		"gsm8k_cot_self_consistency":          func(a string) string { return "The answer is " + a + "." },
-		"gsm8k_cot_llama":                     func(a string) string { return "9 * 2 = 18. The final answer is " + a },
-		"gsm8k_platinum":                      func(a string) string { return "Work.\n#### " + a },
-		"gsm8k_platinum_cot":                  func(a string) string { return "The answer is " + a + "." },
-		"gsm8k_platinum_cot_zeroshot":         func(a string) string { return "The answer is " + a + "." },
-		"gsm8k_platinum_cot_self_consistency": func(a string) string { return "The answer is " + a + "." },
-		"gsm8k_platinum_cot_llama":            func(a string) string { return "The final answer is " + a },
-		"bbh_cot_fewshot_boolean_expressions": func(a string) string { return "not True is False. So the answer is " + a + "." },
-		"bbh_cot_fewshot_date_understanding":  func(a string) string { return "Tomorrow is 05/01/2021. So the answer is " + a + "." },
-		"mmlu_flan_cot_zeroshot_anatomy":      func(a string) string { return "The first branch is ... The answer is " + a + "." },
-		"arc_challenge_chat":                  func(a string) string { return " " + a },
+		"gsm8k":                                 func(a string) string { return "She sells 9 eggs.\n#### " + a },
+		"gsm8k_cot":                             func(a string) string { return "9 * 2 = 18. The answer is " + a + "." },
+		"gsm8k_cot_zeroshot":                    func(a string) string { return "9 * 2 = 18. The answer is " + a + "." },
+		"gsm8k_cot_self_consistency":            func(a string) string { return "The answer is " + a + "." },
+		"gsm8k_cot_llama":                       func(a string) string { return "9 * 2 = 18. The final answer is " + a },
+		"gsm8k_platinum":                        func(a string) string { return "Work.\n#### " + a },
+		"gsm8k_platinum_cot":                    func(a string) string { return "The answer is " + a + "." },
+		"gsm8k_platinum_cot_zeroshot":           func(a string) string { return "The answer is " + a + "." },
+		"gsm8k_platinum_cot_self_consistency":   func(a string) string { return "The answer is " + a + "." },
+		"gsm8k_platinum_cot_llama":              func(a string) string { return "The final answer is " + a },
+		"bbh_cot_fewshot_boolean_expressions":   func(a string) string { return "not True is False. So the answer is " + a + "." },
+		"bbh_cot_fewshot_date_understanding":    func(a string) string { return "Tomorrow is 05/01/2021. So the answer is " + a + "." },
+		"mmlu_flan_cot_zeroshot_anatomy":        func(a string) string { return "The first branch is ... The answer is " + a + "." },
+		"arc_challenge_chat":                    func(a string) string { return " " + a },
+		"gpqa_main_generative_n_shot":           func(a string) string { return "Reasoning. The answer is " + a + "." },
+		"gpqa_main_cot_n_shot":                  func(a string) string { return "Reasoning. The answer is " + a + "." },
+		"gpqa_main_cot_zeroshot":                func(a string) string { return "Reasoning. The answer is " + a + "." },
+		"hendrycks_math_algebra":                func(a string) string { return "So the answer is $" + a + "$" },
+		"hendrycks_math500":                     func(a string) string { return "So the answer is $" + a + "$" },
+		"aime24":                                func(a string) string { return "Thus \\boxed{" + a + "}." },
+		"aime25":                                func(a string) string { return "Thus \\boxed{" + a + "}." },
+		"mmlu_pro_math":                         func(a string) string { return "Step by step. The answer is (" + a + ")." },
+		"bbh_cot_zeroshot_date_understanding":   func(a string) string { return "Counting days. So the answer is " + a + "." },
+		"bbh_cot_zeroshot_object_counting":      func(a string) string { return "Counting objects. So the answer is " + a + "." },
+		"bbh_cot_zeroshot_sports_understanding": func(a string) string { return "So the answer is " + a + "." },
+		"bbh_cot_zeroshot_word_sorting":         func(a string) string { return a },
+		"triviaqa":                              func(a string) string { return " " + a + "\n" },
+		"nq_open":                               func(a string) string { return " " + a },
 	}
 	g := NewLMEvalGrader()
 	for _, e := range ix.Entries() {
@@ -58,16 +72,20 @@ func TestSharedTasksScore(t *testing.T) {
 				return
 			}
 			require.NoError(t, err)
-			doc := data.Docs.Problems[0].Doc
-			target, err := task.Target(doc)
+			refs, err := References(task, data.Docs.Problems[:1])
 			require.NoError(t, err)
+			ref := refs[0]
+			target := ref.Target
+			if ref.Targets != nil {
+				target = ref.Targets[0]
+			}
 			answer := target
 			if a, ok := datasets.FinalAnswer(target); ok {
 				answer = a // gsm8k's target is the whole worked answer
 			}
 			mk, ok := respond[e.Name]
 			require.True(t, ok, "no crafted response for %s", e.Name)
-			spec := TaskSpec{Name: task.Name, Filters: task.Filters, Metrics: task.Metrics, Repeats: task.Repeats}
+			spec := TaskSpec{Name: task.Name, Filters: task.Filters, Metrics: task.Metrics, Repeats: task.Repeats, ProcessResults: task.ProcessResults}
 			n := max(1, task.Repeats)
 			for _, tc := range []struct {
 				answer string
@@ -77,7 +95,7 @@ func TestSharedTasksScore(t *testing.T) {
 				for i := range resps {
 					resps[i] = mk(tc.answer)
 				}
-				grades, err := g.Grade(spec, doc, resps, target)
+				grades, err := g.Grade(spec, ref, resps)
 				require.NoError(t, err)
 				first := task.Filters[0].Name
 				for _, s := range grades[0].Scores {
@@ -91,19 +109,13 @@ func TestSharedTasksScore(t *testing.T) {
 }
 
 // refusedSharedTasks names the shared tasks that do not load yet and the error
-// each gives: Python hooks without a Go port, and the gaps the ported-hooks
-// issue lists.
+// each gives: Python hooks without a Go port.
 func refusedSharedTasks(name string) (string, bool) {
 	switch {
-	case strings.HasPrefix(name, "gpqa"), strings.HasPrefix(name, "aime"),
-		strings.HasPrefix(name, "hendrycks_math"), strings.HasPrefix(name, "minerva_math"),
-		strings.HasPrefix(name, "mmlu_pro"), strings.HasPrefix(name, "bbh_cot_zeroshot"),
-		name == "ifeval":
-		return "is Python code, which entropix-eval cannot run", true
-	case name == "triviaqa":
-		return "decontamination is not supported", true
-	case name == "nq_open":
-		return "data not found offline", true
+	case strings.HasPrefix(name, "minerva_math"):
+		return "process_results is not ported: its exact_match compares with sympy's LaTeX parser", true
+	case name == "ifeval":
+		return "utils.process_results (ifeval/utils.py, sha256 1ab8f14808c826f93f2364883487ed63cf4267980bf4761fda8053899c013632): no Go port", true
 	}
 	return "", false
 }

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -140,10 +142,11 @@ func TestRunScoredMultipleChoice(t *testing.T) {
 }
 
 // TestRunScoredBatchInvariant: the log-likelihoods are the same bits one
-// sequence at a time, in 4-token chunks and without the prefix cache.
+// sequence at a time, in 4-token chunks and without the prefix cache, and
+// with two workers sharing the questions.
 func TestRunScoredBatchInvariant(t *testing.T) {
 	_, _, want := runScoredTask(t, "mmlu_tiny")
-	for _, extra := range [][]string{{"--batch-size", "1"}, {"--prefill-chunk", "4", "--no-prefix-cache"}} {
+	for _, extra := range [][]string{{"--batch-size", "1"}, {"--prefill-chunk", "4", "--no-prefix-cache"}, {"--devices", "cpu,cpu"}} {
 		_, _, got := runScoredTask(t, "mmlu_tiny", extra...)
 		assert.Equal(t, want, got, "%v", extra)
 	}
@@ -209,4 +212,64 @@ func b2f(b bool) float64 {
 		return 1
 	}
 	return 0
+}
+
+// TestRunScoredMMLUSampleLine: the MMLU-shaped task's first lm-eval samples
+// line, assembled by hand: the 5-shot prompt (description, first_n shots
+// answered by their choice letter), one request per letter, resps and
+// filtered_resps as sanitize_list writes them, the hashes of the doc
+// (json.dumps indent=2), the context and str(target).
+func TestRunScoredMMLUSampleLine(t *testing.T) {
+	out, _, samples := runScoredTask(t, "mmlu_tiny")
+	shot := func(q, a, b, c, d, answer string) string {
+		return q + "\nA. " + a + "\nB. " + b + "\nC. " + c + "\nD. " + d + "\nAnswer: " + answer + "\n\n"
+	}
+	ctx := "The following are multiple choice questions (with answers) about stories.\n\n" +
+		shot("What did the dog say?", "Woof", "Moo", "Tweet", "Quack", "A") +
+		shot("Where do fish live?", "In a tree", "In the water", "In a car", "In a box", "B") +
+		shot("What color is the sun?", "Green", "Blue", "Yellow", "Black", "C") +
+		shot("Who reads books to kids at night?", "A fish", "A rock", "A cloud", "Mom", "D") +
+		shot("What do you use to eat soup?", "A spoon", "A shoe", "A hat", "A ball", "A") +
+		"What did the cat say?\nA. Meow\nB. Woof\nC. Moo\nD. Oink\nAnswer:"
+	js := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	var args, resps, filtered []string
+	for i, letter := range []string{"A", "B", "C", "D"} {
+		require.Equal(t, []string{ctx, " " + letter}, samples[0].Arguments[i])
+		args = append(args, fmt.Sprintf(`"gen_args_%d": {"arg_0": %s, "arg_1": " %s"}`, i, js(ctx), letter))
+		tuple := `["` + pyfloat.Repr(samples[0].ll(i)) + `", "` + map[bool]string{true: "True", false: "False"}[samples[0].greedy(i)] + `"]`
+		resps, filtered = append(resps, "["+tuple+"]"), append(filtered, tuple)
+	}
+	acc := "0.0"
+	if argmaxOf(samples[0].lls(4)) == 0 {
+		acc = "1.0"
+	}
+	doc := "{\n  \"question\": \" What did the cat say? \",\n  \"subject\": \"stories\",\n  \"choices\": [\n    \"Meow\",\n    \"Woof\",\n    \"Moo\",\n    \"Oink\"\n  ],\n  \"answer\": 0\n}"
+	want := `{"doc_id": 0, "doc": {"question": " What did the cat say? ", "subject": "stories", "choices": ["Meow", "Woof", "Moo", "Oink"], "answer": 0}, ` +
+		`"target": "0", "arguments": {` + strings.Join(args, ", ") + `}, "resps": [` + strings.Join(resps, ", ") + `], ` +
+		`"filtered_resps": [` + strings.Join(filtered, ", ") + `], "filter": "none", "metrics": ["acc"], ` +
+		`"doc_hash": "` + sha256Hex(doc) + `", "prompt_hash": "` + sha256Hex(ctx) + `", "target_hash": "` + sha256Hex("0") + `", "acc": ` + acc + `}`
+	lm, _ := filepath.Glob(filepath.Join(out, "lm-eval", "*", "*", "samples_mmlu_tiny_*.jsonl"))
+	require.Len(t, lm, 1)
+	b, err := os.ReadFile(lm[0])
+	require.NoError(t, err)
+	assert.Equal(t, want, strings.SplitN(string(b), "\n", 2)[0])
+}
+
+// TestRunScoredShardsMerge: two shards merged give the unsharded run's
+// results.json, and rescoring changes nothing.
+func TestRunScoredShardsMerge(t *testing.T) {
+	whole, _, _ := runScoredTask(t, "lambada_tiny")
+	s0, _, _ := runScoredTask(t, "lambada_tiny", "--shard", "0/2")
+	s1, _, _ := runScoredTask(t, "lambada_tiny", "--shard", "1/2")
+	merged := filepath.Join(t.TempDir(), "merged")
+	require.NoError(t, runMerge(context.Background(), []string{"--out", merged, s0, s1}, io.Discard, io.Discard))
+	want, err := os.ReadFile(filepath.Join(whole, eval.ResultsJSONFile))
+	require.NoError(t, err)
+	got, err := os.ReadFile(filepath.Join(merged, eval.ResultsJSONFile))
+	require.NoError(t, err)
+	assert.JSONEq(t, string(want), string(got))
+	require.NoError(t, runRescore(context.Background(), []string{merged}, io.Discard, io.Discard))
+	again, err := os.ReadFile(filepath.Join(merged, eval.ResultsJSONFile))
+	require.NoError(t, err)
+	assert.Equal(t, string(got), string(again))
 }

@@ -46,3 +46,33 @@ func TestRunGroupFromIncludePath(t *testing.T) {
 		assert.Equal(t, []string{"Q:", "</s>"}, m.Task.Stops[:2], "the task's until, then the tokenizer's EOS")
 	}
 }
+
+// TestRunPortedHookTasks runs tasks whose lm-eval YAML names Python hooks
+// through the real pipeline: hendrycks_math_algebra (ported process_docs and
+// process_results) and gpqa_main_cot_zeroshot (ported process_docs with
+// Python's random). The manifest names the ports, the targets are the
+// processed docs', and rescoring reproduces the scores.
+func TestRunPortedHookTasks(t *testing.T) {
+	for _, task := range []string{"hendrycks_math_algebra", "gpqa_main_cot_zeroshot"} {
+		t.Run(task, func(t *testing.T) {
+			out := t.TempDir()
+			args := []string{"--model", sharedtest.Path(t, "models/stories260K-hf"), "--include-path", sharedtest.Path(t, "tasks/lm-eval"),
+				"--data-dir", sharedtest.Path(t, "tasks/data"), "--task", task, "--samplers", "greedy", "--limit", "2",
+				"--max-new-tokens", "8", "--progress", "none", "--out", out}
+			require.NoError(t, runQuiet(t, context.Background(), args))
+			m, err := eval.ReadManifest(out)
+			require.NoError(t, err)
+			require.Contains(t, m.Task.Config, "ports")
+			problems, err := eval.ReadProblems(out)
+			require.NoError(t, err)
+			require.Len(t, problems, 2)
+			for _, p := range problems {
+				assert.Equal(t, p.Doc["answer"], p.Target, "the target is the processed doc's answer")
+			}
+			before := runOutputs(t, out)
+			_, _, err = eval.Rescore(out, defaultOutputs())
+			require.NoError(t, err)
+			assert.Equal(t, before[eval.ResultsJSONFile], runOutputs(t, out)[eval.ResultsJSONFile], "rescoring with the recorded ports")
+		})
+	}
+}

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -72,6 +75,7 @@ func listTasks(w io.Writer, ix *datasets.Index, check bool) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tKIND\tSOURCE\tFILE")
 	var refused []string
+	var tally blockerTally
 	for _, e := range ix.Entries() {
 		kind := e.Kind
 		switch {
@@ -80,9 +84,13 @@ func listTasks(w io.Writer, ix *datasets.Index, check bool) error {
 		case e.Kind != datasets.KindTask:
 			kind = fmt.Sprintf("%s (%d)", e.Kind, len(e.Members))
 		case check:
-			if _, err := ix.Task(e.Name); err != nil {
+			t, err := ix.Task(e.Name)
+			tally.add(t, err)
+			if err != nil {
 				kind = "refused"
 				refused = append(refused, fmt.Sprintf("%s: %v", e.Name, err))
+			} else if len(t.Ports) > 0 {
+				kind = fmt.Sprintf("task (%d port%s)", len(t.Ports), map[bool]string{true: "s"}[len(t.Ports) > 1])
 			}
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Name, kind, e.Source, e.File)
@@ -93,7 +101,66 @@ func listTasks(w io.Writer, ix *datasets.Index, check bool) error {
 	for _, r := range refused {
 		fmt.Fprintln(w, r)
 	}
+	if check {
+		tally.print(w)
+	}
 	return nil
+}
+
+// blockerTally counts, over the generate_until tasks, the accepted ones and
+// each class of blocker (a task with several counts once per class).
+type blockerTally struct {
+	generate, accepted int
+	classes            map[string]int
+	sole               map[string]int
+}
+
+func (b *blockerTally) add(t *datasets.Task, err error) {
+	var re *datasets.RefusedTaskError
+	if err != nil && !errors.As(err, &re) {
+		b.generate++ // broken YAML or a missing include: counted as refused
+		b.count([]string{"not loadable"})
+		return
+	}
+	if err == nil {
+		if t.OutputType == datasets.OutputGenerateUntil {
+			b.generate++
+			b.accepted++
+		}
+		return
+	}
+	if re.OutputType != datasets.OutputGenerateUntil {
+		return
+	}
+	var classes []string
+	for _, bl := range re.Blockers {
+		if !slices.Contains(classes, bl.Class) {
+			classes = append(classes, bl.Class)
+		}
+	}
+	b.generate++
+	b.count(classes)
+}
+
+func (b *blockerTally) count(classes []string) {
+	if b.classes == nil {
+		b.classes, b.sole = map[string]int{}, map[string]int{}
+	}
+	for _, c := range classes {
+		b.classes[c]++
+	}
+	if len(classes) == 1 {
+		b.sole[classes[0]]++
+	}
+}
+
+func (b *blockerTally) print(w io.Writer) {
+	fmt.Fprintf(w, "\naccepted %d of %d generate_until tasks; blockers of the others (tasks with it; as the only blocker):\n", b.accepted, b.generate)
+	keys := slices.Collect(maps.Keys(b.classes))
+	slices.SortFunc(keys, func(x, y string) int { return cmp.Or(b.classes[y]-b.classes[x], strings.Compare(x, y)) })
+	for _, k := range keys {
+		fmt.Fprintf(w, "  %6d %6d  %s\n", b.classes[k], b.sole[k], k)
+	}
 }
 
 func showTask(w io.Writer, ix *datasets.Index, name string) error {
@@ -119,6 +186,9 @@ func showTask(w io.Writer, ix *datasets.Index, name string) error {
 	for _, k := range []string{"version", "dataset_path", "dataset_name", "split", "num_fewshot", "fewshot_sampler",
 		"fewshot_split", "fewshot_samples", "until", "max_gen_toks", "repeats", "filters", "metrics"} {
 		fmt.Fprintf(w, "  %-16s %v\n", k, d[k])
+	}
+	for _, p := range t.Ports {
+		fmt.Fprintf(w, "  %-16s %s\n", "port", p)
 	}
 	if g := t.Generation; len(g) > 0 {
 		fmt.Fprintf(w, "  %-16s %v (recorded; the sweep's samplers decide decoding)\n", "generation", g)

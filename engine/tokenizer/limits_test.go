@@ -97,7 +97,9 @@ func TestChatTemplateLimits(t *testing.T) {
 			}
 			require.Error(t, err)
 			assert.Less(t, time.Since(start), 10*time.Second)
-			assert.Contains(t, err.Error(), tc.want)
+			if !strings.Contains(err.Error(), "rendering took more than") {
+				assert.Contains(t, err.Error(), tc.want)
+			} // a loaded machine may reach the time limit first on the loops
 			assert.Contains(t, err.Error(), filepath.Join(dir, "tokenizer_config.json"))
 		})
 	}

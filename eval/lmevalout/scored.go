@@ -2,11 +2,10 @@ package lmevalout
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/entropix-eval/entropix-eval/datasets"
 	"github.com/entropix-eval/entropix-eval/eval/loglik"
-	"github.com/entropix-eval/entropix-eval/internal/pyfloat"
+	"github.com/entropix-eval/entropix-eval/hooks"
 	"github.com/entropix-eval/entropix-eval/internal/pyjson"
 )
 
@@ -42,10 +41,10 @@ func scoredLine(s map[string]any, docID int64, target, docHash, promptHash, targ
 			return nil, fmt.Errorf("sample of doc %d: result %d is not [logprob, is_greedy]", docID, i)
 		}
 		if outputType == datasets.OutputRolling {
-			resps, filtered = append(resps, []string{pyStr(ll)}), append(filtered, pyStr(ll))
+			resps, filtered = append(resps, []string{hooks.PyFloat(ll)}), append(filtered, hooks.PyFloat(ll))
 			continue
 		}
-		tuple := []string{pyStr(ll), pyBool(greedy)}
+		tuple := []string{hooks.PyFloat(ll), hooks.PyStr(greedy)}
 		resps, filtered = append(resps, [][]string{tuple}), append(filtered, tuple)
 	}
 	line := pyjson.NewDict(
@@ -77,24 +76,4 @@ func scoredConfig(results *pyjson.Dict) {
 	if c, ok := field(results, "config").(*pyjson.Dict); ok {
 		c.Set("bootstrap_iters", loglik.BootstrapIters).Set("gen_kwargs", nil)
 	}
-}
-
-// pyStr is Python's str of a float (repr; nan, inf).
-func pyStr(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "nan"
-	case math.IsInf(f, 1):
-		return "inf"
-	case math.IsInf(f, -1):
-		return "-inf"
-	}
-	return pyfloat.Repr(f)
-}
-
-func pyBool(b bool) string {
-	if b {
-		return "True"
-	}
-	return "False"
 }

@@ -1,4 +1,4 @@
-package eval
+package hooks
 
 import (
 	"fmt"
@@ -20,12 +20,15 @@ type pyRegex struct {
 	re2 *regexp2.Regexp
 }
 
-// regexTimeout bounds one regexp2 search on one response.
-const regexTimeout = 2 * time.Second
+// RegexTimeout bounds one regexp2 search on one response.
+const RegexTimeout = 2 * time.Second
 
 func compilePyRegex(pattern string) (*pyRegex, error) {
 	if re2Safe(pattern) {
-		if re, err := regexp.Compile(pattern); err == nil {
+		// A pattern that can match the empty string stays off RE2: Go's
+		// FindAll drops an empty match right after a non-empty one, Python
+		// (3.7+) keeps it ("yes|" on "yes" finds "yes" and "").
+		if re, err := regexp.Compile(pattern); err == nil && !re.MatchString("") {
 			return &pyRegex{src: pattern, re: re}, nil
 		}
 	}
@@ -36,7 +39,7 @@ func compilePyRegex(pattern string) (*pyRegex, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compile %q: %w", pattern, err)
 	}
-	re.MatchTimeout = regexTimeout
+	re.MatchTimeout = RegexTimeout
 	return &pyRegex{src: pattern, re2: re}, nil
 }
 

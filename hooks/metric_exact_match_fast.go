@@ -1,4 +1,4 @@
-package eval
+package hooks
 
 import (
 	"slices"
@@ -22,7 +22,7 @@ func normalizeGSM8K(s string) string {
 	case strings.HasSuffix(s, ".\n"):
 		s = s[:len(s)-2] + "\n"
 	}
-	return pyLower(s)
+	return PyLower(s)
 }
 
 func isGSM8KIgnore(regexes []string, ignoreCase bool) bool {

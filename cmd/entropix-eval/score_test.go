@@ -1,0 +1,136 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/entropix-eval/entropix-eval/eval"
+	"github.com/entropix-eval/entropix-eval/internal/sharedtest"
+)
+
+// TestScoreMatchesLMEval scores, for every ported task of
+// ../shared/tasks/expected/hooks.json, the first invented response of each
+// doc with `entropix-eval score` and checks lm-eval's samples file it
+// writes: the prompt (arguments.gen_args_0.arg_0), filtered_resps and every
+// metric, against what lm-eval's Python produced.
+func TestScoreMatchesLMEval(t *testing.T) {
+	var file struct {
+		Tasks []struct {
+			Task string `json:"task"`
+			Docs []struct {
+				DocIndex int    `json:"doc_index"`
+				Prompt   string `json:"prompt"`
+			} `json:"docs"`
+			Responses []struct {
+				DocIndex int                       `json:"doc_index"`
+				Response string                    `json:"response"`
+				Filtered map[string]*string        `json:"filtered"`
+				Metrics  map[string]map[string]any `json:"metrics"`
+				NotRun   []string                  `json:"not_run"`
+			} `json:"responses"`
+		} `json:"tasks"`
+	}
+	sharedtest.ReadJSON(t, "tasks/expected/hooks.json", &file)
+	lmeval, data := sharedtest.Path(t, "tasks/lm-eval"), sharedtest.Path(t, "tasks/data")
+	scored := 0
+	for _, task := range file.Tasks {
+		if task.Task == "ifeval" || task.Task == "minerva_math500" {
+			continue // refused: no Go port of their process_results
+		}
+		t.Run(task.Task, func(t *testing.T) {
+			dir := t.TempDir()
+			resp := filepath.Join(dir, "r.jsonl")
+			f, err := os.Create(resp)
+			require.NoError(t, err)
+			first := map[int]int{} // doc index -> response index
+			for i, r := range task.Responses {
+				if _, ok := first[r.DocIndex]; !ok && r.NotRun == nil {
+					first[r.DocIndex] = i
+				}
+			}
+			n := 0
+			for ; ; n++ {
+				if _, ok := first[n]; !ok {
+					break
+				}
+				b, _ := json.Marshal(map[string]any{"doc_index": n, "response": task.Responses[first[n]].Response})
+				fmt.Fprintf(f, "%s\n", b)
+			}
+			require.NoError(t, f.Close())
+			require.NotZero(t, n)
+			out := filepath.Join(dir, "run")
+			require.NoError(t, runScore([]string{"--task", task.Task, "--include-path", lmeval, "--data-dir", data,
+				"--responses", resp, "--out", out}, io.Discard, io.Discard))
+			samples, err := filepath.Glob(filepath.Join(out, "lm-eval", "external__seed=0", "external", "samples_*.jsonl"))
+			require.NoError(t, err)
+			require.Len(t, samples, 1)
+			sf, err := os.Open(samples[0])
+			require.NoError(t, err)
+			defer sf.Close()
+			sc := bufio.NewScanner(sf)
+			sc.Buffer(nil, 1<<24)
+			lines := 0
+			for sc.Scan() {
+				var line map[string]any
+				require.NoError(t, json.Unmarshal(sc.Bytes(), &line))
+				doc := int(line["doc_id"].(float64))
+				want := task.Responses[first[doc]]
+				args := line["arguments"].(map[string]any)["gen_args_0"].(map[string]any)
+				assert.Equal(t, task.Docs[doc].Prompt, args["arg_0"], "doc %d: prompt", doc)
+				filter := line["filter"].(string)
+				if w := want.Filtered[filter]; w != nil {
+					assert.Equal(t, []any{*w}, line["filtered_resps"], "doc %d: %s", doc, filter)
+				}
+				for metric, v := range want.Metrics[filter] {
+					if f, ok := v.(float64); ok {
+						assert.Equal(t, f, line[metric], "doc %d: %s,%s", doc, metric, filter)
+					}
+				}
+				lines++
+			}
+			require.NoError(t, sc.Err())
+			assert.NotZero(t, lines)
+			scored++
+		})
+	}
+	assert.GreaterOrEqual(t, scored, 12)
+}
+
+// score keeps a run's rules: a scored output type (its scores come from
+// log-likelihoods, not responses) is refused, and so is an --out holding
+// someone's own files, which stay untouched.
+func TestScoreRefusesScoredTasksAndForeignDirs(t *testing.T) {
+	dir := t.TempDir()
+	resp := filepath.Join(dir, "r.jsonl")
+	require.NoError(t, os.WriteFile(resp, []byte(`{"doc_index": 0, "response": "The answer is 18."}`+"\n"), 0o644))
+
+	mc := filepath.Join(dir, "mc.yaml")
+	require.NoError(t, os.WriteFile(mc, []byte("task: mc\ndataset_path: acme/x\ntest_split: test\noutput_type: multiple_choice\n"+
+		"doc_to_text: \"{{q}}\"\ndoc_to_target: a\ndoc_to_choice: [x, y]\n"), 0o644))
+	err := runScore([]string{"--task", mc, "--responses", resp, "--out", filepath.Join(dir, "mc-run")}, io.Discard, io.Discard)
+	assert.ErrorContains(t, err, "output_type multiple_choice is scored from the model's log-likelihoods")
+	assert.NoDirExists(t, filepath.Join(dir, "mc-run"))
+
+	data := filepath.Join(dir, "test.jsonl")
+	require.NoError(t, os.WriteFile(data, []byte(`{"question": "2*9?", "answer": "2*9=18\n#### 18"}`+"\n"), 0o644))
+	foreign := filepath.Join(dir, "mine")
+	require.NoError(t, os.MkdirAll(foreign, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(foreign, "notes.txt"), []byte("keep"), 0o644))
+	err = runScore([]string{"--task", "gsm8k", "--num-fewshot", "0", "--dataset", data, "--responses", resp, "--out", foreign}, io.Discard, io.Discard)
+	assert.ErrorIs(t, err, eval.ErrNotRunDir)
+	entries, err := os.ReadDir(foreign)
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "nothing written beside the user's file")
+
+	run := filepath.Join(dir, "run")
+	require.NoError(t, runScore([]string{"--task", "gsm8k", "--num-fewshot", "0", "--dataset", data, "--responses", resp, "--out", run}, io.Discard, io.Discard))
+	assert.FileExists(t, filepath.Join(run, eval.RunDirMarker))
+}
