@@ -29,8 +29,12 @@ func CanonicalSpec(label string, description, spec json.RawMessage) string {
 
 // ModelName names a checkpoint path as a reader knows the model: a hub
 // snapshot (.../models--org--name/snapshots/<revision>) by its repo id and
-// revision, any other path by its last element.
+// revision, any other path by its last element; no path, no name (responses
+// scored without a model).
 func ModelName(path string) (name, revision string) {
+	if path == "" {
+		return "", ""
+	}
 	parts := strings.Split(filepath.ToSlash(filepath.Clean(path)), "/")
 	for i := len(parts) - 3; i >= 0; i-- {
 		if strings.HasPrefix(parts[i], "models--") && parts[i+1] == "snapshots" {

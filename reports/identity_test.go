@@ -12,6 +12,7 @@ func TestModelName(t *testing.T) {
 		{"/hf/hub/models--HuggingFaceTB--SmolLM2-135M-Instruct/snapshots/12fd25f7", "HuggingFaceTB/SmolLM2-135M-Instruct", "12fd25f7"},
 		{"/models/Llama-3.2-1B-Instruct/", "Llama-3.2-1B-Instruct", ""},
 		{"models/fixture-llama", "fixture-llama", ""},
+		{"", "", ""},
 	} {
 		name, rev := ModelName(tc.path)
 		assert.Equal(t, tc.name, name, tc.path)
