@@ -149,3 +149,27 @@ func TestNightlyMatrixExample(t *testing.T) {
 	assert.Equal(t, "min_p(min_p=0.05,temperature=0.7)", c.Samplers[1].DisplayLabel())
 	assert.Equal(t, "top_p(temperature=1.5)", c.Samplers[13].DisplayLabel())
 }
+
+// Any sweep file parses or fails without a panic, and a parsed one holds no
+// list left in a sampler: every grid expanded, within the bound.
+func FuzzParseConfigGrids(f *testing.F) {
+	f.Add("samplers:\n  - {name: min_p, temperature: [0.7, 1.0], min_p: [0.05, 0.1]}\n")
+	f.Add("samplers:\n  - greedy\n  - {name: top_p, label: t, top_p: [0.9], temperature: [[1]]}\n")
+	f.Add("models: [a, b/c]\ntasks: [t]\nout: o\nsamplers: [{name: x, y: []}]\n")
+	f.Fuzz(func(t *testing.T, doc string) {
+		cfg, err := ParseConfig([]byte(doc))
+		if err != nil {
+			return
+		}
+		for i, s := range cfg.Samplers {
+			for k, v := range s.Params {
+				if _, isList := v.([]any); isList {
+					t.Fatalf("samplers[%d].%s is still a list: %v", i, k, v)
+				}
+			}
+		}
+		if cfg.IsMatrix() {
+			_, _ = ExpandMatrix(cfg)
+		}
+	})
+}

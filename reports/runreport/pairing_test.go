@@ -108,3 +108,20 @@ func TestSplitPair(t *testing.T) {
 	_, _, err = splitPair("x=y=z", []string{"x", "x=y"}, []string{"y=z", "z"})
 	require.ErrorContains(t, err, "reads as 2 different pairs")
 }
+
+// splitPair never panics, and a split it returns is the input cut at one "="
+// into a label of each run.
+func FuzzSplitPair(f *testing.F) {
+	f.Add("min_p=min_p-v2", "min_p", "min_p-v2")
+	f.Add("a=b=c", "a=b", "c")
+	f.Add("=", "", "")
+	f.Fuzz(func(t *testing.T, p, a, b string) {
+		la, lb, err := splitPair(p, []string{a, "greedy"}, []string{b, "greedy"})
+		if err != nil {
+			return
+		}
+		if la+"="+lb != p || (la != a && la != "greedy") || (lb != b && lb != "greedy") {
+			t.Fatalf("splitPair(%q) = %q, %q", p, la, lb)
+		}
+	})
+}
