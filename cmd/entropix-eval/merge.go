@@ -31,7 +31,8 @@ func runMerge(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: entropix-eval merge --out DIR SHARD_DIR...\n\n"+
 			"Every shard 0..n-1 of one sweep must be given once and be finished; the merged\n"+
-			"directory holds the result files a single unsharded run would have written.")
+			"directory holds the result files a single unsharded run would have written.\n"+
+			"Shards of a sweep matrix (sweep.json) merge model × task by model × task.")
 		printFlags(fs, fs.Output())
 	}
 	if err := parseFlags(fs, args); err != nil {

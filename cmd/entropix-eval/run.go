@@ -114,7 +114,9 @@ func newRunFlags(cfg *eval.Config, stderr io.Writer) *runFlags {
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: entropix-eval run [SWEEP.yaml] [flags]\n\n"+
 			"Flags override the sweep file's fields. Running the same command again resumes\n"+
-			"an interrupted run in --out, or grows a finished one by more seeds, samplers or problems.")
+			"an interrupted run in --out, or grows a finished one by more seeds, samplers or problems.\n"+
+			"A sweep file listing models: or tasks: runs each model × task into\n"+
+			"OUT/<model>/<task>; a sampler field given a list is a grid (docs/sweeps.md).")
 		fmt.Fprint(fs.Output(), runChoices())
 		printFlags(fs, fs.Output())
 	}
