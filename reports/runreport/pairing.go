@@ -3,6 +3,7 @@ package runreport
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -57,7 +58,7 @@ func pairSamplers(a, b *run, byHand []string) (pairs []samplerPair, onlyA, onlyB
 		}
 	}
 	for _, l := range labelsB {
-		if _, done := refOf[l]; done || usedA[l] || !contains(labelsA, l) {
+		if _, done := refOf[l]; done || usedA[l] || !slices.Contains(labelsA, l) {
 			continue
 		}
 		refOf[l], usedA[l] = samplerPair{A: l, B: l, How: PairedByLabel}, true
@@ -78,22 +79,13 @@ func pairSamplers(a, b *run, byHand []string) (pairs []samplerPair, onlyA, onlyB
 	return pairs, onlyA, onlyB, notes, nil
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // splitPair reads "A=B" where labels may hold "=" themselves
 // (min_p(min_p=0.1,temperature=1)): the one split whose sides are a label of
 // run A and a label of run B.
 func splitPair(p string, labelsA, labelsB []string) (string, string, error) {
 	var found [][2]string
 	for i := range len(p) {
-		if p[i] == '=' && contains(labelsA, p[:i]) && contains(labelsB, p[i+1:]) {
+		if p[i] == '=' && slices.Contains(labelsA, p[:i]) && slices.Contains(labelsB, p[i+1:]) {
 			found = append(found, [2]string{p[:i], p[i+1:]})
 		}
 	}
