@@ -96,7 +96,7 @@ func TestHistoryAppendsIdempotently(t *testing.T) {
 	require.NoError(t, err)
 	_, err = Update(step, nights[2:], Options{})
 	require.NoError(t, err)
-	_, err = Update(step, nights[1:], Options{}) // again: replaces, adds nothing
+	_, err = Update(step, append(nights[1:], nights[2]), Options{}) // again, one twice: replaces, adds nothing
 	require.NoError(t, err)
 	got, err := readParquet(filepath.Join(step, ParquetFile))
 	require.NoError(t, err)

@@ -95,12 +95,16 @@ func combinedSHA(files []string) string {
 // merge adds rows to old, a new row replacing an old one with its key, and
 // sorts them by start, then task, sampler and filter in their first-seen order.
 func merge(old, add []Row) []Row {
-	fresh := map[[4]string]bool{}
-	for _, r := range add {
-		fresh[r.key()] = true
+	last := map[[4]string]int{} // a run given twice in one call counts once
+	for i, r := range add {
+		last[r.key()] = i
 	}
-	out := slices.DeleteFunc(slices.Clone(old), func(r Row) bool { return fresh[r.key()] })
-	out = append(out, add...)
+	out := slices.DeleteFunc(slices.Clone(old), func(r Row) bool { _, fresh := last[r.key()]; return fresh })
+	for i, r := range add {
+		if last[r.key()] == i {
+			out = append(out, r)
+		}
+	}
 	seen := map[string]int{}
 	rank := func(s string) int {
 		if i, ok := seen[s]; ok {
