@@ -43,9 +43,9 @@ func AccuracyVsTemperature(run model.SweepRun) (p *plot.Plot, err error) {
 		return nil, fmt.Errorf("accuracy vs temperature of %s on %s: no sampler has a temperature", run.Model, run.Task)
 	}
 	p = plot.New()
-	p.Title.Text = fmt.Sprintf("%s, %s (%s, 95%% CI)", run.Model, run.Task, run.PrimaryFilter)
+	p.Title.Text = run.Model + ", " + run.Task
 	p.X.Label.Text = "temperature"
-	p.Y.Label.Text = "accuracy (%)"
+	p.Y.Label.Text = "accuracy (%), " + run.PrimaryFilter + ", 95% CI"
 	p.X.Tick.Marker, p.Y.Tick.Marker = plainTicks{}, plainTicks{}
 	p.Y.Min = 0
 	p.Add(plotter.NewGrid())
@@ -86,6 +86,11 @@ func AccuracyVsTemperature(run model.SweepRun) (p *plot.Plot, err error) {
 	if xMin == xMax {
 		xMin, xMax = xMin-0.5, xMax+0.5
 	}
+	top := 0.0
+	for _, s := range run.Samplers {
+		top = max(top, s.Accuracy.Mean, s.Accuracy.CIHigh)
+	}
+	p.Y.Max = min(100, 100*top*1.05+1) // the axis stays within 0–100%
 	for i, s := range flat {
 		var c color.Color = grey
 		if i > 0 {

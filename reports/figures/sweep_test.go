@@ -26,12 +26,14 @@ func TestAccuracyVsTemperature(t *testing.T) {
 	require.NoError(t, err)
 	svg, err := SVG(p, OneColumn)
 	require.NoError(t, err)
-	for _, want := range []string{"min_p(min_p=0.1)", "top_p(top_p=0.9)", "greedy", "temperature", "SmolLM2, gsm8k_cot"} {
+	for _, want := range []string{"min_p(min_p=0.1)", "top_p(top_p=0.9)", "greedy", "temperature", "SmolLM2, gsm8k_cot", "exact_match,strict-match, 95% CI"} {
 		assert.Contains(t, string(svg), want)
 	}
 	// Temperatures span 0.7 to 1.5: the axis covers them, greedy's line too.
 	assert.InDelta(t, 0.7, p.X.Min, 1e-9)
 	assert.InDelta(t, 1.5, p.X.Max, 1e-9)
+	assert.Zero(t, p.Y.Min)
+	assert.LessOrEqual(t, p.Y.Max, 100.0, "accuracy stays within 0–100%")
 
 	_, err = AccuracyVsTemperature(model.SweepRun{Model: "m", Task: "t", Samplers: []model.SweepSampler{s("greedy", "greedy", math.NaN(), 0.3)}})
 	require.ErrorContains(t, err, "no sampler has a temperature")

@@ -37,7 +37,8 @@ func WriteSweep(dir string, runs []model.SweepRun) ([]string, error) {
 			return written, fmt.Errorf("sweep figures: %w", err)
 		}
 		name := "sweep-" + figures.Slug(r.Model) + "-" + figures.Slug(r.Task)
-		if _, err := figures.Save(p, filepath.Join(dir, FiguresDir), name, figures.OneColumn); err != nil {
+		// Two columns wide: a sweep's families and their legend are the paper's main figure.
+		if _, err := figures.Save(p, filepath.Join(dir, FiguresDir), name, figures.TwoColumn); err != nil {
 			return written, err
 		}
 		written = append(written, filepath.Join(FiguresDir, name+".svg"), filepath.Join(FiguresDir, name+".pdf"))
