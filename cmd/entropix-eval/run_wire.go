@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/entropix-eval/entropix-eval/datasets"
 	"github.com/entropix-eval/entropix-eval/engine"
 	"github.com/entropix-eval/entropix-eval/engine/tokenizer"
 	"github.com/entropix-eval/entropix-eval/eval"
@@ -50,6 +51,12 @@ func wireRunner(ctx context.Context, cfg eval.Config, sz runSizing) (*eval.Runne
 	if err != nil {
 		return fail(err)
 	}
+	stopPython, interp, err := startPython(ctx, &cfg)
+	if err != nil {
+		return fail(err)
+	}
+	closeAll := cleanup
+	cleanup = func() { stopPython(); closeAll() }
 	task, err := eval.ResolveTask(cfg)
 	if err != nil {
 		return fail(err)
@@ -63,6 +70,10 @@ func wireRunner(ctx context.Context, cfg eval.Config, sz runSizing) (*eval.Runne
 	inputs, err := eval.LoadTaskInputs(cfg, task, eval.DataSourceOf(cfg, task, engine.HFCacheDirs()), tok)
 	if err != nil {
 		return fail(err)
+	}
+	outputs := pythonOutputs(cfg, task)
+	if !task.GradesInPython() {
+		stopPython() // the prompts are built: the hooks have run
 	}
 	inputs, cfg.Limit = sz.applyLimit(inputs, cfg.Limit)
 	resolve := eval.NewSamplerResolver(tokenTextLookup(tok), tokenIDText(tok))
@@ -82,6 +93,7 @@ func wireRunner(ctx context.Context, cfg eval.Config, sz runSizing) (*eval.Runne
 	if err != nil {
 		return fail(err)
 	}
+	prov.Python = interp
 	if cfg.ChatTemplate {
 		if chat, err := tok.ChatTemplate(); err == nil {
 			prov.ChatTemplate = chat.Source()
@@ -139,7 +151,7 @@ func wireRunner(ctx context.Context, cfg eval.Config, sz runSizing) (*eval.Runne
 		Samplers:   samplers,
 		OpenEngine: open,
 		EOS:        eos, Provenance: prov,
-		Outputs: defaultOutputs(),
+		Outputs: outputs,
 	}, cleanup, nil
 }
 
@@ -195,6 +207,18 @@ func tokenIDText(tok *tokenizer.Tokenizer) func(int32) (string, bool) {
 
 func defaultOutputs() eval.Outputs {
 	return eval.Outputs{Grader: eval.NewLMEvalGrader(), Arrow: eval.ReportsArrow{}}
+}
+
+// pythonOutputs are the default outputs, their grader running the task's
+// Python scoring hooks through the run's interpreter when it has any.
+func pythonOutputs(cfg eval.Config, task *datasets.Task) eval.Outputs {
+	o := defaultOutputs()
+	if py, ok := cfg.PythonRunner.(eval.PythonHooks); ok && task.GradesInPython() {
+		g := eval.NewLMEvalGrader()
+		g.Python = py
+		o.Grader = g
+	}
+	return o
 }
 
 func provenance(cfg eval.Config, model *engine.Model, dataFiles []string, samplers []eval.SamplerFactory) (eval.Provenance, error) {
