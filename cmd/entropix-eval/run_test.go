@@ -38,6 +38,21 @@ func runQuiet(t *testing.T, ctx context.Context, args []string) error {
 	return runRun(ctx, args, io.Discard, io.Discard)
 }
 
+// samplesWithoutRunKey reads a run directory's samples.jsonl with its run key
+// (fingerprint@start, one per run) blanked, after checking every sample names
+// the manifest's run: what two equivalent runs must agree on.
+func samplesWithoutRunKey(t *testing.T, dir string) string {
+	t.Helper()
+	m, err := eval.ReadManifest(dir)
+	require.NoError(t, err)
+	b, err := os.ReadFile(filepath.Join(dir, eval.SamplesFile))
+	require.NoError(t, err)
+	key, err := json.Marshal(m.RunKey)
+	require.NoError(t, err)
+	require.Equal(t, bytes.Count(b, []byte("\n")), bytes.Count(b, []byte(`"run_key":`+string(key))), "every sample names its run")
+	return string(bytes.ReplaceAll(b, []byte(`"run_key":`+string(key)), []byte(`"run_key":""`)))
+}
+
 // runOutputs reads a run directory's results in a form that ignores wall-clock
 // latency, the only column allowed to differ between equivalent runs.
 func runOutputs(t *testing.T, dir string) map[string]any {
@@ -47,17 +62,12 @@ func runOutputs(t *testing.T, dir string) map[string]any {
 	// sweep differ in it (and the start date it holds) and in wall time only.
 	m, err := eval.ReadManifest(dir)
 	require.NoError(t, err)
-	for _, name := range []string{eval.ResultsJSONFile, eval.SamplesFile, eval.ProblemsFile} {
+	for _, name := range []string{eval.ResultsJSONFile, eval.ProblemsFile} {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		require.NoError(t, err)
-		if name == eval.SamplesFile {
-			key, err := json.Marshal(m.RunKey)
-			require.NoError(t, err)
-			require.Equal(t, bytes.Count(b, []byte("\n")), bytes.Count(b, []byte(`"run_key":`+string(key))), "every sample names its run")
-			b = bytes.ReplaceAll(b, []byte(`"run_key":`+string(key)), []byte(`"run_key":""`))
-		}
 		out[name] = string(b)
 	}
+	out[eval.SamplesFile] = samplesWithoutRunKey(t, dir)
 	res, err := reports.ReadResults(filepath.Join(dir, eval.ResultsArrow))
 	require.NoError(t, err)
 	for i := range res {
