@@ -36,6 +36,7 @@ const (
 // else is shown verbatim.
 type manifest struct {
 	Fingerprint string `json:"fingerprint"`
+	RunKey      string `json:"run_key"`
 	Status      string `json:"status"`
 	Config      struct {
 		Name         string        `json:"name"`
@@ -67,6 +68,10 @@ type manifest struct {
 	Provenance struct {
 		DType        string `json:"dtype"`
 		SamplerOrder string `json:"sampler_order"`
+		ModelFiles   []struct {
+			Path   string `json:"path"`
+			SHA256 string `json:"sha256"`
+		} `json:"model_files"`
 	} `json:"provenance"`
 	Backend          string   `json:"backend"`
 	Devices          []string `json:"devices"`
@@ -382,22 +387,10 @@ func (r *run) throughput() float64 {
 func (r *run) canonicalSpecs() map[string]string {
 	out := map[string]string{}
 	for _, label := range r.samplerOrder() {
-		out[label] = "label:" + label
+		out[label] = reports.CanonicalSpec(label, nil, nil)
 	}
 	for _, s := range r.manifest.Samplers {
-		for _, raw := range []json.RawMessage{s.Description, s.Spec} {
-			var v any
-			if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
-				continue
-			}
-			if _, isObject := v.(map[string]any); !isObject {
-				continue
-			}
-			if b, err := json.Marshal(v); err == nil { // map keys come out sorted
-				out[s.Label] = "spec:" + string(b)
-				break
-			}
-		}
+		out[s.Label] = reports.CanonicalSpec(s.Label, s.Description, s.Spec)
 	}
 	return out
 }
