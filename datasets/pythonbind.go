@@ -3,7 +3,7 @@ package datasets
 // The prompt side of a task's Python hooks in a run: process_docs and the
 // doc_to_text / doc_to_target hooks are plugged in where Go ports plug in
 // (Task.ProcessDocs, a template's port), calling the user's Python through
-// a PythonRunner. The scoring side is not wired into run and score yet.
+// a PythonRunner. The scoring side runs in eval's grader.
 
 import (
 	"fmt"
@@ -54,9 +54,19 @@ func bindPython(t *Task, r PythonRunner) error {
 			}
 			continue
 		}
+		if h.Kind == "aggregation" {
+			// Run once per (sampler, seed, filter) when the run finishes,
+			// over the values a Python process_results gave each doc.
+			if _, ok := t.Hook("process_results"); !ok {
+				return fmt.Errorf("task %s: the Python aggregation %s (%s) runs in run and score over a Python process_results' values only (docs/python-hooks.md): %w",
+					t.Name, h.Key, h.Function, ErrUnsupportedTask)
+			}
+			continue
+		}
 		if gradingKind(h.Kind) {
 			// The grader calls them (eval's LMEvalGrader.Python); the report
-			// averages each metric, so only mean aggregations fit.
+			// averages each metric but those a Python aggregation folds, so
+			// only mean aggregations fit the rest.
 			if m, ok := nonMeanMetric(t); ok {
 				return fmt.Errorf("task %s: metric %s aggregates by %s: with Python hooks run and score aggregate by mean only (docs/python-hooks.md): %w",
 					t.Name, m.Metric, m.Aggregation, ErrUnsupportedTask)
@@ -69,10 +79,11 @@ func bindPython(t *Task, r PythonRunner) error {
 	return nil
 }
 
-// nonMeanMetric finds a metric whose aggregation is not the mean.
+// nonMeanMetric finds a metric whose aggregation is neither the mean nor a
+// Python function.
 func nonMeanMetric(t *Task) (MetricSpec, bool) {
 	for _, m := range t.Metrics {
-		if m.Aggregation != "mean" {
+		if m.Aggregation != "mean" && m.PythonAggregation == nil {
 			return m, true
 		}
 	}

@@ -258,6 +258,7 @@ func (g *getter) pythonMetric(t *Task, i int, m map[string]any) (MetricSpec, boo
 		ms.Aggregation = a
 	case pyFunction:
 		ms.Aggregation = pythonFunctionName(aggHook)
+		ms.PythonAggregation = g.recordedHook(fmt.Sprintf("metric_list[%d].aggregation", i))
 	default:
 		g.fail("metric_list", "%s: aggregation: want a name or a !function, got %s", ms.Metric, kindOf(a))
 		return MetricSpec{}, false

@@ -59,11 +59,12 @@ func TestPythonHooksBuild(t *testing.T) {
 	}
 	assert.Equal(t, "shot_text", got["fewshot_config.doc_to_text"].Function)
 	filterHook, fnHook, metricHook := got["filter_list[0].filter[0].function"], got["filter_list[1].filter[0].filter_fn"], got["metric_list[2].metric"]
+	aggHook := got["metric_list[1].aggregation"]
 	assert.Equal(t, FilterStep{Function: "!function utils.MyFilter", Params: map[string]any{"k": int64(3)}, Python: &filterHook}, task.Filters[0].Steps[0])
 	assert.Equal(t, FilterStep{Function: "!function utils.fn", Params: map[string]any{}, Python: &fnHook}, task.Filters[1].Steps[0])
 	assert.Equal(t, []MetricSpec{
 		{Metric: "acc", Aggregation: "mean", HigherIsBetter: true},
-		{Metric: "inst_acc", Aggregation: "!function utils.agg", HigherIsBetter: true, Args: map[string]any{"average": "weighted"}},
+		{Metric: "inst_acc", Aggregation: "!function utils.agg", HigherIsBetter: true, Args: map[string]any{"average": "weighted"}, PythonAggregation: &aggHook},
 		{Metric: "!function utils.my_metric", Aggregation: "mean", HigherIsBetter: true, Python: &metricHook},
 	}, task.Metrics)
 

@@ -160,6 +160,11 @@ type MetricSpec struct {
 	// Python is a `!function` metric run in the user's Python.
 	Args   map[string]any `json:",omitempty"`
 	Python *PythonHook    `json:",omitempty"`
+	// PythonAggregation is a `!function` aggregation run in the user's
+	// Python over every doc's value (IFEval's agg_inst_level_acc): such a
+	// metric exists per doc only as Python returned it (a list, say) and
+	// aggregated, with no standard error (lm-eval's "N/A").
+	PythonAggregation *PythonHook `json:",omitempty"`
 }
 
 // EvalSplit is the split lm-eval evaluates: test_split, else validation_split.

@@ -77,6 +77,9 @@ func Finalize(dir string, out Outputs) error {
 		return err
 	}
 	summary := summarize(m, grs)
+	if err := pythonAggregates(m, grs, out.Grader, summary); err != nil {
+		return fmt.Errorf("run directory %s: %w", dir, err)
+	}
 	if m.Task.OutputType != "" {
 		if err := scoredAggregates(m, grs, summary); err != nil {
 			return err

@@ -173,9 +173,14 @@ type Reference struct {
 }
 
 // Grade is one response's answer per filter and score per (metric, filter).
+// Values are the metrics a Python aggregation folds (IFEval's
+// instruction-level lists): kept per doc as Python returned them, they exist
+// as a score only aggregated over docs (pythonAggregates), so they are not
+// among Scores, which the report pairs problem by problem.
 type Grade struct {
 	Answers []reports.Answer
 	Scores  []reports.Score
+	Values  []DocValue
 }
 
 // Grader filters and scores the responses of one doc against its target:

@@ -167,6 +167,9 @@ func sampleLine(task TaskSpec, runKey string, g gradedRecord) ([]byte, error) {
 	for _, s := range g.Grade.Scores {
 		line[string(s.Key())] = s.Value
 	}
+	for _, v := range g.Grade.Values {
+		line[string(v.Key())] = v.JSON
+	}
 	if err := scoredSampleFields(task, g, line); err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ package eval
 // string match says 29.00 != 29.
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
@@ -32,9 +33,21 @@ type LMEvalGrader struct {
 // process_results on one filtered response (its metrics in the order it
 // gave them), a filter step, a metric function.
 type PythonHooks interface {
-	ProcessResults(task string, h datasets.PythonHook, doc map[string]any, columns []string, response string) ([]hooks.Result, error)
+	ProcessResults(task string, h datasets.PythonHook, doc map[string]any, columns []string, response string) ([]MetricValue, error)
 	Filter(task string, h datasets.PythonHook, params map[string]any) (hooks.FilterFunc, error)
 	Metric(task string, h datasets.PythonHook, args map[string]any) (hooks.MetricFunc, error)
+	// Aggregate calls an aggregation function on every doc's value (JSON).
+	Aggregate(task string, h datasets.PythonHook, values []json.RawMessage) (float64, error)
+}
+
+// MetricValue is one metric a process_results returned: a number (Number,
+// Value), or a value that is not one (a list); JSON is the value as Python
+// wrote it, for a Python aggregation.
+type MetricValue struct {
+	Metric string
+	Value  float64
+	Number bool
+	JSON   json.RawMessage
 }
 
 type taskScorer struct {
@@ -42,8 +55,9 @@ type taskScorer struct {
 	filters []*Pipeline
 	metrics []hooks.MetricFunc
 	names   []string // metric names, metrics order
-	// results is the ported process_results (nil: the metric functions).
-	results func(doc map[string]any, columns []string, response string) ([]hooks.Result, error)
+	// results is the ported or Python process_results (nil: the metric
+	// functions).
+	results func(doc map[string]any, columns []string, response string) ([]MetricValue, error)
 }
 
 // NewLMEvalGrader returns a grader that compiles each task's rules on first use.
@@ -72,8 +86,11 @@ func (g *LMEvalGrader) scorer(task TaskSpec) (*taskScorer, error) {
 		if g.Python == nil {
 			return nil, errNoPython(task.Name, "process_results "+h.Function)
 		}
+		if task.Repeats > 1 && slices.ContainsFunc(task.Metrics, func(m datasets.MetricSpec) bool { return m.PythonAggregation != nil }) {
+			return nil, fmt.Errorf("task %s: a Python aggregation with repeats %d: lm-eval aggregates one value per doc; run it without repeats", task.Name, task.Repeats)
+		}
 		py, name := g.Python, task.Name
-		s.results = func(doc map[string]any, columns []string, response string) ([]hooks.Result, error) {
+		s.results = func(doc map[string]any, columns []string, response string) ([]MetricValue, error) {
 			return py.ProcessResults(name, *h, doc, columns, response)
 		}
 		for _, m := range task.Metrics {
@@ -90,7 +107,14 @@ func (g *LMEvalGrader) scorer(task TaskSpec) (*taskScorer, error) {
 		if p.Results == nil {
 			return nil, fmt.Errorf("task %s: %s is not a process_results", task.Name, task.ProcessResults)
 		}
-		s.results = p.Results
+		s.results = func(doc map[string]any, columns []string, response string) ([]MetricValue, error) {
+			res, err := p.Results(doc, columns, response)
+			out := make([]MetricValue, len(res))
+			for i, r := range res {
+				out[i] = MetricValue{Metric: r.Metric, Value: r.Value, Number: true}
+			}
+			return out, err
+		}
 		for _, m := range task.Metrics {
 			s.names = append(s.names, m.Metric)
 		}
@@ -165,9 +189,10 @@ func (g *LMEvalGrader) Grade(task TaskSpec, ref Reference, responses []string) (
 		}
 		// Each answer is scored once, also when one answer stands for every repeat.
 		scores := make([][]reports.Score, len(answers))
+		values := make([][]DocValue, len(answers))
 		for k, a := range answers {
 			if s.results != nil {
-				if scores[k], err = s.hookScores(task, f.Name, ref, a); err != nil {
+				if scores[k], values[k], err = s.hookScores(task, f.Name, ref, a); err != nil {
 					return nil, err
 				}
 				continue
@@ -200,27 +225,38 @@ func (g *LMEvalGrader) Grade(task TaskSpec, ref Reference, responses []string) (
 			}
 			out[i].Answers = append(out[i].Answers, reports.Answer{Filter: f.Name, Answer: answers[k]})
 			out[i].Scores = append(out[i].Scores, scores[k]...)
+			out[i].Values = append(out[i].Values, values[k]...)
 		}
 	}
 	return out, nil
 }
 
-// hookScores runs the ported process_results on one filtered answer and
-// returns its metrics in metric_list order.
-func (s *taskScorer) hookScores(task TaskSpec, filter string, ref Reference, answer string) ([]reports.Score, error) {
+// hookScores runs the ported or Python process_results on one filtered
+// answer and returns its metrics in metric_list order: the scores, and the
+// values a Python aggregation folds.
+func (s *taskScorer) hookScores(task TaskSpec, filter string, ref Reference, answer string) ([]reports.Score, []DocValue, error) {
 	res, err := s.results(ref.Doc, ref.Columns, answer)
 	if err != nil {
-		return nil, fmt.Errorf("task %s: %s: %w", task.Name, resultsName(task), err)
+		return nil, nil, fmt.Errorf("task %s: %s: %w", task.Name, resultsName(task), err)
 	}
-	out := make([]reports.Score, 0, len(s.names))
-	for _, name := range s.names {
-		i := slices.IndexFunc(res, func(r hooks.Result) bool { return r.Metric == name })
+	var scores []reports.Score
+	var values []DocValue
+	for j, name := range s.names {
+		i := slices.IndexFunc(res, func(r MetricValue) bool { return r.Metric == name })
 		if i < 0 {
-			return nil, fmt.Errorf("task %s: %s returned no %s (metric_list names it)", task.Name, resultsName(task), name)
+			return nil, nil, fmt.Errorf("task %s: %s returned no %s (metric_list names it)", task.Name, resultsName(task), name)
 		}
-		out = append(out, reports.Score{Metric: name, Filter: filter, Value: res[i].Value})
+		if task.Metrics[j].PythonAggregation != nil {
+			values = append(values, DocValue{Metric: name, Filter: filter, JSON: res[i].JSON})
+			continue
+		}
+		if !res[i].Number {
+			return nil, nil, fmt.Errorf("task %s: %s: metric %s: %.80s is not a number: its aggregation %s would fail on it, as lm-eval's would (a list-valued metric needs a Python aggregation)",
+				task.Name, resultsName(task), name, res[i].JSON, task.Metrics[j].Aggregation)
+		}
+		scores = append(scores, reports.Score{Metric: name, Filter: filter, Value: res[i].Value})
 	}
-	return out, nil
+	return scores, values, nil
 }
 
 // resultsName names a task's process_results, Go port or Python.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -55,7 +56,12 @@ func perSeedTable(results map[string]map[string]any, order []string) string {
 		r := results[run]
 		_, label, _ := strings.Cut(run, "|")
 		row := []string{label}
+		aggregated, _ := r[eval.KeyPythonAggregated].([]any)
 		for _, k := range keys {
+			if slices.Contains(aggregated, any(k)) {
+				row = append(row, pct(r[k])+" ("+runreport.NoStderrPython+")")
+				continue
+			}
 			sk := reports.ScoreKey(k)
 			row = append(row, pct(r[k])+" ± "+pct(r[eval.StderrKey(sk)]))
 		}

@@ -123,9 +123,10 @@ func (r Runner) Text(task string, h datasets.PythonHook, doc datasets.Doc) (stri
 var _ eval.PythonHooks = Runner{}
 
 // ProcessResults runs a process_results hook on one filtered response for
-// run's and score's grader. The report averages one number per metric: a
-// list-valued metric (IFEval's instruction-level ones) is refused, named.
-func (r Runner) ProcessResults(task string, h datasets.PythonHook, doc map[string]any, columns []string, response string) ([]hooks.Result, error) {
+// run's and score's grader: each metric as Python returned it, with its
+// number when it is one (a list, IFEval's instruction-level values, is kept
+// for a Python aggregation).
+func (r Runner) ProcessResults(task string, h datasets.PythonHook, doc map[string]any, columns []string, response string) ([]eval.MetricValue, error) {
 	if err := r.verify(h); err != nil {
 		return nil, err
 	}
@@ -147,16 +148,41 @@ func (r Runner) ProcessResults(task string, h datasets.PythonHook, doc map[strin
 	if err != nil || !ok {
 		return nil, fmt.Errorf("process_results %s returned %.100s, not a dict", h.Function, out[0])
 	}
-	var results []hooks.Result
+	var results []eval.MetricValue
 	for _, k := range dict.Keys() {
 		val, _ := dict.Get(k)
-		f, err := number(val)
+		raw, err := pyjson.Dumps(val)
 		if err != nil {
-			return nil, fmt.Errorf("process_results %s: metric %s: %w; run and score report one number per doc (eval/pytask.Scorer keeps such values)", h.Function, k, err)
+			return nil, fmt.Errorf("process_results %s: metric %s: %w", h.Function, k, err)
 		}
-		results = append(results, hooks.Result{Metric: k, Value: f})
+		f, err := number(val)
+		results = append(results, eval.MetricValue{Metric: k, Value: f, Number: err == nil, JSON: raw})
 	}
 	return results, nil
+}
+
+// Aggregate runs an aggregation hook once over every doc's value.
+func (r Runner) Aggregate(task string, h datasets.PythonHook, values []json.RawMessage) (float64, error) {
+	if err := r.verify(h); err != nil {
+		return 0, err
+	}
+	lines := make([][]byte, len(values))
+	for i, v := range values {
+		lines[i] = v
+	}
+	raw, err := r.Bridge.Aggregate(r.Ctx, pyhooks.Call{Task: task, Kind: "aggregation", Hook: pyhooks.Hook{File: h.File, Function: h.Function}}, lines)
+	if err != nil {
+		return 0, err
+	}
+	v, err := pyjson.Decode(raw)
+	if err != nil {
+		return 0, err
+	}
+	f, err := number(v)
+	if err != nil {
+		return 0, fmt.Errorf("aggregation %s returned %.80s: %w", h.Function, raw, err)
+	}
+	return f, nil
 }
 
 // Filter is a Python filter step for run's and score's grader: a filter

@@ -2,6 +2,7 @@ package pytask
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -76,14 +77,33 @@ func TestRunPromptsThroughTheBridge(t *testing.T) {
 	assert.Equal(t, lmeval, got)
 }
 
-// A hook run and score cannot use yet is refused when the task is built for
-// a run, named, not silently skipped.
-func TestRunRefusesScoringHooks(t *testing.T) {
+// IFEval's hooks all bind for a run (its Python aggregations fold a Python
+// process_results' values); a Python aggregation over values that no Python
+// process_results gives is refused when the task is built for a run, named,
+// not silently skipped.
+func TestRunBindsAggregationsOverPythonResults(t *testing.T) {
 	shared := sharedtest.Path(t, "tasks")
 	ix, err := datasets.NewIndex(filepath.Join(shared, "lm-eval"))
 	require.NoError(t, err)
 	ix.PythonHooks, ix.Python = true, Runner{Ctx: context.Background()}
-	_, err = ix.Task("ifeval")
-	assert.ErrorContains(t, err, "task ifeval: the Python hook metric_list[1].aggregation (agg_inst_level_acc) is not wired into run and score yet")
+	task, err := ix.Task("ifeval")
+	require.NoError(t, err)
+	var aggregated []string
+	for _, m := range task.Metrics {
+		if m.PythonAggregation != nil {
+			aggregated = append(aggregated, m.Metric+"/"+m.PythonAggregation.Function)
+		}
+	}
+	assert.Equal(t, []string{"inst_level_strict_acc/agg_inst_level_acc", "inst_level_loose_acc/agg_inst_level_acc"}, aggregated)
+
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "t.yaml"), []byte("task: t\ndataset_path: a/b\ntest_split: test\ndoc_to_text: q\ndoc_to_target: a\n"+
+		"metric_list:\n  - metric: exact_match\n    aggregation: !function utils.agg\n"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "utils.py"), []byte("def agg(items):\n    return 0.0\n"), 0o600))
+	ix, err = datasets.NewIndex(dir)
+	require.NoError(t, err)
+	ix.PythonHooks, ix.Python = true, Runner{Ctx: context.Background()}
+	_, err = ix.Task("t")
+	assert.ErrorContains(t, err, "task t: the Python aggregation metric_list[0].aggregation (agg) runs in run and score over a Python process_results' values only")
 	assert.ErrorIs(t, err, datasets.ErrUnsupportedTask)
 }

@@ -84,6 +84,17 @@ type Sampler struct {
 	TruncationRate float64
 	MeanGenTokens  float64
 	Thresholds     *Thresholds
+	// PythonAggregated are the scores a Python aggregation folds over every
+	// doc's value (IFEval's instruction-level accuracies): no per-problem
+	// score, so no interval or paired test.
+	PythonAggregated []AggregatedScore
+}
+
+// AggregatedScore is a score a Python aggregation computed over a run's
+// docs; Value is the mean over the sampler's seeds of each seed's value.
+type AggregatedScore struct {
+	Key   string // "metric,filter"
+	Value float64
 }
 
 // FilterAccuracy is a sampler's accuracy under one filter: problem-level, each

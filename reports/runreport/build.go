@@ -101,6 +101,16 @@ func Compute(dir string, opt Options) (*model.Report, error) {
 		s.Thresholds = r.thresholds(g.label)
 		rep.Samplers = append(rep.Samplers, s)
 	}
+	aggregated, err := pythonAggregated(dir)
+	if err != nil {
+		return nil, fmt.Errorf("run directory %s: %w", dir, err)
+	}
+	for i := range rep.Samplers {
+		rep.Samplers[i].PythonAggregated = aggregated[rep.Samplers[i].Label]
+	}
+	if n := pythonAggregatedNote(rep.Samplers); n != "" {
+		rep.Notes = append(rep.Notes, n)
+	}
 	if rep.Baseline, err = chooseBaseline(groups, opt.Baseline); err != nil {
 		return nil, fmt.Errorf("run directory %s: %w", dir, err)
 	}

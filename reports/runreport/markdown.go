@@ -43,6 +43,11 @@ func WriteMarkdown(w io.Writer, r *model.Report) error {
 			rows = append(rows, []string{mdEscape(task), mdEscape(s.Label), mdEscape(filter), shots, mdEscape(metric),
 				"↑", fmt.Sprintf("%.4f", f.Mean), "±", se})
 		}
+		for _, a := range s.PythonAggregated {
+			k := reports.ScoreKey(a.Key)
+			rows = append(rows, []string{"", mdEscape(s.Label), mdEscape(k.Filter()), shots, mdEscape(k.Metric()),
+				"↑", fmt.Sprintf("%.4f", a.Value), "", NoStderrPython})
+		}
 	}
 	rightAligned := []bool{false, false, false, true, false, false, true, false, true}
 	_, err := io.WriteString(w, AlignedTable(rows, rightAligned, true))

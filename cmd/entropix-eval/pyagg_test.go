@@ -1,0 +1,233 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/entropix-eval/entropix-eval/eval"
+	"github.com/entropix-eval/entropix-eval/internal/pythontest"
+	"github.com/entropix-eval/entropix-eval/internal/sharedtest"
+)
+
+// runResults reads results.json's entries by run ("task|sampler/seed=N").
+func runResults(t *testing.T, dir string) map[string]map[string]any {
+	t.Helper()
+	var rj struct {
+		Results map[string]map[string]any `json:"results"`
+	}
+	b, err := os.ReadFile(filepath.Join(dir, eval.ResultsJSONFile))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &rj))
+	return rj.Results
+}
+
+// lmEvalFiles reads the run's lm-eval results and samples files (one
+// sampler and seed) as text.
+func lmEvalFiles(t *testing.T, dir string) (results, samples string) {
+	t.Helper()
+	for _, pat := range []string{"results_*.json", "samples_*.jsonl"} {
+		files, err := filepath.Glob(filepath.Join(dir, "lm-eval", "*", "*", pat))
+		require.NoError(t, err)
+		require.NotEmpty(t, files, pat)
+		b, err := os.ReadFile(files[0])
+		require.NoError(t, err)
+		if strings.HasPrefix(pat, "results") {
+			results = string(b)
+		} else {
+			samples = string(b)
+		}
+	}
+	return results, samples
+}
+
+// score --python-hooks with a list-valued metric and a Python aggregation
+// (a synthetic task): the per-doc lists go to the samples files as Python
+// returned them, the aggregation's value to results.json with no standard
+// error (lm-eval's "N/A"), and an aggregation that raises is an error naming
+// task, metric and hook.
+func TestScorePythonAggregation(t *testing.T) {
+	py := pythontest.Python(t)
+	dir := t.TempDir()
+	write := func(name, text string) {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600))
+	}
+	write("qa.yaml", "task: qa\ndataset_path: acme/qa\ntest_split: test\ndoc_to_text: \"Q: {{q}}\\nA:\"\ndoc_to_target: a\n"+
+		"process_results: !function utils.process_results\nmetric_list:\n  - metric: acc\n"+
+		"  - metric: words\n    aggregation: !function utils.agg\n    higher_is_better: true\n")
+	// words: one boolean per word of the response, whether it is the answer.
+	write("utils.py", "def process_results(doc, results):\n"+
+		"    words = results[0].split()\n"+
+		"    return {'acc': results[0].strip() == doc['a'], 'words': [w == doc['a'] for w in words]}\n\n"+
+		"def agg(items):\n"+
+		"    flat = [x for item in items for x in item]\n"+
+		"    return sum(flat) / len(flat)\n")
+	data := filepath.Join(dir, "test.jsonl")
+	require.NoError(t, os.WriteFile(data, []byte("{\"q\": \"2+2\", \"a\": \"4\"}\n{\"q\": \"3+3\", \"a\": \"6\"}\n"), 0o600))
+	resp := filepath.Join(dir, "r.jsonl")
+	require.NoError(t, os.WriteFile(resp, []byte("{\"doc_index\": 0, \"response\": \" 4\"}\n{\"doc_index\": 1, \"response\": \"6 or 7 or 6\"}\n"), 0o600))
+	out := filepath.Join(t.TempDir(), "run")
+	args := []string{"--task", "qa", "--include-path", dir, "--dataset", data, "--responses", resp, "--out", out, "--python-hooks", "--python", py}
+	require.NoError(t, runScore(args, io.Discard, io.Discard))
+
+	res := runResults(t, out)
+	require.Len(t, res, 1)
+	for _, rs := range res {
+		assert.Equal(t, 0.5, rs["acc,none"]) // True, False
+		// words: [True] and [True, False, False, False, True] flattened: 3 of 6,
+		// not the mean of the docs' means (1 and 0.4).
+		assert.Equal(t, 0.5, rs["words,none"])
+		assert.Nil(t, rs["words_stderr,none"])
+		assert.Equal(t, []any{"acc,none", "words,none"}, rs["score_keys"])
+		assert.Equal(t, []any{"words,none"}, rs[eval.KeyPythonAggregated])
+	}
+	b, err := os.ReadFile(filepath.Join(out, eval.SamplesFile))
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"words,none":[true,false,false,false,true]`)
+	results, samples := lmEvalFiles(t, out)
+	assert.Contains(t, results, "\"words,none\": 0.5,\n      \"words_stderr,none\": \"N/A\"")
+	assert.Contains(t, samples, `"metrics": ["acc", "words"]`)
+	assert.Contains(t, samples, `"words": [true, false, false, false, true]`)
+
+	// The same through rescore.
+	want := runOutputs(t, out)
+	require.NoError(t, runRescore(context.Background(), []string{"--python-hooks", "--python", py, out}, io.Discard, io.Discard))
+	assert.Equal(t, want, runOutputs(t, out), "rescored through the same hooks")
+
+	write("utils.py", "def process_results(doc, results):\n    return {'acc': 1.0, 'words': [True]}\n\n"+
+		"def agg(items):\n    return 1 / 0\n")
+	err = runScore(append(args[:len(args)-5:len(args)-5], "--out", filepath.Join(t.TempDir(), "run2"), "--python-hooks", "--python", py), io.Discard, io.Discard)
+	assert.ErrorContains(t, err, "task qa: metric words, filter none: aggregation !function utils.agg: task qa: aggregation hook utils.py:agg raised ZeroDivisionError")
+}
+
+// lmEvalIFEval runs lm-eval's own IFEval code (process_results, then
+// agg_inst_level_acc per run) on a run's samples.jsonl: per run id, every
+// doc's dict and the two instruction-level aggregates.
+const lmEvalIFEval = `import json, sys
+from lm_eval.tasks.ifeval import utils
+out = {}
+for line in open(sys.argv[1]):
+    s = json.loads(line)
+    run = out.setdefault(s["run_id"], {"docs": [], "agg": {}})
+    run["docs"].append(utils.process_results(s["doc"], [s["filtered_resps"]["none"]]))
+for run in out.values():
+    for m in ("inst_level_strict_acc", "inst_level_loose_acc"):
+        run["agg"][m] = utils.agg_inst_level_acc([d[m] for d in run["docs"]])
+print(json.dumps(out))
+`
+
+// run --python-hooks on lm-eval's ifeval folder with the tiny model: the
+// four metrics, per doc equal to what lm-eval's own utils.py computes on the
+// same responses, the instruction-level scores its agg_inst_level_acc's;
+// the lm-eval files and the report carry them; rescore and a resume after a
+// kill give the same results.
+func TestRunIFEvalWithPythonHooks(t *testing.T) {
+	py := pythontest.Python(t, "nltk", "langdetect", "immutabledict", "packaging")
+	shared := sharedtest.Path(t, "tasks")
+	env := pythontest.LMEvalEnv(t, shared)
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	out := t.TempDir()
+	// Docs 0-5 (doc 7 needs NLTK's punkt data, which Debian does not ship).
+	args := []string{"--model", sharedtest.Path(t, "models/stories260K-hf"), "--include-path", filepath.Join(shared, "lm-eval"),
+		"--data-dir", filepath.Join(shared, "data"), "--task", "ifeval", "--limit", "6", "--samplers", "greedy,top_p",
+		"--max-new-tokens", "48", "--progress", "none", "--out", out, "--python-hooks", "--python", py}
+	require.NoError(t, runQuiet(t, context.Background(), args))
+
+	script := filepath.Join(t.TempDir(), "lmeval_ifeval.py")
+	require.NoError(t, os.WriteFile(script, []byte(lmEvalIFEval), 0o600))
+	cmd := exec.Command(py, script, filepath.Join(out, eval.SamplesFile))
+	cmd.Env = append(os.Environ(), env...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	lmOut, err := cmd.Output()
+	require.NoError(t, err, stderr.String())
+	var lm map[string]struct {
+		Docs []map[string]any
+		Agg  map[string]float64
+	}
+	require.NoError(t, json.Unmarshal(lmOut, &lm))
+
+	metrics := []string{"prompt_level_strict_acc", "inst_level_strict_acc", "prompt_level_loose_acc", "inst_level_loose_acc"}
+	b, err := os.ReadFile(filepath.Join(out, eval.SamplesFile))
+	require.NoError(t, err)
+	seen := map[string]int{}
+	instTrue := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var s map[string]any
+		require.NoError(t, json.Unmarshal([]byte(line), &s))
+		run := s["run_id"].(string)
+		want := lm[run].Docs[seen[run]]
+		seen[run]++
+		for _, m := range metrics {
+			got := s[m+",none"]
+			if strings.HasPrefix(m, "prompt") { // a mean's score: 1 or 0 for Python's bool
+				assert.Equal(t, b2f(want[m].(bool)), got, "%s doc %v %s", run, s["doc_id"], m)
+				continue
+			}
+			assert.Equal(t, want[m], got, "%s doc %v %s: the list as lm-eval computes it", run, s["doc_id"], m)
+			for _, x := range got.([]any) {
+				instTrue += int(b2f(x.(bool)))
+			}
+		}
+	}
+	assert.Equal(t, map[string]int{"greedy/seed=0": 6, "top_p/seed=0": 6}, seen)
+	assert.Positive(t, instTrue, "some instruction followed, so the comparison is not all false")
+
+	res := runResults(t, out)
+	require.Len(t, res, 2)
+	for run, want := range lm {
+		rs := res["ifeval|"+run]
+		require.NotNil(t, rs, run)
+		assert.Equal(t, []any{"prompt_level_strict_acc,none", "inst_level_strict_acc,none", "prompt_level_loose_acc,none", "inst_level_loose_acc,none"}, rs["score_keys"])
+		for _, m := range []string{"inst_level_strict_acc", "inst_level_loose_acc"} {
+			assert.Equal(t, want.Agg[m], rs[m+",none"], "%s %s: agg_inst_level_acc's value", run, m)
+			assert.Nil(t, rs[m+"_stderr,none"], "%s %s: no standard error", run, m)
+		}
+		for _, m := range []string{"prompt_level_strict_acc", "prompt_level_loose_acc"} {
+			sum := 0.0
+			for _, d := range want.Docs {
+				sum += b2f(d[m].(bool))
+			}
+			assert.InDelta(t, sum/float64(len(want.Docs)), rs[m+",none"], 1e-15, "%s %s: the mean", run, m)
+			assert.NotNil(t, rs[m+"_stderr,none"], "%s %s: a mean keeps its standard error", run, m)
+		}
+	}
+	results, samples := lmEvalFiles(t, out)
+	assert.Contains(t, results, `"inst_level_strict_acc_stderr,none": "N/A"`)
+	assert.Contains(t, results, `"inst_level_loose_acc_stderr,none": "N/A"`)
+	assert.NotContains(t, results, `"prompt_level_strict_acc_stderr,none": "N/A"`)
+	assert.Regexp(t, `"inst_level_strict_acc": \[(true|false)(, (true|false))*\]`, samples)
+	md, err := os.ReadFile(filepath.Join(out, "tables", "results.md"))
+	require.NoError(t, err)
+	assert.Regexp(t, `\|greedy +\|none +\| +0\|inst_level_strict_acc +\|↑\|[0-9.]+\| \|n/a: Python aggregation\|`, string(md))
+
+	want := runOutputs(t, out)
+	require.NoError(t, runRescore(context.Background(), []string{"--python-hooks", "--python", py, out}, io.Discard, io.Discard))
+	assert.Equal(t, want, runOutputs(t, out), "rescored through the same hooks")
+
+	// What a kill leaves: part of the journal, the run still marked running.
+	journal := filepath.Join(out, eval.JournalFile)
+	b, err = os.ReadFile(journal)
+	require.NoError(t, err)
+	lines := strings.SplitAfter(string(b), "\n")
+	require.NoError(t, os.WriteFile(journal, []byte(strings.Join(lines[:3], "")), 0o600))
+	manifest := filepath.Join(out, eval.ManifestFile)
+	mb, err := os.ReadFile(manifest)
+	require.NoError(t, err)
+	require.Contains(t, string(mb), `"status": "complete"`)
+	require.NoError(t, os.WriteFile(manifest, bytes.Replace(mb, []byte(`"status": "complete"`), []byte(`"status": "running"`), 1), 0o600))
+	require.NoError(t, runQuiet(t, context.Background(), args))
+	assert.Equal(t, want, runOutputs(t, out), "resumed after a kill")
+}
