@@ -213,6 +213,11 @@ func TestRunIFEvalWithPythonHooks(t *testing.T) {
 	require.NoError(t, err)
 	assert.Regexp(t, `\|greedy +\|none +\| +0\|inst_level_strict_acc +\|↑\|[0-9.]+\| \|n/a: Python aggregation\|`, string(md))
 
+	html, err := os.ReadFile(filepath.Join(out, "report.html"))
+	require.NoError(t, err)
+	assert.Contains(t, string(html), "<th>inst_level_strict_acc,none</th><th>inst_level_loose_acc,none</th><th>n</th>")
+	assert.Contains(t, string(html), `<br><span class="ci">n/a: Python aggregation</span></td>`)
+
 	want := runOutputs(t, out)
 	require.NoError(t, runRescore(context.Background(), []string{"--python-hooks", "--python", py, out}, io.Discard, io.Discard))
 	assert.Equal(t, want, runOutputs(t, out), "rescored through the same hooks")

@@ -21,6 +21,10 @@ type Report struct {
 	Samplers []Sampler
 	// Summary is summary.arrow: one row per sampler × seed × filter.
 	Summary []reports.SummaryRow
+	// PythonAggregated are the score keys a Python aggregation computes
+	// over every doc's value (results.json), in the task's order: scores
+	// without a per-problem value, so without statistics.
+	PythonAggregated []string
 	// Filters are the task's score keys ("metric,filter") in its order;
 	// PrimaryFilter is the one whose comparisons form the Holm family and
 	// lead the page.
@@ -91,7 +95,8 @@ type Sampler struct {
 }
 
 // AggregatedScore is a score a Python aggregation computed over a run's
-// docs; Value is the mean over the sampler's seeds of each seed's value.
+// docs; Value is the mean over the sampler's seeds of each seed's value (NaN
+// for a sampler without it).
 type AggregatedScore struct {
 	Key   string // "metric,filter"
 	Value float64

@@ -101,15 +101,8 @@ func Compute(dir string, opt Options) (*model.Report, error) {
 		s.Thresholds = r.thresholds(g.label)
 		rep.Samplers = append(rep.Samplers, s)
 	}
-	aggregated, err := pythonAggregated(dir)
-	if err != nil {
+	if err := addPythonAggregated(rep, dir); err != nil {
 		return nil, fmt.Errorf("run directory %s: %w", dir, err)
-	}
-	for i := range rep.Samplers {
-		rep.Samplers[i].PythonAggregated = aggregated[rep.Samplers[i].Label]
-	}
-	if n := pythonAggregatedNote(rep.Samplers); n != "" {
-		rep.Notes = append(rep.Notes, n)
 	}
 	if rep.Baseline, err = chooseBaseline(groups, opt.Baseline); err != nil {
 		return nil, fmt.Errorf("run directory %s: %w", dir, err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -23,78 +24,83 @@ const resultsJSONFile = "results.json"
 // it does not know, and nothing valid stands in for it.
 const NoStderrPython = "n/a: Python aggregation"
 
-// pythonAggregated reads results.json's Python-aggregated scores per
-// sampler (each the mean of its seeds' values, in run order), nil when the
-// run has none.
-func pythonAggregated(dir string) (map[string][]model.AggregatedScore, error) {
+// pythonAggregated reads results.json's Python-aggregated scores: their
+// keys in run order, and per sampler each key's value, the mean of its
+// seeds' values; no keys when the run has none.
+func pythonAggregated(dir string) ([]string, map[string]map[string]float64, error) {
 	b, err := os.ReadFile(filepath.Join(dir, resultsJSONFile))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var rj struct {
 		Results map[string]map[string]any `json:"results"`
 		Order   []string                  `json:"run_order"`
 	}
 	if err := json.Unmarshal(b, &rj); err != nil {
-		return nil, fmt.Errorf("%s: %w", resultsJSONFile, err)
+		return nil, nil, fmt.Errorf("%s: %w", resultsJSONFile, err)
 	}
 	type sum struct {
 		total float64
 		n     int
 	}
+	var keys []string
 	sums := map[string]map[string]*sum{}
-	var out map[string][]model.AggregatedScore
 	for _, run := range rj.Order {
 		rs := rj.Results[run]
-		keys, _ := rs["python_aggregated"].([]any)
+		aggregated, _ := rs["python_aggregated"].([]any)
 		sampler, _ := rs["sampler"].(string)
-		for _, k := range keys {
+		for _, k := range aggregated {
 			key, _ := k.(string)
 			v, ok := rs[key].(float64)
 			if !ok {
 				continue
 			}
-			if out == nil {
-				out = map[string][]model.AggregatedScore{}
+			if !slices.Contains(keys, key) {
+				keys = append(keys, key)
 			}
 			if sums[sampler] == nil {
 				sums[sampler] = map[string]*sum{}
 			}
-			s, seen := sums[sampler][key]
-			if !seen {
-				s = &sum{}
-				sums[sampler][key] = s
-				out[sampler] = append(out[sampler], model.AggregatedScore{Key: key})
+			if sums[sampler][key] == nil {
+				sums[sampler][key] = &sum{}
 			}
-			s.total += v
-			s.n++
+			sums[sampler][key].total += v
+			sums[sampler][key].n++
 		}
 	}
-	for sampler, scores := range out {
-		for i := range scores {
-			s := sums[sampler][scores[i].Key]
-			scores[i].Value = s.total / float64(s.n)
+	values := map[string]map[string]float64{}
+	for sampler, byKey := range sums {
+		values[sampler] = map[string]float64{}
+		for k, s := range byKey {
+			values[sampler][k] = s.total / float64(s.n)
 		}
 	}
-	return out, nil
+	return keys, values, nil
 }
 
-// pythonAggregatedNote says which scores a report shows without statistics.
-func pythonAggregatedNote(samplers []model.Sampler) string {
-	var keys []string
-	for _, s := range samplers {
-		for _, a := range s.PythonAggregated {
-			if !slices.Contains(keys, a.Key) {
-				keys = append(keys, a.Key)
+// addPythonAggregated gives the report the run's Python-aggregated scores:
+// each sampler's in the order of keys (NaN where a sampler has none), and a
+// note saying why they come without statistics.
+func addPythonAggregated(rep *model.Report, dir string) error {
+	keys, values, err := pythonAggregated(dir)
+	if err != nil || len(keys) == 0 {
+		return err
+	}
+	rep.PythonAggregated = keys
+	for i := range rep.Samplers {
+		s := &rep.Samplers[i]
+		for _, k := range keys {
+			v, ok := values[s.Label][k]
+			if !ok {
+				v = math.NaN()
 			}
+			s.PythonAggregated = append(s.PythonAggregated, model.AggregatedScore{Key: k, Value: v})
 		}
 	}
-	if len(keys) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("%s: aggregated by the task's Python function over every doc's value (lists per doc, in samples.jsonl); %s: no standard error, interval or paired test (lm-eval reports N/A), and no figures.",
-		strings.Join(keys, ", "), NoStderrPython)
+	rep.Notes = append(rep.Notes, fmt.Sprintf("%s: aggregated by the task's Python function over every doc's value (lists per doc, in samples.jsonl); %s: no standard error, interval or paired test (lm-eval reports N/A), and no figures.",
+		strings.Join(keys, ", "), NoStderrPython))
+	return nil
 }
