@@ -16,6 +16,7 @@ import (
 	"slices"
 
 	"github.com/entropix-eval/entropix-eval/datasets"
+	"github.com/entropix-eval/entropix-eval/internal/pyjson"
 	"github.com/entropix-eval/entropix-eval/reports"
 )
 
@@ -101,4 +102,48 @@ func pythonAggregates(m *Manifest, grs []gradedRecord, g Grader, out ResultsJSON
 		rs["score_keys"], rs[KeyPythonAggregated] = keys, aggregated
 	}
 	return nil
+}
+
+// listScores are a grade's Python-aggregated values as results.arrow's list
+// columns hold them: numbers and booleans (1 and 0), a single one as a
+// one-element list. A value of another shape (a string, a dict, nested
+// lists) has no column there: samples.jsonl keeps it.
+func listScores(values []DocValue) []reports.ListScore {
+	var out []reports.ListScore
+	for _, v := range values {
+		x, err := pyjson.Decode(v.JSON)
+		if err != nil {
+			continue
+		}
+		items, ok := x.([]any)
+		if !ok {
+			items = []any{x}
+		}
+		nums := make([]float64, 0, len(items))
+		for _, it := range items {
+			f, ok := scalar(it)
+			if !ok {
+				break
+			}
+			nums = append(nums, f)
+		}
+		if len(nums) == len(items) {
+			out = append(out, reports.ListScore{Metric: v.Metric, Filter: v.Filter, Values: nums})
+		}
+	}
+	return out
+}
+
+// scalar reads a number or a bool (Python's True is 1).
+func scalar(v any) (float64, bool) {
+	switch x := v.(type) {
+	case bool:
+		return float64(b2i(x)), true
+	case float64:
+		return x, true
+	case json.Number:
+		f, err := x.Float64()
+		return f, err == nil
+	}
+	return 0, false
 }

@@ -181,7 +181,7 @@ func resultRows(task string, id rowIdentity, grs []gradedRecord) ([]reports.Resu
 			RunKey: id.runKey, RunID: g.Job.RunID(), Task: task, Sampler: g.Job.Sampler,
 			SamplerSpec: id.specs[g.Job.Sampler], Model: id.model, Date: id.date, Seed: int64(g.Job.Seed), ProblemID: pid,
 			Repeat: int32(g.Repeat), PromptHash: g.PromptHash, Target: g.Problem.Target, Response: g.Response,
-			Answers: g.Grade.Answers, Scores: g.Grade.Scores,
+			Answers: g.Grade.Answers, Scores: g.Grade.Scores, Lists: listScores(g.Grade.Values),
 			PromptTokens: int32(g.PromptTokens), GenTokens: int32(g.GenTokens),
 			FinishReason: reports.FinishReason(g.FinishReason), LatencyMS: g.LatencyMS,
 		}

@@ -47,12 +47,17 @@ func TestArrowFilesReadByNode(t *testing.T) {
 	require.NoError(t, WriteResults(filepath.Join(dir, "results.arrow"), sampleResults(), WithProvenance(prov)))
 	require.NoError(t, WriteSummary(filepath.Join(dir, "summary.arrow"), sampleSummary(), WithProvenance(prov)))
 	require.NoError(t, WriteComparisons(filepath.Join(dir, "comparisons.arrow"), sampleComparisons(), prov))
+	lists := sampleListResults()
+	require.NoError(t, WriteResults(filepath.Join(dir, "lists.arrow"), lists, WithProvenance(prov)))
+	listCols, err := resultColumns(LayoutOf(lists))
+	require.NoError(t, err)
 
 	expected := map[string]any{"files": map[string]any{
 		"traces.arrow":      expectFile(KindTraces, traceColumns, traces, 2),
 		"results.arrow":     expectFile(KindResults, testResultColumns(), sampleResults(), 1),
 		"summary.arrow":     expectFile(KindSummary, summaryColumns, sampleSummary(), 1),
 		"comparisons.arrow": expectFile(KindComparisons, comparisonColumns, sampleComparisons(), 1),
+		"lists.arrow":       expectFile(KindResults, listCols, lists, 1),
 	}}
 	// Every file carries the provenance, under the keys a notebook reads.
 	for _, f := range expected["files"].(map[string]any) {
@@ -62,6 +67,8 @@ func TestArrowFilesReadByNode(t *testing.T) {
 			"entropix.schema_version": SchemaVersion,
 		}
 	}
+	files := expected["files"].(map[string]any)
+	files["lists.arrow"].(map[string]any)["metadata"].(map[string]string)["entropix.schema_version"] = SchemaVersionLists
 	b, err := json.MarshalIndent(expected, "", " ")
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "expected.json"), b, 0o644))
@@ -84,8 +91,11 @@ func TestArrowFilesReadByNode(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, cells(comparisonColumns, sampleComparisons()), cells(comparisonColumns, jsComparisons))
 
+	jsLists, err := ReadResults(filepath.Join(dir, "js", "lists.arrow"))
+	require.NoError(t, err)
+	require.Equal(t, cells(listCols, lists), cells(listCols, jsLists))
+
 	// The check must be able to fail: a wrong value and a wrong type are caught.
-	files := expected["files"].(map[string]any)
 	results := files["results.arrow"].(map[string]any)
 	results["rows"].([]map[string]any)[1]["seed"] = "1"
 	results["metadata"].(map[string]string)["entropix.run_key"] = "other"
@@ -94,6 +104,7 @@ func TestArrowFilesReadByNode(t *testing.T) {
 			f["type"] = "int64"
 		}
 	}
+	files["lists.arrow"].(map[string]any)["rows"].([]map[string]any)[0]["inst_acc,none"] = []float64{1, 1, 1}
 	b, err = json.Marshal(expected)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "expected.json"), b, 0o644))
@@ -102,6 +113,7 @@ func TestArrowFilesReadByNode(t *testing.T) {
 	require.Contains(t, string(out), "results.arrow: row 1 column seed: got -9223372036854775808n, want \"1\"")
 	require.Contains(t, string(out), "results.arrow: column problem_id has type int32, want int64")
 	require.Contains(t, string(out), `results.arrow: schema metadata entropix.run_key = "fp@2026-11-22T06:00:00Z", want "other"`)
+	require.Contains(t, string(out), `lists.arrow: row 0 column inst_acc,none: got [1,0,1], want [1,1,1]`)
 }
 
 // expectFile describes a file for check.mjs: its schema as Go's Arrow names the
@@ -110,7 +122,7 @@ func TestArrowFilesReadByNode(t *testing.T) {
 func expectFile[R any](kind string, cols []column[R], rows []R, minBatches int) map[string]any {
 	var fields []map[string]any
 	for _, c := range cols {
-		fields = append(fields, map[string]any{"name": c.field.Name, "type": c.field.Type.Name(), "nullable": c.field.Nullable})
+		fields = append(fields, map[string]any{"name": c.field.Name, "type": typeName(c.field.Type), "nullable": c.field.Nullable})
 	}
 	var cells []map[string]any
 	for i := range rows {

@@ -300,12 +300,16 @@ func checkOffsets(a *array.String) error {
 // kind and schema version so a reader can tell results.arrow from traces.arrow.
 func schemaOf[R any](kind string, cols []column[R]) *arrow.Schema {
 	fields := make([]arrow.Field, len(cols))
+	version := SchemaVersion
 	for i, c := range cols {
 		fields[i] = c.field
+		if isListColumn(c.field) {
+			version = SchemaVersionLists
+		}
 	}
 	md := arrow.NewMetadata(
 		[]string{metaKind, metaVersion},
-		[]string{kind, SchemaVersion},
+		[]string{kind, version},
 	)
 	return arrow.NewSchema(fields, &md)
 }
@@ -329,6 +333,11 @@ const (
 	// 6: attn_mode and pad_len in traces; sampler_spec, model and date in
 	// results and summary (issue 31).
 	SchemaVersion = "6"
+	// SchemaVersionLists is a results.arrow that holds list<double> score
+	// columns (a metric a Python aggregation folds, issue 27): an older
+	// build refuses it by its version rather than by a column type, while
+	// every file without one stays version 6, byte for byte.
+	SchemaVersionLists = "7"
 )
 
 // validUTF8 replaces each run of invalid bytes by U+FFFD, as written to utf8 columns.

@@ -158,7 +158,7 @@ func (r *RowReader[R]) checkKind(s *arrow.Schema) error {
 	if got, ok := md.GetValue(metaKind); ok && got != r.kind {
 		return r.errorf("file holds %s rows, not %s", got, r.kind)
 	}
-	if got, ok := md.GetValue(metaVersion); ok && got != SchemaVersion {
+	if got, ok := md.GetValue(metaVersion); ok && got != SchemaVersion && got != SchemaVersionLists {
 		return r.errorf("%w: schema version %s, this build reads version %s (run `entropix-eval rescore RUN_DIR` to rewrite a run directory's files)", ErrSchemaVersion, got, SchemaVersion)
 	}
 	return nil

@@ -167,7 +167,10 @@ type ResultRow struct {
 	Answers []Answer
 	// Scores are every metric under every filter, metric_list order within
 	// filter_list order.
-	Scores       []Score
+	Scores []Score
+	// Lists are the list-valued scores (a metric a Python aggregation
+	// folds), in the same order; they are no per-problem score.
+	Lists        []ListScore
 	PromptTokens int32
 	GenTokens    int32
 	FinishReason FinishReason

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow/go/v17/arrow"
@@ -132,15 +133,17 @@ func checkSummaryRow(r *SummaryRow) error { return r.Filter.check() }
 const AnswerColumnPrefix = "answer,"
 
 // ResultLayout is the task-dependent part of results.arrow: which filters
-// have answer columns and which score keys have score columns, in order.
+// have answer columns and which score keys have score columns, then list
+// score columns, in order.
 type ResultLayout struct {
 	Filters []string
 	Scores  []ScoreKey
+	Lists   []ScoreKey
 }
 
 // LayoutOf is the layout that holds every answer and score of rows.
 func LayoutOf(rows []ResultRow) ResultLayout {
-	return ResultLayout{Filters: AnswerFilters(rows), Scores: ScoreKeys(rows)}
+	return ResultLayout{Filters: AnswerFilters(rows), Scores: ScoreKeys(rows), Lists: ListKeys(rows)}
 }
 
 // ResultSchema is the schema of a results.arrow file with layout l.
@@ -177,14 +180,18 @@ func resultColumns(l ResultLayout) ([]column[ResultRow], error) {
 			return nil, err
 		}
 	}
-	for _, k := range l.Scores {
+	for i, k := range slices.Concat(l.Scores, l.Lists) {
 		if err := k.check(); err != nil {
 			return nil, err
 		}
 		if k.Metric()+"," == AnswerColumnPrefix {
 			return nil, fmt.Errorf("score %q: metric name %q is reserved", k, k.Metric())
 		}
-		if err := add(scoreColumn(k)); err != nil {
+		c := scoreColumn(k)
+		if i >= len(l.Scores) {
+			c = listColumn(k)
+		}
+		if err := add(c); err != nil {
 			return nil, err
 		}
 	}
@@ -198,6 +205,8 @@ func layoutOfSchema(s *arrow.Schema) ResultLayout {
 		switch {
 		case strings.HasPrefix(f.Name, AnswerColumnPrefix):
 			l.Filters = append(l.Filters, strings.TrimPrefix(f.Name, AnswerColumnPrefix))
+		case strings.Contains(f.Name, ",") && isListColumn(f):
+			l.Lists = append(l.Lists, ScoreKey(f.Name))
 		case strings.Contains(f.Name, ","):
 			l.Scores = append(l.Scores, ScoreKey(f.Name))
 		}

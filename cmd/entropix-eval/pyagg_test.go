@@ -17,6 +17,7 @@ import (
 	"github.com/entropix-eval/entropix-eval/eval"
 	"github.com/entropix-eval/entropix-eval/internal/pythontest"
 	"github.com/entropix-eval/entropix-eval/internal/sharedtest"
+	"github.com/entropix-eval/entropix-eval/reports"
 )
 
 // runResults reads results.json's entries by run ("task|sampler/seed=N").
@@ -153,10 +154,7 @@ func TestRunIFEvalWithPythonHooks(t *testing.T) {
 	cmd.Stderr = &stderr
 	lmOut, err := cmd.Output()
 	require.NoError(t, err, stderr.String())
-	var lm map[string]struct {
-		Docs []map[string]any
-		Agg  map[string]float64
-	}
+	var lm map[string]lmEvalRun
 	require.NoError(t, json.Unmarshal(lmOut, &lm))
 
 	metrics := []string{"prompt_level_strict_acc", "inst_level_strict_acc", "prompt_level_loose_acc", "inst_level_loose_acc"}
@@ -183,7 +181,28 @@ func TestRunIFEvalWithPythonHooks(t *testing.T) {
 		}
 	}
 	assert.Equal(t, map[string]int{"greedy/seed=0": 6, "top_p/seed=0": 6}, seen)
+
+	// results.arrow: the lists as list<double> columns (1 and 0), no score column.
+	rows, err := reports.ReadResults(filepath.Join(out, eval.ResultsArrow))
+	require.NoError(t, err)
+	require.Len(t, rows, 12)
+	assert.Equal(t, []reports.ScoreKey{"prompt_level_strict_acc,none", "prompt_level_loose_acc,none"}, reports.ScoreKeys(rows))
+	assert.Equal(t, []reports.ScoreKey{"inst_level_strict_acc,none", "inst_level_loose_acc,none"}, reports.ListKeys(rows))
+	for i, r := range rows {
+		want := lm[r.RunID].Docs[i%6]
+		for _, m := range []string{"inst_level_strict_acc", "inst_level_loose_acc"} {
+			var bits []float64
+			for _, x := range want[m].([]any) {
+				bits = append(bits, b2f(x.(bool)))
+			}
+			got, ok := r.List(reports.KeyOf(m, "none"))
+			require.True(t, ok)
+			assert.Equal(t, bits, got, "row %d %s", i, m)
+		}
+	}
 	assert.Positive(t, instTrue, "some instruction followed, so the comparison is not all false")
+
+	duckdbListCheck(t, out, lm)
 
 	res := runResults(t, out)
 	require.Len(t, res, 2)
@@ -235,4 +254,37 @@ func TestRunIFEvalWithPythonHooks(t *testing.T) {
 	require.NoError(t, os.WriteFile(manifest, bytes.Replace(mb, []byte(`"status": "complete"`), []byte(`"status": "running"`), 1), 0o600))
 	require.NoError(t, runQuiet(t, context.Background(), args))
 	assert.Equal(t, want, runOutputs(t, out), "resumed after a kill")
+}
+
+// lmEvalRun is one run's output of lmEvalIFEval.
+type lmEvalRun struct {
+	Docs []map[string]any
+	Agg  map[string]float64
+}
+
+// duckdbListCheck reads the Parquet copy's list column with DuckDB (when
+// installed, as for the notebook recipes): agg_inst_level_acc is
+// list_sum over list_count of the lists, per sampler.
+func duckdbListCheck(t *testing.T, dir string, lm map[string]lmEvalRun) {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	query := filepath.Join("..", "..", "reports", "parquetcheck", "query.mjs")
+	_, statErr := os.Stat(filepath.Join("..", "..", "reports", "parquetcheck", "node_modules", "@duckdb", "node-api"))
+	if err != nil || statErr != nil {
+		if os.Getenv("ENTROPIX_PARQUETCHECK") == "1" {
+			t.Fatalf("ENTROPIX_PARQUETCHECK=1 but node or reports/parquetcheck/node_modules is missing (npm ci --prefix reports/parquetcheck)")
+		}
+		t.Log("DuckDB not installed (npm ci --prefix reports/parquetcheck): the Parquet list column is not read back")
+		return
+	}
+	sql := `SELECT run_id, sum(list_sum("inst_level_strict_acc,none")) / sum(len("inst_level_strict_acc,none")) AS inst ` +
+		`FROM read_parquet('` + filepath.Join(dir, "results.parquet") + `') GROUP BY run_id ORDER BY run_id`
+	b, err := exec.Command(node, query, sql).CombinedOutput()
+	require.NoError(t, err, "%s", b)
+	var res struct{ Rows [][]any }
+	require.NoError(t, json.Unmarshal(b, &res))
+	require.Len(t, res.Rows, len(lm))
+	for _, row := range res.Rows {
+		assert.InDelta(t, lm[row[0].(string)].Agg["inst_level_strict_acc"], row[1], 1e-12, "%v", row)
+	}
 }

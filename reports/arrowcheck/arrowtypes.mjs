@@ -9,6 +9,8 @@ export function typeName(t) {
       return { [Precision.HALF]: 'float16', [Precision.SINGLE]: 'float32', [Precision.DOUBLE]: 'float64' }[t.precision];
     case Type.Utf8: return 'utf8';
     case Type.Bool: return 'bool';
+    // As reports.typeName spells it, with the element's type.
+    case Type.List: return `list<${typeName(t.children[0].type)}>`;
     default: return `other:${String(t)}`;
   }
 }

@@ -8,7 +8,7 @@
 //       "fields": [{"name", "type", "nullable"}], "rows": [{col: value}],
 //       "metadata": {key: value} } } }   (metadata optional: keys that must match)
 // Types are named as Go's arrow.DataType.Name() spells them (int32, int64,
-// float64, utf8, bool). int64 values come as decimal strings (they may exceed
+// float64, utf8, bool; a list with its element type, list<float64>). int64 values come as decimal strings (they may exceed
 // 2^53); non-finite floats as "NaN", "Infinity", "-Infinity".
 // Exits 1 and lists every mismatch when the files and the JSON disagree.
 //
@@ -37,6 +37,10 @@ function sameValue(type, got, want) {
     case 'float64': {
       const w = typeof want === 'string' ? Number(want) : want; // "NaN", "Infinity"
       return typeof got === 'number' && Object.is(got, w);
+    }
+    case 'list<float64>': {
+      const items = Array.from(got);
+      return Array.isArray(want) && items.length === want.length && items.every((x, i) => sameValue('float64', x, want[i]));
     }
     default: return got === want;
   }

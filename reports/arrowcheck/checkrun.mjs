@@ -65,17 +65,23 @@ const SCHEMA_VERSION = SPEC.schema_version;
 const col = (name, type, nullable = false) => ({ name, type, nullable });
 // results.arrow: fixed columns around one nullable "answer,<filter>" column per
 // filter pipeline and one nullable "<metric>,<filter>" column per score, in the
-// order of the manifest task's filter_list (and metric_list within a filter).
+// order of the manifest task's filter_list (and metric_list within a filter);
+// a metric a Python aggregation folds has a list<float64> column instead,
+// after the score columns in the same order, and makes the file version
+// SPEC.schema_version_lists.
 function resultFields(task) {
   const answers = task.filters.map((f) => col(`answer,${f.Name}`, 'utf8', true));
-  const scores = task.filters.flatMap((f) => task.metrics.map((m) => col(`${m.Metric},${f.Name}`, 'float64', true)));
-  return [...SPEC.results_head, ...answers, ...scores, ...SPEC.results_tail];
+  const listed = (m) => Boolean(m.PythonAggregation);
+  const scores = task.filters.flatMap((f) => task.metrics.filter((m) => !listed(m)).map((m) => col(`${m.Metric},${f.Name}`, 'float64', true)));
+  const lists = task.filters.flatMap((f) => task.metrics.filter(listed).map((m) => col(`${m.Metric},${f.Name}`, 'list<float64>', true)));
+  return [...SPEC.results_head, ...answers, ...scores, ...lists, ...SPEC.results_tail];
 }
+const resultsVersion = (task) => (task.metrics.some((m) => m.PythonAggregation) ? SPEC.schema_version_lists : SCHEMA_VERSION);
 const TRACE_FIELDS = SPEC.traces;
 
 // readArrow opens an IPC *file* (not stream), checks its schema and returns its
 // columns as plain arrays, one entry per row (nulls as null, int64 as BigInt).
-function readArrow(name, kind, fields, provenance) {
+function readArrow(name, kind, fields, provenance, version = SCHEMA_VERSION) {
   const buf = readFileSync(join(dir, name));
   const magic = 'ARROW1';
   check(buf.length >= 12 && buf.subarray(0, 6).toString() === magic && buf.subarray(buf.length - 6).toString() === magic,
@@ -83,8 +89,8 @@ function readArrow(name, kind, fields, provenance) {
   const table = tableFromIPC(buf);
   const md = table.schema.metadata;
   check(md.get('entropix.schema') === kind, `${name}: schema metadata entropix.schema = ${show(md.get('entropix.schema'))}, want "${kind}"`);
-  check(md.get('entropix.schema_version') === SCHEMA_VERSION,
-    `${name}: schema metadata entropix.schema_version = ${show(md.get('entropix.schema_version'))}, want "${SCHEMA_VERSION}"`);
+  check(md.get('entropix.schema_version') === version,
+    `${name}: schema metadata entropix.schema_version = ${show(md.get('entropix.schema_version'))}, want "${version}"`);
   for (const [key, want] of Object.entries(provenance)) {
     check(md.get(key) === want, `${name}: schema metadata ${key} = ${show(md.get(key))}, want ${show(want)} (from manifest.json)`);
   }
@@ -297,7 +303,7 @@ function main() {
   check(problems.length === nProblems, `problems.jsonl: ${problems.length} problems, manifest.json says ${nProblems}`);
   const problemByIndex = new Map(problems.map((p) => [p.index, p]));
 
-  const results = readArrow('results.arrow', 'results', resultFields(manifest.task), provenance);
+  const results = readArrow('results.arrow', 'results', resultFields(manifest.task), provenance, resultsVersion(manifest.task));
   // The GSM8K tasks' columns, under the names this checker grades.
   const RC = results.cols;
   Object.assign(RC, {
