@@ -177,10 +177,14 @@ type Reference struct {
 // instruction-level lists): kept per doc as Python returned them, they exist
 // as a score only aggregated over docs (pythonAggregates), so they are not
 // among Scores, which the report pairs problem by problem.
+//
+// Raw are scores whose value Python returned as a bool: the samples files
+// show True as lm-eval logs it, the statistics read Scores' 1.
 type Grade struct {
 	Answers []reports.Answer
 	Scores  []reports.Score
 	Values  []DocValue
+	Raw     []DocValue
 }
 
 // Grader filters and scores the responses of one doc against its target:

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 
 	"github.com/entropix-eval/entropix-eval/datasets"
 	"github.com/entropix-eval/entropix-eval/reports"
@@ -167,7 +168,7 @@ func sampleLine(task TaskSpec, runKey string, g gradedRecord) ([]byte, error) {
 	for _, s := range g.Grade.Scores {
 		line[string(s.Key())] = s.Value
 	}
-	for _, v := range g.Grade.Values {
+	for _, v := range slices.Concat(g.Grade.Values, g.Grade.Raw) {
 		line[string(v.Key())] = v.JSON
 	}
 	if err := scoredSampleFields(task, g, line); err != nil {

@@ -189,10 +189,10 @@ func (g *LMEvalGrader) Grade(task TaskSpec, ref Reference, responses []string) (
 		}
 		// Each answer is scored once, also when one answer stands for every repeat.
 		scores := make([][]reports.Score, len(answers))
-		values := make([][]DocValue, len(answers))
+		values, raw := make([][]DocValue, len(answers)), make([][]DocValue, len(answers))
 		for k, a := range answers {
 			if s.results != nil {
-				if scores[k], values[k], err = s.hookScores(task, f.Name, ref, a); err != nil {
+				if scores[k], values[k], raw[k], err = s.hookScores(task, f.Name, ref, a); err != nil {
 					return nil, err
 				}
 				continue
@@ -226,37 +226,40 @@ func (g *LMEvalGrader) Grade(task TaskSpec, ref Reference, responses []string) (
 			out[i].Answers = append(out[i].Answers, reports.Answer{Filter: f.Name, Answer: answers[k]})
 			out[i].Scores = append(out[i].Scores, scores[k]...)
 			out[i].Values = append(out[i].Values, values[k]...)
+			out[i].Raw = append(out[i].Raw, raw[k]...)
 		}
 	}
 	return out, nil
 }
 
 // hookScores runs the ported or Python process_results on one filtered
-// answer and returns its metrics in metric_list order: the scores, and the
-// values a Python aggregation folds.
-func (s *taskScorer) hookScores(task TaskSpec, filter string, ref Reference, answer string) ([]reports.Score, []DocValue, error) {
+// answer and returns its metrics in metric_list order: the scores, the
+// values a Python aggregation folds, and the scores Python gave as bools.
+func (s *taskScorer) hookScores(task TaskSpec, filter string, ref Reference, answer string) (scores []reports.Score, values, raw []DocValue, err error) {
 	res, err := s.results(ref.Doc, ref.Columns, answer)
 	if err != nil {
-		return nil, nil, fmt.Errorf("task %s: %s: %w", task.Name, resultsName(task), err)
+		return nil, nil, nil, fmt.Errorf("task %s: %s: %w", task.Name, resultsName(task), err)
 	}
-	var scores []reports.Score
-	var values []DocValue
 	for j, name := range s.names {
 		i := slices.IndexFunc(res, func(r MetricValue) bool { return r.Metric == name })
 		if i < 0 {
-			return nil, nil, fmt.Errorf("task %s: %s returned no %s (metric_list names it)", task.Name, resultsName(task), name)
+			return nil, nil, nil, fmt.Errorf("task %s: %s returned no %s (metric_list names it)", task.Name, resultsName(task), name)
 		}
+		v := DocValue{Metric: name, Filter: filter, JSON: res[i].JSON}
 		if task.Metrics[j].PythonAggregation != nil {
-			values = append(values, DocValue{Metric: name, Filter: filter, JSON: res[i].JSON})
+			values = append(values, v)
 			continue
 		}
 		if !res[i].Number {
-			return nil, nil, fmt.Errorf("task %s: %s: metric %s: %.80s is not a number: its aggregation %s would fail on it, as lm-eval's would (a list-valued metric needs a Python aggregation)",
+			return nil, nil, nil, fmt.Errorf("task %s: %s: metric %s: %.80s is not a number: its aggregation %s would fail on it, as lm-eval's would (a list-valued metric needs a Python aggregation)",
 				task.Name, resultsName(task), name, res[i].JSON, task.Metrics[j].Aggregation)
 		}
 		scores = append(scores, reports.Score{Metric: name, Filter: filter, Value: res[i].Value})
+		if j := string(res[i].JSON); j == "true" || j == "false" {
+			raw = append(raw, v)
+		}
 	}
-	return scores, values, nil
+	return scores, values, raw, nil
 }
 
 // resultsName names a task's process_results, Go port or Python.
