@@ -16,6 +16,7 @@ import (
 
 	"github.com/entropix-eval/entropix-eval/engine"
 	"github.com/entropix-eval/entropix-eval/reports"
+	"github.com/entropix-eval/entropix-eval/sampler"
 )
 
 // ManifestFile describes a run directory: what was run, on what, by which code.
@@ -121,8 +122,8 @@ func readBuildInfo() CodeInfo {
 
 // SamplerInfo is one sampler as the run used it.
 type SamplerInfo struct {
-	Label string      `json:"label"`
-	Spec  SamplerSpec `json:"spec"`
+	Label string       `json:"label"`
+	Spec  sampler.Spec `json:"spec"`
 	// Description is the sampler's own account of every parameter in effect: its
 	// JSON when Describe returns JSON, else a JSON string.
 	Description json.RawMessage `json:"description"`

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/entropix-eval/entropix-eval/eval/loglik"
+	"github.com/entropix-eval/entropix-eval/sampler"
 )
 
 // ScoredSampler labels the one job of a scored task's run: no sampler is
@@ -32,7 +33,7 @@ type ScoringTokenizer interface {
 // repeats: the numbers do not depend on them), so its manifest, resume and
 // output files hold one run whatever the config listed.
 func scoredConfig(cfg Config) Config {
-	cfg.Samplers = []SamplerSpec{{Name: ScoredSampler}}
+	cfg.Samplers = []sampler.Spec{{Name: ScoredSampler}}
 	cfg.Seeds = []uint64{0}
 	cfg.Repeats = 1
 	return cfg
@@ -54,10 +55,6 @@ func scoredTask(t TaskSpec, cfg Config) TaskSpec {
 // generative run.
 func (r *Runner) runScored(ctx context.Context, cfg Config, task TaskSpec, shard Shard, log *slog.Logger) (*Manifest, error) {
 	cfg = scoredConfig(cfg)
-	if cfg.Backend != "cpu" {
-		// Checked again on the engine (engine.TokenScorer); refused here before the run directory exists.
-		return nil, fmt.Errorf("task %s (%s): the %s backend does not score given tokens yet; use backend cpu", task.Name, task.OutputType, cfg.Backend)
-	}
 	tok, ok := r.Tokenizer.(ScoringTokenizer)
 	if !ok {
 		return nil, fmt.Errorf("task %s (%s): the tokenizer cannot encode without special tokens, which loglikelihood requests need", task.Name, task.OutputType)

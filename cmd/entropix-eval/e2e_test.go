@@ -16,6 +16,7 @@ import (
 	"github.com/entropix-eval/entropix-eval/eval"
 	"github.com/entropix-eval/entropix-eval/internal/sharedtest"
 	"github.com/entropix-eval/entropix-eval/reports"
+	"github.com/entropix-eval/entropix-eval/sampler"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -352,7 +353,7 @@ func TestClarifyingTokenResolvedPerVariant(t *testing.T) {
 		{llama, "entropix,clarifying_token_id=1131", 1131, "..."},
 		{smol, "entropix:smollm-360m,clarifying_token_id=4563", 4563, " ..."},
 	} {
-		specs, err := eval.ParseSamplerList(tc.sampler)
+		specs, err := sampler.ParseSpecs(tc.sampler)
 		require.NoError(t, err)
 		f, err := eval.NewSamplerResolver(tokenTextLookup(tc.tok), tokenIDText(tc.tok))(specs[0])
 		require.NoError(t, err, tc.sampler)

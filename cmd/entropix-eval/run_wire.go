@@ -177,7 +177,7 @@ func tokenTextLookup(tok *tokenizer.Tokenizer) func(string) (int32, bool) {
 // Entropix's " ..." (the look-alikes the demo tries, in its order) and how to
 // pick one, for a spec whose clarifying token the vocabulary lacks. Nothing is
 // picked for the user: the token changes what Entropix emits.
-func clarifyingCandidates(tok *tokenizer.Tokenizer, s eval.SamplerSpec) string {
+func clarifyingCandidates(tok *tokenizer.Tokenizer, s sampler.Spec) string {
 	lookup := tokenTextLookup(tok)
 	var found []string
 	first := int32(-1)
