@@ -389,3 +389,40 @@ func TestScoreIFEvalMatchesLMEvalSamples(t *testing.T) {
 	}
 	assert.Equal(t, 21, checked)
 }
+
+// run --python-hooks whose Python aggregation raises when the run finishes:
+// an error naming task, metric and hook, the run left unfinished with its
+// responses journaled; once the cause is gone (here an environment
+// variable the hook reads), the same command finishes it.
+func TestRunPythonAggregationFaultResumes(t *testing.T) {
+	py := pythontest.Python(t)
+	dir := t.TempDir()
+	write := func(name, text string) {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600))
+	}
+	write("qa.yaml", "task: qa\ndataset_path: acme/qa\ntest_split: test\ndoc_to_text: \"Q: {{q}}\\nA:\"\ndoc_to_target: a\n"+
+		"process_results: !function utils.process_results\nmetric_list:\n  - metric: acc\n  - metric: words\n    aggregation: !function utils.agg\n")
+	write("utils.py", "import os\n\ndef process_results(doc, results):\n    return {'acc': True, 'words': [True, False, False]}\n\n"+
+		"def agg(items):\n    if os.environ.get('ENTROPIX_TEST_FAIL_AGG'):\n        raise RuntimeError('failing on purpose')\n"+
+		"    flat = [x for item in items for x in item]\n    return sum(flat) / len(flat)\n")
+	write("test.jsonl", "{\"q\": \"2+2\", \"a\": \"4\"}\n{\"q\": \"3+3\", \"a\": \"6\"}\n")
+	out := t.TempDir()
+	args := []string{"--model", sharedtest.Path(t, "models/stories260K-hf"), "--include-path", dir, "--task", "qa", "--dataset", filepath.Join(dir, "test.jsonl"),
+		"--samplers", "greedy", "--max-new-tokens", "4", "--progress", "none", "--out", out, "--python-hooks", "--python", py}
+	t.Setenv("ENTROPIX_TEST_FAIL_AGG", "1")
+	err := runQuiet(t, context.Background(), args)
+	require.ErrorContains(t, err, "task qa: metric words, filter none: aggregation !function utils.agg: task qa: aggregation hook utils.py:agg raised RuntimeError: failing on purpose")
+	m, err := eval.ReadManifest(out)
+	require.NoError(t, err)
+	assert.Equal(t, eval.StatusRunning, m.Status)
+	recs, err := eval.ReadJournal(filepath.Join(out, eval.JournalFile))
+	require.NoError(t, err)
+	assert.Len(t, recs, 2, "the responses are journaled")
+
+	t.Setenv("ENTROPIX_TEST_FAIL_AGG", "")
+	require.NoError(t, runQuiet(t, context.Background(), args))
+	for _, rs := range runResults(t, out) {
+		assert.InDelta(t, 1.0/3, rs["words,none"], 1e-15)
+		assert.Equal(t, 1.0, rs["acc,none"])
+	}
+}
