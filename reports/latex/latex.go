@@ -155,10 +155,13 @@ func stacked(s string) string {
 // each filter with its SE over problems (seeds and repeats averaged within a
 // problem), the best value of each column in bold.
 func AccuracyTable(w io.Writer, r *model.Report, opt Options) error {
-	cols := labelColumn + strings.Repeat("r", len(r.Filters))
+	cols := labelColumn + strings.Repeat("r", len(r.Filters)+len(r.PythonAggregated))
 	head := []string{"Sampler"}
 	for _, f := range r.Filters {
 		head = append(head, stacked(f))
+	}
+	for _, k := range r.PythonAggregated {
+		head = append(head, stacked(k)+`\textsuperscript{\dag}`)
 	}
 	best := make([]float64, len(r.Filters))
 	n, k := 0, 0
@@ -180,6 +183,9 @@ func AccuracyTable(w io.Writer, r *model.Report, opt Options) error {
 		caption += fmt.Sprintf(", up to %d samples (seeds $\\times$ repeats) averaged within each problem", k)
 	}
 	caption += fmt.Sprintf(". Best in bold. Primary filter: %s.", Escape(r.PrimaryFilter))
+	if len(r.PythonAggregated) > 0 {
+		caption += ` \dag: the task's Python aggregation over every doc's values, without an SE (n/a: Python aggregation).`
+	}
 	header(&b, r, caption, opt.label("accuracy"), cols, false)
 	b.WriteString(strings.Join(head, " & ") + " \\\\\n\\midrule\n")
 	for _, s := range r.Samplers {
@@ -193,6 +199,9 @@ func AccuracyTable(w io.Writer, r *model.Report, opt Options) error {
 				cell += `\,{\scriptsize$\pm$` + num(f.SE, false) + `}`
 			}
 			cells = append(cells, cell)
+		}
+		for _, a := range s.PythonAggregated {
+			cells = append(cells, num(a.Value, false))
 		}
 		b.WriteString(strings.Join(cells, " & ") + " \\\\\n")
 	}

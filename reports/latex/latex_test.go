@@ -76,6 +76,24 @@ func TestAccuracyTable(t *testing.T) {
 	assert.Equal(t, strings.Count(s, `\begin{`), strings.Count(s, `\end{`))
 }
 
+// A Python aggregation's score is a column of its own, marked, without an SE.
+func TestAccuracyTablePythonAggregated(t *testing.T) {
+	r := report()
+	r.PythonAggregated = []string{"inst_level_strict_acc,none"}
+	for i := range r.Samplers {
+		r.Samplers[i].PythonAggregated = []model.AggregatedScore{{Key: "inst_level_strict_acc,none", Value: 0.25 * float64(i+1)}}
+	}
+	var b bytes.Buffer
+	require.NoError(t, AccuracyTable(&b, r, Options{Label: "gsm8k"}))
+	s := b.String()
+	for _, want := range []string{`p{0.27\columnwidth}rrr}`,
+		`\begin{tabular}[b]{@{}c@{}}inst\\level\\strict\\acc,none\end{tabular}\textsuperscript{\dag} \\`,
+		`greedy & \textbf{31.2}\,{\scriptsize$\pm$1.3} & \textbf{31.2}\,{\scriptsize$\pm$1.3} & 25.0 \\`,
+		`\dag: the task's Python aggregation over every doc's values, without an SE (n/a: Python aggregation).`} {
+		assert.Contains(t, s, want)
+	}
+}
+
 func TestComparisonTables(t *testing.T) {
 	var b bytes.Buffer
 	require.NoError(t, ComparisonTable(&b, report(), Options{}))
