@@ -1,10 +1,12 @@
 package reports
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/ipc"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -68,4 +70,58 @@ func TestListScoresRoundTrip(t *testing.T) {
 
 	// The Parquet copy keeps the lists (DuckDB reads them as DOUBLE[]).
 	require.NoError(t, WriteParquetCopy(path))
+}
+
+// readResultBytes reads a results file image as ReadResults reads a file:
+// its layout, list columns included, from its schema.
+func readResultBytes(b []byte) ([]ResultRow, error) {
+	r, err := newRowReader(bytes.NewReader(b), int64(len(b)), "mem.arrow", KindResults, func(s *arrow.Schema) ([]column[ResultRow], error) {
+		return resultColumns(layoutOfSchema(s))
+	}, checkResultRow)
+	if err != nil {
+		return nil, err
+	}
+	return collect(r)
+}
+
+// A damaged list column (offsets past its values, any flipped byte) is an
+// error, never a panic or a read outside the file.
+func TestReadListsSurvivesEveryByteFlip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "results.arrow")
+	require.NoError(t, WriteResults(path, sampleListResults()))
+	orig, err := os.ReadFile(path)
+	require.NoError(t, err)
+	rows, err := readResultBytes(orig)
+	require.NoError(t, err)
+	require.Equal(t, sampleListResults()[0].Lists, rows[0].Lists)
+	for i := range orig {
+		b := append([]byte(nil), orig...)
+		b[i] ^= 0xff
+		require.NotPanics(t, func() { _, _ = readResultBytes(b) }, "byte %d", i)
+	}
+}
+
+func FuzzReadListResults(f *testing.F) {
+	seed := filepath.Join(f.TempDir(), "seed.arrow")
+	if err := WriteResults(seed, sampleListResults()); err != nil {
+		f.Fatal(err)
+	}
+	b, err := os.ReadFile(seed)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rows, err := readResultBytes(data)
+		if err != nil {
+			return
+		}
+		for i := range rows {
+			for _, l := range rows[i].Lists {
+				if l.Values == nil {
+					t.Fatalf("row %d: list %s read as nil, not empty", i, l.Key())
+				}
+			}
+		}
+	})
 }
