@@ -85,52 +85,6 @@ samplers: [greedy, greedy]
 	}
 }
 
-func TestParseShard(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want Shard
-		err  bool
-	}{
-		{"", Shard{0, 1}, false},
-		{"0/1", Shard{0, 1}, false},
-		{"2/3", Shard{2, 3}, false},
-		{"3/3", Shard{}, true},
-		{"-1/3", Shard{}, true},
-		{"1", Shard{}, true},
-		{"a/b", Shard{}, true},
-		{"0/0", Shard{}, true},
-	} {
-		got, err := ParseShard(tc.in)
-		if tc.err {
-			assert.Error(t, err, tc.in)
-			continue
-		}
-		require.NoError(t, err, tc.in)
-		assert.Equal(t, tc.want, got, tc.in)
-	}
-}
-
-func TestParseSamplerList(t *testing.T) {
-	specs, err := ParseSamplerList("greedy, min_p,entropix")
-	require.NoError(t, err)
-	assert.Equal(t, []SamplerSpec{{Name: "greedy"}, {Name: "min_p"}, {Name: "entropix"}}, specs)
-	specs, err = ParseSamplerList("greedy,min_p,min_p=0.05,temperature=1.5,entropix:frog,label=frog")
-	require.NoError(t, err)
-	assert.Equal(t, []SamplerSpec{
-		{Name: "greedy"},
-		{Name: "min_p", Params: map[string]any{"min_p": 0.05, "temperature": 1.5}},
-		{Name: "entropix:frog", Label: "frog"},
-	}, specs)
-	for in, want := range map[string]string{
-		"greedy,,min_p":         "empty entry",
-		"temperature=1":         "before any sampler name",
-		"min_p,min_p=1,min_p=2": "given twice",
-	} {
-		_, err = ParseSamplerList(in)
-		assert.ErrorContains(t, err, want, in)
-	}
-}
-
 func TestStopMatcher(t *testing.T) {
 	m := newStopMatcher([]string{"Q:", "</s>", "\n\n"})
 	for _, tc := range []struct {

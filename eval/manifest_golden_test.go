@@ -3,6 +3,7 @@ package eval
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/entropix-eval/entropix-eval/datasets"
 	"github.com/entropix-eval/entropix-eval/hooks"
+	"github.com/entropix-eval/entropix-eval/rundir"
 )
 
 // everyField is a manifest with every field set, the nested ones included.
@@ -73,7 +75,7 @@ func everyField() *Manifest {
 func TestManifestBytesUnchanged(t *testing.T) {
 	dir := t.TempDir()
 	m := everyField()
-	fp, err := m.fingerprint()
+	fp, err := fingerprint(m)
 	require.NoError(t, err)
 	assert.Equal(t, "ae5c116f6d5b59adbdd03b8ea1ea190f", fp)
 	require.NoError(t, writeManifest(dir, m))
@@ -90,4 +92,27 @@ func TestManifestBytesUnchanged(t *testing.T) {
 	first, err := json.Marshal(m)
 	require.NoError(t, err)
 	assert.JSONEq(t, string(first), string(again))
+}
+
+// TestManifestEveryFieldReadByNode: the manifest with every field set (the
+// optional ones a run rarely writes included) is read back key by key, exactly
+// as spelled, by node against rundir.ManifestSchema (the values are made up, so
+// only the keys and types are checked; a real run's manifest gets the full
+// check in cmd/entropix-eval's end-to-end test).
+func TestManifestEveryFieldReadByNode(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		if os.Getenv("ENTROPIX_ARROWCHECK") == "1" {
+			t.Fatal("ENTROPIX_ARROWCHECK=1 but node is not on PATH")
+		}
+		t.Skip("node is not on PATH")
+	}
+	schema, err := json.Marshal(rundir.ManifestSchema())
+	require.NoError(t, err)
+	schemaPath := filepath.Join(t.TempDir(), "schema.json")
+	require.NoError(t, os.WriteFile(schemaPath, schema, 0o644))
+	script := filepath.Join("..", "reports", "arrowcheck", "checkmanifest.mjs")
+	out, err := exec.Command(node, script, "--schema-only", filepath.Join("testdata", "manifest-every-field.json"), schemaPath).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	t.Logf("%s", out)
 }

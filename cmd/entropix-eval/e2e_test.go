@@ -16,13 +16,17 @@ import (
 	"github.com/entropix-eval/entropix-eval/eval"
 	"github.com/entropix-eval/entropix-eval/internal/sharedtest"
 	"github.com/entropix-eval/entropix-eval/reports"
+	"github.com/entropix-eval/entropix-eval/rundir"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 // checkRunScript is the independent checker of a run directory: apache-arrow
 // reads the Arrow files and JavaScript re-derives what they must hold.
-var checkRunScript = filepath.Join("..", "..", "reports", "arrowcheck", "checkrun.mjs")
+var (
+	checkRunScript      = filepath.Join("..", "..", "reports", "arrowcheck", "checkrun.mjs")
+	checkManifestScript = filepath.Join("..", "..", "reports", "arrowcheck", "checkmanifest.mjs")
+)
 
 // e2eModel is one real checkpoint of ../shared the end-to-end test runs.
 type e2eModel struct {
@@ -106,6 +110,7 @@ func TestE2ERunCheckedByApacheArrow(t *testing.T) {
 
 			if node != "" {
 				runCheckRun(t, node, dir, "")
+				runCheckManifest(t, node, dir, "")
 				// The same checker on a rescored copy whose responses hit every
 				// scoring branch (the tiny models answer nothing right).
 				graded := gradedCopy(t, dir)
@@ -173,12 +178,45 @@ func runCheckRun(t *testing.T, node, dir, wantErr string) {
 	require.Contains(t, string(out), wantErr)
 }
 
-// mustCatch breaks copies of a good run directory in three places, one per data
-// path, and requires the checker to say what is wrong.
+// runCheckManifest runs checkmanifest.mjs on dir's manifest.json against
+// rundir.ManifestSchema(): it must pass when wantErr is "", else fail with a
+// message containing wantErr.
+func runCheckManifest(t *testing.T, node, dir, wantErr string) {
+	t.Helper()
+	schema, err := json.Marshal(rundir.ManifestSchema())
+	require.NoError(t, err)
+	schemaPath := filepath.Join(t.TempDir(), "manifest-schema.json")
+	require.NoError(t, os.WriteFile(schemaPath, schema, 0o644))
+	out, err := exec.Command(node, checkManifestScript, filepath.Join(dir, rundir.ManifestFile), schemaPath).CombinedOutput()
+	if wantErr == "" {
+		require.NoError(t, err, "checkmanifest.mjs rejects the manifest:\n%s", out)
+		t.Logf("%s", strings.TrimSpace(string(out)))
+		return
+	}
+	require.Error(t, err, "checkmanifest.mjs accepted a broken manifest (want %q):\n%s", wantErr, out)
+	require.Contains(t, string(out), wantErr)
+}
+
+// mustCatch breaks copies of a good run directory in several places, one per
+// data path, and requires the checkers to say what is wrong.
 func mustCatch(t *testing.T, node, good string) {
 	t.Helper()
-	// results.json disagrees with results.arrow.
+	// manifest.json spells a key as only Go's case-insensitive reading accepts.
 	dir := copyRunDir(t, good)
+	editFile(t, filepath.Join(dir, rundir.ManifestFile), func(s string) string {
+		return strings.Replace(s, `"max_new_tokens": 24,`, `"MaxNewTokens": 24,`, 1)
+	})
+	runCheckManifest(t, node, dir, `manifest.config.MaxNewTokens: no such key in a manifest (the key is spelled "max_new_tokens")`)
+
+	// manifest.json's run key is not its fingerprint and start.
+	dir = copyRunDir(t, good)
+	editFile(t, filepath.Join(dir, rundir.ManifestFile), func(s string) string {
+		return strings.Replace(s, `"run_key": "`, `"run_key": "0`, 1)
+	})
+	runCheckManifest(t, node, dir, "is not fingerprint@started")
+
+	// results.json disagrees with results.arrow.
+	dir = copyRunDir(t, good)
 	editFile(t, filepath.Join(dir, eval.ResultsJSONFile), func(s string) string {
 		return strings.Replace(s, `"exact_match,strict-match": 0,`, `"exact_match,strict-match": 0.25,`, 1)
 	})

@@ -24,6 +24,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/entropix-eval/entropix-eval/reports/fixture"
+	"github.com/entropix-eval/entropix-eval/rundir"
 )
 
 // chromium finds the browser: $ENTROPIX_CHROMIUM, else chromium on PATH. Without
@@ -227,7 +228,7 @@ func TestReportInChromium(t *testing.T) {
 	}
 
 	ctx, issues := openBrowser(t, bin)
-	url := "file://" + filepath.Join(dir, HTMLFile)
+	url := "file://" + filepath.Join(dir, rundir.HTMLFile)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(url), chromedp.WaitVisible("#accuracy-table")))
 
 	st, err := chromedp.Run(ctx, chromedp.Evaluate[pageState](readState))

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/entropix-eval/entropix-eval/reports"
+	"github.com/entropix-eval/entropix-eval/rundir"
 	"github.com/stretchr/testify/require"
 )
 
@@ -18,11 +19,11 @@ func writeRun(t testing.TB, manifest map[string]any, results []reports.ResultRow
 	if manifest != nil {
 		b, err := json.Marshal(manifest)
 		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(dir, ManifestFile), b, 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, rundir.ManifestFile), b, 0o644))
 	}
-	require.NoError(t, reports.WriteResults(filepath.Join(dir, ResultsFile), results))
+	require.NoError(t, reports.WriteResults(filepath.Join(dir, rundir.ResultsFile), results))
 	if traces != nil {
-		require.NoError(t, reports.WriteTraces(filepath.Join(dir, TracesFile), traces))
+		require.NoError(t, reports.WriteTraces(filepath.Join(dir, rundir.TracesFile), traces))
 	}
 	return dir
 }
@@ -60,7 +61,7 @@ func taskManifest(task string, samplers ...string) map[string]any {
 	for _, s := range samplers {
 		ss = append(ss, map[string]any{"label": s, "spec": map[string]any{"name": s}, "description": map[string]any{"name": s}})
 	}
-	return map[string]any{"status": "complete", "task": map[string]any{"Name": task}, "samplers": ss}
+	return map[string]any{"status": "complete", "task": map[string]any{"name": task}, "samplers": ss}
 }
 
 func writeFile(path, s string) error { return os.WriteFile(path, []byte(s), 0o644) }

@@ -1,4 +1,4 @@
-package eval
+package rundir
 
 import (
 	"encoding/json"
