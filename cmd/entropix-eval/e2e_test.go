@@ -127,7 +127,7 @@ func TestE2ERunCheckedByApacheArrow(t *testing.T) {
 func TestE2EClarifyingTokenText(t *testing.T) {
 	tok, err := tokenizer.Load(sharedtest.Path(t, "models/tiny-llama3/tokenizer.json"))
 	require.NoError(t, err)
-	lookup := tokenTextLookup(tok)
+	lookup := eval.TokenTextLookup(tok)
 	for text, want := range map[string]int32{" ...": 2564, "Ġ...": 2564, "...": 1131, "<|eot_id|>": 128009} {
 		id, ok := lookup(text)
 		assert.True(t, ok, "%q", text)
@@ -392,7 +392,7 @@ func TestClarifyingTokenResolvedPerVariant(t *testing.T) {
 	} {
 		specs, err := eval.ParseSamplerList(tc.sampler)
 		require.NoError(t, err)
-		f, err := eval.NewSamplerResolver(tokenTextLookup(tc.tok), tokenIDText(tc.tok))(specs[0])
+		f, err := eval.NewSamplerResolver(eval.TokenTextLookup(tc.tok), eval.TokenIDText(tc.tok))(specs[0])
 		require.NoError(t, err, tc.sampler)
 		var desc map[string]any
 		require.NoError(t, json.Unmarshal([]byte(f.Describe()), &desc))

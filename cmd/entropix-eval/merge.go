@@ -39,7 +39,7 @@ func runMerge(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	if *out == "" || fs.NArg() == 0 {
 		return fmt.Errorf("%w: merge needs --out and at least one shard directory", errUsage)
 	}
-	o := defaultOutputs()
+	o := eval.DefaultOutputs()
 	o.Report = reportTo(stdout)
 	if err := eval.Merge(*out, fs.Args(), o); err != nil {
 		return err

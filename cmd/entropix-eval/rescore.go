@@ -43,7 +43,7 @@ func runRescore(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	dir := fs.Arg(0)
 	// The report and lm-eval files are built from the rescored files, so they are
 	// rebuilt with them rather than left stale.
-	out := defaultOutputs()
+	out := eval.DefaultOutputs()
 	out.Report = reportTo(stdout)
 	before, after, err := eval.Rescore(dir, out)
 	if err != nil {

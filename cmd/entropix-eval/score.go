@@ -70,7 +70,7 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	src := eval.DataSourceOf(cfg, task, engine.HFCacheDirs())
-	o := defaultOutputs()
+	o := eval.DefaultOutputs()
 	o.Report = reportTo(stdout)
 	if err := eval.ScoreExternal(*out, cfg, task, src, resps, o); err != nil {
 		return err

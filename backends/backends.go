@@ -1,4 +1,8 @@
-package main
+// Package backends starts the engines a sweep's backend names: the pure-Go CPU
+// engine (engine/cpu) and, in builds with the cuda tag, the GPU one (package
+// cuda). eval.Open takes them as its eval.Backends, so package eval links no
+// engine itself.
+package backends
 
 import (
 	"context"
@@ -10,12 +14,18 @@ import (
 	"github.com/entropix-eval/entropix-eval/engine"
 	"github.com/entropix-eval/entropix-eval/engine/cpu"
 	"github.com/entropix-eval/entropix-eval/eval"
+	"github.com/entropix-eval/entropix-eval/internal/usage"
 )
 
-// engineOpener starts one worker's engine on its device: "cpu" for the CPU backend,
+// Builtin is the CPU and CUDA backends.
+var Builtin eval.Backends = builtin{}
+
+type builtin struct{}
+
+// Opener starts one worker's engine on its device: "cpu" for the CPU backend,
 // "cuda" or "cuda:N" for GPU N (a bare "cuda" takes the worker's index, so
 // `devices: [cuda, cuda]` spreads two workers over GPUs 0 and 1).
-func engineOpener(backend string, model *engine.Model, opts engine.Options) (eval.EngineOpener, error) {
+func (builtin) Opener(backend string, model *engine.Model, opts engine.Options) (eval.EngineOpener, error) {
 	switch backend {
 	case "cpu":
 		return func(_ context.Context, _ int, _ string) (eval.Engine, func() error, error) {
@@ -41,18 +51,23 @@ func engineOpener(backend string, model *engine.Model, opts engine.Options) (eva
 			return e, e.Close, nil
 		}, nil
 	}
-	return nil, fmt.Errorf("%w: backend %q: want cpu or cuda", errUsage, backend)
+	return nil, fmt.Errorf("%w: backend %q: want cpu or cuda", usage.Err, backend)
 }
 
-// computeDType is the dtype a backend computes in, for manifests and the run
-// fingerprint: the CPU backend runs float32 throughout (weights widened in the
-// kernels, float32 KV cache); the CUDA backend keeps weights, GEMM inputs and the KV
-// cache in BF16 (FP32 accumulation).
-func computeDType(backend string) string {
-	if backend == "cuda" {
-		return "BF16"
+// MaxSlots is the most slots of the CPU engine that fit in memory at opts,
+// capped at limit; the CUDA backend sizes its memory only once its device is open.
+func (builtin) MaxSlots(backend string, model *engine.Model, opts engine.Options, limit int) (int, error) {
+	if backend != "cpu" {
+		return 0, fmt.Errorf("%w: --batch-size auto: only the cpu backend can size its batch before opening the device; give a number for %s", usage.Err, backend)
 	}
-	return "F32"
+	n, _, err := cpu.MaxSlots(model, opts, limit)
+	if err != nil {
+		return 0, err
+	}
+	if n == 0 {
+		return 0, fmt.Errorf("--batch-size auto: not even one sequence of %d tokens fits in the memory available", opts.MaxSeqLen)
+	}
+	return n, nil
 }
 
 // gpuIndex reads the N of "cuda:N"; a bare "cuda" means the worker's own index.
