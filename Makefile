@@ -9,7 +9,7 @@ export ENTROPIX_SHARED
 CUDA_SHARED     := $(abspath $(ENTROPIX_SHARED))/cuda
 CUDA_ENV        := CGO_ENABLED=1 CGO_CFLAGS="-I$(CUDA_SHARED)/include" CGO_LDFLAGS="-L$(CUDA_SHARED)/lib/stubs"
 
-.PHONY: build test demo bench bench-sweep lint cuda cudasim ptx gpu-prep fuzz image
+.PHONY: build test test-arm64 demo bench bench-sweep lint cuda cudasim ptx gpu-prep fuzz image
 
 # The code revision manifests record, for builds where Go's own VCS stamp is absent.
 REVISION        := $(shell git rev-parse HEAD 2>/dev/null)
@@ -22,6 +22,17 @@ build:
 test:
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
+
+# The CPU engine's arm64 NEON kernels, checked on an amd64 machine: the arm64 test
+# binary run under qemu-user (Debian's qemu-user-static), the kernel and whole-forward
+# comparisons with the Go kernels plus the kernel tests that dispatch to NEON (BF16
+# precision, which has no NEON kernel, is left out: its emulation is slow under qemu).
+test-arm64:
+	GOARCH=arm64 $(GO) vet ./engine/cpu/
+	GOARCH=arm64 $(GO) test -c -o bin/cpu-arm64.test ./engine/cpu/
+	cd engine/cpu && qemu-aarch64-static ../../bin/cpu-arm64.test -test.count=1 \
+		-test.run 'NEON|SIMD|Dot|Axpy|Matmul|Matvec|GroupScores|WeightedSum|Attention|Kernels|Invariance' \
+		-test.skip 'Invariance/.*/bf16'
 
 demo: build
 	./$(BIN) demo

@@ -65,24 +65,22 @@ func (e *Engine) attention(layer int, rows []tokenRow, q, out []float32, capture
 // (groupScores64AVX2, groupScores128AVX2); dot4 and dot do the rest, as they
 // do everything elsewhere.
 func groupScores(s []float32, sstride, n int, q []float32, heads, hd int, k []float32, kstride int, scale float32) {
-	done := 0
+	type scoresKernel = func(q *float32, heads int, k *float32, kstride int, blocks int, scale float32, out *float32, ostride int)
+	block, k64, k128 := 0, scoresKernel(nil), scoresKernel(nil)
 	switch {
-	case useAVX512 && (hd == 64 || hd == 128) && n >= 16:
-		blocks := n / 16
-		done = 16 * blocks
+	case useAVX512:
+		block, k64, k128 = 16, groupScores64AVX512, groupScores128AVX512
+	case useSIMD:
+		block, k64, k128 = 8, groupScores64AVX2, groupScores128AVX2
+	}
+	done := 0
+	if block > 0 && (hd == 64 || hd == 128) && n >= block {
+		blocks := n / block
+		done = block * blocks
 		_, _, _ = q[heads*hd-1], k[(done-1)*kstride+hd-1], s[(heads-1)*sstride+done-1]
-		kernel := groupScores64AVX512
+		kernel := k64
 		if hd == 128 {
-			kernel = groupScores128AVX512
-		}
-		kernel(&q[0], heads, &k[0], kstride, blocks, scale, &s[0], sstride)
-	case useSIMD && !useAVX512 && (hd == 64 || hd == 128) && n >= 8:
-		blocks := n / 8
-		done = 8 * blocks
-		_, _, _ = q[heads*hd-1], k[(done-1)*kstride+hd-1], s[(heads-1)*sstride+done-1]
-		kernel := groupScores64AVX2
-		if hd == 128 {
-			kernel = groupScores128AVX2
+			kernel = k128
 		}
 		kernel(&q[0], heads, &k[0], kstride, blocks, scale, &s[0], sstride)
 	}

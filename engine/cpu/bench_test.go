@@ -184,7 +184,7 @@ func putF32(b []byte, v float32) {
 	b[0], b[1], b[2], b[3] = byte(u), byte(u>>8), byte(u>>16), byte(u>>24)
 }
 
-// BenchmarkDotKernels compares the two dot kernels on L1-resident data.
+// BenchmarkDotKernels compares the dot kernels on L1-resident data.
 func BenchmarkDotKernels(b *testing.B) {
 	const n = 576
 	w16 := make([]uint16, n)
@@ -208,6 +208,31 @@ func BenchmarkDotKernels(b *testing.B) {
 		}
 		b.ReportMetric(2*n*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 	})
+	// The batched matmul's register blocks: two rows × four tokens (dot2x4)
+	// and two rows × six (dot2x6, AVX2 alone).
+	for _, tokens := range []int{4, 6} {
+		b.Run(fmt.Sprintf("f32x%d", 2*tokens), func(b *testing.B) {
+			w2 := make([]float32, 2*n)
+			xs := make([]float32, tokens*n)
+			for i := range w2 {
+				w2[i] = w32[i%n]
+			}
+			for i := range xs {
+				xs[i] = x[i%n]
+			}
+			var s [12]float32
+			b.ResetTimer()
+			cpu0 := processCPUTime()
+			for range b.N {
+				if tokens == 6 {
+					dot2x6(w2, n, xs, n, &s)
+				} else {
+					dot2x4(w2, n, xs, n, (*[8]float32)(s[:8]))
+				}
+			}
+			reportRate(b, float64(4*tokens*n*b.N)/1e9, "GFLOP", cpu0)
+		})
+	}
 	_ = sink
 }
 

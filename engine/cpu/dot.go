@@ -15,9 +15,10 @@ import "math"
 //   - the last n mod 32 elements are added to that sum one by one, in order.
 //
 // On amd64 with AVX2 the lane part runs in simd_amd64.s (four YMM registers of 8
-// lanes); with AVX-512, dot4 and dot2x4 compute four or eight such dots at once
-// (each in a pair of 16-lane ZMM registers, reduced in the same tree) so loads are
-// shared; elsewhere dotF32Lanes and friends do the same operations in Go. Every
+// lanes); with AVX-512 or AVX2, dot4 and dot2x4 compute four or eight such dots
+// at once (reduced in the same tree) so loads are shared; on arm64 dot, dotBF16
+// and axpy run in neon_arm64.s (eight 4-lane registers); elsewhere dotF32Lanes
+// and friends do the same operations in Go. Every
 // matmul and attention score goes through one of these kernels, and each variant
 // performs the same float operations in the same order, so a value depends only on
 // its own two vectors — never on batch size, chunking, threads or the kernel
@@ -33,9 +34,12 @@ func dot(a, b []float32) float32 {
 	m := n &^ (dotLanes - 1)
 	var s float32
 	if m > 0 {
-		if useSIMD {
+		switch {
+		case useSIMD:
 			s = dotF32AVX2(&a[0], &b[0], m)
-		} else {
+		case useNEON:
+			s = dotF32NEON(&a[0], &b[0], m)
+		default:
 			s = dotF32Lanes(a[:m], b[:m])
 		}
 	}
@@ -69,11 +73,11 @@ func dot4(w, x []float32, stride int, s *[4]float32) {
 
 // dot2x4 sets s[4j+k] = dot(w[j·ws:j·ws+n], x[k·xs:k·xs+n]) for two weight rows
 // j and four tokens k, n = len(x) − 3·xs: the same eight values bit for bit as
-// dot, with each load shared by two or four products (AVX-512 or AVX2 kernel).
+// dot, with each load shared by two or four products (AVX-512, AVX2 or NEON kernel).
 func dot2x4(w []float32, ws int, x []float32, xs int, s *[8]float32) {
 	n := len(x) - 3*xs
 	m := n &^ (dotLanes - 1)
-	if !useSIMD || m == 0 {
+	if !useSIMD && !useNEON || m == 0 {
 		var t [4]float32
 		for j := range 2 {
 			dot4(w[j*ws:j*ws+n], x, xs, &t)
@@ -82,22 +86,49 @@ func dot2x4(w []float32, ws int, x []float32, xs int, s *[8]float32) {
 		return
 	}
 	_ = w[ws+n-1]
-	if useAVX512 {
+	if useNEON {
+		var part [64]float32
+		dotF32x8NEON(&w[0], ws, &x[0], xs, m, s, &part)
+	} else if useAVX512 {
 		dotF32x8AVX512(&w[0], ws, &x[0], xs, m, s)
 	} else {
 		dotF32x8AVX2(&w[0], ws, &x[0], xs, m, s)
 	}
+	addTails(s[:], w, ws, x, xs, 4, m, n)
+}
+
+// addTails adds dot's sequential tail (elements m to n) to the lane parts s of
+// a block kernel's 2 rows × tokens products, s[tokens·j + k].
+func addTails(s, w []float32, ws int, x []float32, xs, tokens, m, n int) {
 	for j := range 2 {
 		wj := w[j*ws : j*ws+n]
-		for k := range 4 {
+		for k := range tokens {
 			xk := x[k*xs : k*xs+n]
-			v := s[4*j+k]
+			v := s[tokens*j+k]
 			for i := m; i < n; i++ {
 				v += float32(wj[i] * xk[i])
 			}
-			s[4*j+k] = v
+			s[tokens*j+k] = v
 		}
 	}
+}
+
+// dot2x6 is dot2x4 for six tokens, s[6j+k], n = len(x) − 5·xs: the AVX2
+// kernel's block (dotF32x12AVX2), dot's bits; elsewhere twelve dot calls.
+func dot2x6(w []float32, ws int, x []float32, xs int, s *[12]float32) {
+	n := len(x) - 5*xs
+	m := n &^ (dotLanes - 1)
+	if !useSIMD || m == 0 {
+		for j := range 2 {
+			for k := range 6 {
+				s[6*j+k] = dot(w[j*ws:j*ws+n], x[k*xs:k*xs+n])
+			}
+		}
+		return
+	}
+	_ = w[ws+n-1]
+	dotF32x12AVX2(&w[0], ws, &x[0], xs, m, s)
+	addTails(s[:], w, ws, x, xs, 6, m, n)
 }
 
 // dotBF16 is dot with a as raw bfloat16 bits, widened on the fly: the
@@ -109,9 +140,12 @@ func dotBF16(a []uint16, b []float32) float32 {
 	m := n &^ (dotLanes - 1)
 	var s float32
 	if m > 0 {
-		if useSIMD {
+		switch {
+		case useSIMD:
 			s = dotBF16AVX2(&a[0], &b[0], m)
-		} else {
+		case useNEON:
+			s = dotBF16NEON(&a[0], &b[0], m)
+		default:
 			s = dotBF16Lanes(a[:m], b[:m])
 		}
 	}
@@ -238,6 +272,10 @@ func axpy(y []float32, a float32, x []float32) {
 	i := 0
 	if m := n &^ 7; useSIMD && m > 0 {
 		axpyAVX2(&y[0], a, &x[0], m)
+		i = m
+	}
+	if m := n &^ 15; useNEON && m > 0 {
+		axpyNEON(&y[0], a, &x[0], m)
 		i = m
 	}
 	for ; i+8 <= n; i += 8 {

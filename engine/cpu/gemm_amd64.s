@@ -29,11 +29,8 @@
 // Y(4j+k)), Y8-Y11 activations, Y12 a weight vector, Y13-Y15 products.
 // Frame: 0-255 passes 0+2, 256-511 pass 1.
 
-// GPASS runs lane group g (byte offset off) through the row into Y0-Y7.
-#define GPASS(label, off) \
-	LEAQ off(SI), R11 \
-	LEAQ off(DI), R12 \
-	MOVQ CX, R13 \
+// ZEROS8 clears the sums Y0-Y7.
+#define ZEROS8 \
 	VXORPS Y0, Y0, Y0 \
 	VXORPS Y1, Y1, Y1 \
 	VXORPS Y2, Y2, Y2 \
@@ -41,7 +38,14 @@
 	VXORPS Y4, Y4, Y4 \
 	VXORPS Y5, Y5, Y5 \
 	VXORPS Y6, Y6, Y6 \
-	VXORPS Y7, Y7, Y7 \
+	VXORPS Y7, Y7, Y7
+
+// GPASS runs lane group g (byte offset off) through the row into Y0-Y7.
+#define GPASS(label, off) \
+	LEAQ off(SI), R11 \
+	LEAQ off(DI), R12 \
+	MOVQ CX, R13 \
+	ZEROS8 \
 label: \
 	VMOVUPS (R12), Y8 \
 	VMOVUPS (R12)(R9*1), Y9 \
@@ -81,43 +85,55 @@ label: \
 	VMOVUPS Y6, base+192(SP) \
 	VMOVUPS Y7, base+224(SP)
 
-// FIRST1 sets y = frame[base+off] + y, the saved sum as the first source.
-#define FIRST1(base, off, y) \
-	VMOVUPS base+off(SP), Y8 \
-	VADDPS y, Y8, y
+// FIRST1 sets y = frame[base+off] + y, the saved sum as the first source,
+// through the free register t.
+#define FIRST1(base, off, y, t) \
+	VMOVUPS base+off(SP), t \
+	VADDPS y, t, y
 
-#define FIRST8(base) \
-	FIRST1(base, 0, Y0) \
-	FIRST1(base, 32, Y1) \
-	FIRST1(base, 64, Y2) \
-	FIRST1(base, 96, Y3) \
-	FIRST1(base, 128, Y4) \
-	FIRST1(base, 160, Y5) \
-	FIRST1(base, 192, Y6) \
-	FIRST1(base, 224, Y7)
+#define FIRST8T(base, t) \
+	FIRST1(base, 0, Y0, t) \
+	FIRST1(base, 32, Y1, t) \
+	FIRST1(base, 64, Y2, t) \
+	FIRST1(base, 96, Y3, t) \
+	FIRST1(base, 128, Y4, t) \
+	FIRST1(base, 160, Y5, t) \
+	FIRST1(base, 192, Y6, t) \
+	FIRST1(base, 224, Y7, t)
+
+#define FIRST8(base) FIRST8T(base, Y8)
+
+// ARGS loads the arguments both kernels share into their registers.
+#define ARGS \
+	MOVQ w+0(FP), SI \
+	MOVQ wstride+8(FP), R8 \
+	SHLQ $2, R8 \
+	MOVQ x+16(FP), DI \
+	MOVQ xstride+24(FP), R9 \
+	SHLQ $2, R9 \
+	LEAQ (R9)(R9*2), R10 \
+	MOVQ n+32(FP), CX \
+	SHRQ $5, CX \
+	MOVQ out+40(FP), DX
+
+// PASSES runs the four lane-group passes with GP and adds them in the tree's
+// order through the frame (SAVE and FIRST at offsets 0 and hi).
+#define PASSES(GP, SAVE, FIRST, hi) \
+	GP(pass0, 0) \
+	SAVE(0) \
+	GP(pass2, 64) \
+	FIRST(0) \
+	SAVE(0) \
+	GP(pass1, 32) \
+	SAVE(hi) \
+	GP(pass3, 96) \
+	FIRST(hi) \
+	FIRST(0)
 
 // func dotF32x8AVX2(w *float32, wstride int, x *float32, xstride int, n int, out *[8]float32)
 TEXT ·dotF32x8AVX2(SB), NOSPLIT, $512-48
-	MOVQ w+0(FP), SI
-	MOVQ wstride+8(FP), R8
-	SHLQ $2, R8
-	MOVQ x+16(FP), DI
-	MOVQ xstride+24(FP), R9
-	SHLQ $2, R9
-	LEAQ (R9)(R9*2), R10
-	MOVQ n+32(FP), CX
-	SHRQ $5, CX
-	MOVQ out+40(FP), DX
-	GPASS(pass0, 0)
-	SAVE8(0)
-	GPASS(pass2, 64)
-	FIRST8(0)
-	SAVE8(0)
-	GPASS(pass1, 32)
-	SAVE8(256)
-	GPASS(pass3, 96)
-	FIRST8(256)
-	FIRST8(0)
+	ARGS
+	PASSES(GPASS, SAVE8, FIRST8, 256)
 	// Y(4j+k) holds product 4j+k's eight lanes; reduce all eight at once.
 	HALVES(Y0, Y1, Y8, Y12)
 	HALVES(Y2, Y3, Y9, Y12)
@@ -129,5 +145,92 @@ TEXT ·dotF32x8AVX2(SB), NOSPLIT, $512-48
 	VMOVUPS reduce8Perm<>(SB), Y4
 	VPERMPS Y2, Y4, Y5
 	VMOVUPS Y5, (DX)
+	VZEROUPPER
+	RET
+
+// func dotF32x12AVX2(w *float32, wstride int, x *float32, xstride int, n int, out *[12]float32)
+//
+// dotF32x8AVX2 for two rows and six tokens: out[6j+k] is dotF32AVX2's result for
+// row j and token k, bit for bit; n (> 0) is a multiple of 32. The same four
+// passes, with twelve sum registers, both weight vectors held and each
+// activation vector loaded once for the two rows: 8 loads per 12 multiplies
+// instead of 6 per 8, which is what bounds these kernels on Zen 3.
+// Registers: SI weights, R8 wstride in bytes, DI activations, R9 xstride and
+// R10 3·xstride in bytes, CX 32-element steps, DX out, R11 R12 R13 a pass's
+// weight cursor, activation cursor (tokens 0-2) and steps left, R14 the
+// activation cursor of tokens 3-5; Y0-Y11 sums (row j, token k in Y(6j+k)),
+// Y12-Y13 the two weight vectors, Y14 an activation vector, Y15 products.
+// Frame: 0-383 passes 0+2, 384-767 pass 1.
+
+// XPROD adds row 0's and row 1's products with the activation at a to sums s0, s1.
+#define XPROD(a, s0, s1) \
+	VMOVUPS a, Y14 \
+	VMULPS Y14, Y12, Y15 \
+	VADDPS Y15, s0, s0 \
+	VMULPS Y14, Y13, Y14 \
+	VADDPS Y14, s1, s1
+
+// GPASS12 runs lane group g (byte offset off) through the row into Y0-Y11.
+#define GPASS12(label, off) \
+	LEAQ off(SI), R11 \
+	LEAQ off(DI), R12 \
+	LEAQ (R12)(R10*1), R14 \
+	MOVQ CX, R13 \
+	ZEROS8 \
+	VXORPS Y8, Y8, Y8 \
+	VXORPS Y9, Y9, Y9 \
+	VXORPS Y10, Y10, Y10 \
+	VXORPS Y11, Y11, Y11 \
+label: \
+	VMOVUPS (R11), Y12 \
+	VMOVUPS (R11)(R8*1), Y13 \
+	XPROD((R12), Y0, Y6) \
+	XPROD((R12)(R9*1), Y1, Y7) \
+	XPROD((R12)(R9*2), Y2, Y8) \
+	XPROD((R14), Y3, Y9) \
+	XPROD((R14)(R9*1), Y4, Y10) \
+	XPROD((R14)(R9*2), Y5, Y11) \
+	ADDQ $128, R11 \
+	ADDQ $128, R12 \
+	ADDQ $128, R14 \
+	DECQ R13 \
+	JNZ  label
+
+// SAVE12 stores Y0-Y11 at frame offset base.
+#define SAVE12(base) \
+	SAVE8(base) \
+	VMOVUPS Y8, base+256(SP) \
+	VMOVUPS Y9, base+288(SP) \
+	VMOVUPS Y10, base+320(SP) \
+	VMOVUPS Y11, base+352(SP)
+
+// FIRST12 sets Yi = frame[base + 32i] + Yi for i < 12, through Y12.
+#define FIRST12(base) \
+	FIRST8T(base, Y12) \
+	FIRST1(base, 256, Y8, Y12) \
+	FIRST1(base, 288, Y9, Y12) \
+	FIRST1(base, 320, Y10, Y12) \
+	FIRST1(base, 352, Y11, Y12)
+
+TEXT ·dotF32x12AVX2(SB), NOSPLIT, $768-48
+	ARGS
+	PASSES(GPASS12, SAVE12, FIRST12, 384)
+	// Y(6j+k) holds product 6j+k's eight lanes; reduce eight, then four.
+	HALVES(Y0, Y1, Y12, Y15)
+	HALVES(Y2, Y3, Y13, Y15)
+	HALVES(Y4, Y5, Y14, Y15)
+	HALVES(Y6, Y7, Y0, Y15)
+	HALVES(Y8, Y9, Y1, Y15)
+	HALVES(Y10, Y11, Y2, Y15)
+	PAIRS(Y12, Y13, Y3, Y15)
+	PAIRS(Y14, Y0, Y4, Y15)
+	PAIRS(Y1, Y2, Y5, Y15)
+	VMOVUPS reduce8Perm<>(SB), Y10
+	FINAL8(Y3, Y4, Y6, Y7)
+	VPERMPS Y6, Y10, Y7
+	VMOVUPS Y7, (DX)
+	FINAL8(Y5, Y5, Y8, Y9)
+	VPERMPS Y8, Y10, Y9
+	VMOVUPS X9, 32(DX)
 	VZEROUPPER
 	RET

@@ -15,12 +15,14 @@ type KernelChoice struct {
 // those of head dims 64 and 128; others may fall back to dot and axpy
 // (attention.go says which).
 func Kernels() (choices []KernelChoice, bf16Native bool) {
-	pick := func(avx512, avx2, generic string) string {
+	pick := func(avx512, avx2, neon, generic string) string {
 		switch {
 		case useAVX512:
 			return avx512
 		case useSIMD:
 			return avx2
+		case useNEON:
+			return neon
 		}
 		return generic
 	}
@@ -34,14 +36,14 @@ func Kernels() (choices []KernelChoice, bf16Native bool) {
 	}
 	return []KernelChoice{
 		{"matmul fp32, several tokens", pick("dotF32x8AVX512 (AVX-512F, 2 rows × 4 tokens)",
-			"dotF32x8AVX2 (AVX2, 2 rows × 4 tokens)", goLanes)},
+			"dotF32x12AVX2 (AVX2, 2 rows × 6 tokens; dotF32x8AVX2 for 4)", "dotF32NEON / dotBF16NEON (NEON, one row × one token)", goLanes)},
 		{"matmul fp32, one token, BF16 weights", pick("dotBF16EvenOddAVX512 (AVX-512F, 16 rows)",
-			"dotBF16AVX2 (AVX2, one row)", goLanes)},
+			"dotBF16AVX2 (AVX2, one row)", "dotBF16NEON (NEON, one row)", goLanes)},
 		{"matmul bf16 precision", bf16},
 		{"attention scores", pick("groupScores64AVX512 (16 keys × the group's heads)",
-			"groupScores64AVX2 (8 keys × the group's heads)", goLanes)},
+			"groupScores64AVX2 (8 keys × the group's heads)", "dotF32NEON (NEON, one key)", goLanes)},
 		{"attention weighted sum", pick("weightedSumGroup64AVX512 (4 heads × 64)",
-			"weightedSumGroup32AVX2 (2 heads × 32)", "axpy (Go)")},
-		{"softmax, SiLU exp", pick("expSubAVX2, swigluAVX2 (AVX2)", "expSubAVX2, swigluAVX2 (AVX2)", "expf (Go)")},
+			"weightedSumGroup32AVX2 (2 heads × 32)", "axpyNEON (NEON, one position)", "axpy (Go)")},
+		{"softmax, SiLU exp", pick("expSubAVX2, swigluAVX2 (AVX2)", "expSubAVX2, swigluAVX2 (AVX2)", "expf (Go)", "expf (Go)")},
 	}, useBF16Asm
 }

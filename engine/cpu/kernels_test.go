@@ -26,7 +26,7 @@ func TestKernelsNameTheDispatch(t *testing.T) {
 		matmul, scores, wsum string
 	}{
 		{"go", func(t testing.TB) { setSIMD(t, false) }, "Go lane kernels", "Go lane kernels", "axpy (Go)"},
-		{"avx2", setAVX2Only, "dotF32x8AVX2 (AVX2, 2 rows × 4 tokens)", "groupScores64AVX2 (8 keys × the group's heads)", "weightedSumGroup32AVX2 (2 heads × 32)"},
+		{"avx2", setAVX2Only, "dotF32x12AVX2 (AVX2, 2 rows × 6 tokens", "groupScores64AVX2 (8 keys × the group's heads)", "weightedSumGroup32AVX2 (2 heads × 32)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.set(t)

@@ -6,8 +6,13 @@ package cpu
 const tileFloats = 6144
 
 // tileRows is how many rows of m one task widens and multiplies at a time.
+// It is even where it can be, so the two-row kernels cover the whole tile.
 func tileRows(m *matrix) int {
-	return max(1, min(64, tileFloats/m.cols))
+	r := max(1, min(64, tileFloats/m.cols))
+	if r > 1 {
+		r &^= 1
+	}
+	return r
 }
 
 // matmul sets out[t·rows + r] = W[r]·x[t] (+ bias[r]) for the n tokens in x
@@ -71,16 +76,21 @@ func (e *Engine) matmuls(x []float32, n int, jobs ...matmulJob) {
 func (e *Engine) matmulTile(out, x []float32, n int, w *matrix, bias []float32, accumulate bool, worker, r0, r1 int) {
 	wt := w.rowRange(r0, r1, e.scratch[worker].tile)
 	t := 0
-	if useSIMD && n >= 4 {
-		// Four tokens and two rows at a time share each load (same bits as dot).
-		for ; t+4 <= n; t += 4 {
-			quadTile(out, x, t, 0, w, wt, bias, accumulate, r0, r1)
+	if width := tokenBlock(); width > 0 && n >= 4 {
+		// Blocks of tokens and two rows at a time share each load (same bits
+		// as dot): six tokens on AVX2 alone (eight loads per twelve products),
+		// then four, as many as fit.
+		for ; width >= 4; width -= 2 {
+			for ; t+width <= n; t += width {
+				blockTile(out, x, t, width, 0, w, wt, bias, accumulate, r0, r1)
+			}
 		}
 		if t < n {
-			// The last n mod 4 tokens as the end of a quad that overlaps the one
-			// before: the overlap's values are computed again (the same bits)
-			// but not stored, so an accumulating matmul adds each value once.
-			quadTile(out, x, n-4, 4-(n-t), w, wt, bias, accumulate, r0, r1)
+			// The last tokens as the end of a block of four that overlaps the
+			// one before: the overlap's values are computed again (the same
+			// bits) but not stored, so an accumulating matmul adds each value
+			// once.
+			blockTile(out, x, n-4, 4, 4-(n-t), w, wt, bias, accumulate, r0, r1)
 			t = n
 		}
 	}
@@ -94,26 +104,42 @@ func (e *Engine) matmulTile(out, x []float32, n int, w *matrix, bias []float32, 
 	}
 }
 
-// quadTile computes rows [r0, r1) (widened in wt) for tokens t..t+3 and stores
-// those from t+skip on.
-func quadTile(out, x []float32, t, skip int, w *matrix, wt, bias []float32, accumulate bool, r0, r1 int) {
+// tokenBlock is how many tokens the batched matmul's register block takes (0:
+// no block kernel, one token at a time).
+func tokenBlock() int {
+	switch {
+	case useSIMD && !useAVX512:
+		return 6
+	case useSIMD || useNEON:
+		return 4
+	}
+	return 0
+}
+
+// blockTile computes rows [r0, r1) (widened in wt) for tokens t..t+width−1
+// (width 4 or 6) and stores those from t+skip on.
+func blockTile(out, x []float32, t, width, skip int, w *matrix, wt, bias []float32, accumulate bool, r0, r1 int) {
 	rows, cols := w.rows, w.cols
-	var s [4]float32
-	var s8 [8]float32
-	xt := x[t*cols : (t+4)*cols]
+	var s [12]float32 // row j, token k at width·j + k
+	xt := x[t*cols : (t+width)*cols]
 	r := r0
 	for ; r+2 <= r1; r += 2 { // two rows at a time
-		dot2x4(wt[(r-r0)*cols:(r-r0+2)*cols], cols, xt, cols, &s8)
-		for k := skip; k < 4; k++ {
+		pair := wt[(r-r0)*cols : (r-r0+2)*cols]
+		if width == 6 {
+			dot2x6(pair, cols, xt, cols, &s)
+		} else {
+			dot2x4(pair, cols, xt, cols, (*[8]float32)(s[:8]))
+		}
+		for k := skip; k < width; k++ {
 			o := out[(t+k)*rows : (t+k+1)*rows]
-			store(o, r, s8[k], bias, accumulate)
-			store(o, r+1, s8[4+k], bias, accumulate)
+			store(o, r, s[k], bias, accumulate)
+			store(o, r+1, s[width+k], bias, accumulate)
 		}
 	}
 	for ; r < r1; r++ {
-		dot4(wt[(r-r0)*cols:(r-r0+1)*cols], xt, cols, &s)
-		for k := skip; k < 4; k++ {
-			store(out[(t+k)*rows:(t+k+1)*rows], r, s[k], bias, accumulate)
+		row := wt[(r-r0)*cols : (r-r0+1)*cols]
+		for k := skip; k < width; k++ {
+			store(out[(t+k)*rows:(t+k+1)*rows], r, dot(row, xt[k*cols:(k+1)*cols]), bias, accumulate)
 		}
 	}
 }

@@ -11,9 +11,9 @@ import (
 	"github.com/entropix-eval/entropix-eval/engine"
 )
 
-// TestMatmulMatchesDot checks the batched matmul (the two-row, four-token
-// kernels, the overlapping quad that ends a batch whose size is not a multiple
-// of four, the single-row and single-token remainders) against dot on each
+// TestMatmulMatchesDot checks the batched matmul (the two-row, six- and
+// four-token kernels, the overlapping block of four that ends a batch they do
+// not divide, the single-row and single-token remainders) against dot on each
 // widened row, bit for bit, with bias and accumulation (which must add each
 // value once), on one and two threads, with and without SIMD.
 func TestMatmulMatchesDot(t *testing.T) {

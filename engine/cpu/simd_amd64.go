@@ -78,6 +78,11 @@ func dotF32x8AVX512(w *float32, wstride int, x *float32, xstride int, n int, out
 //go:noescape
 func dotF32x8AVX2(w *float32, wstride int, x *float32, xstride int, n int, out *[8]float32)
 
+// dotF32x12AVX2 is dotF32x8AVX2 for two rows and six tokens (gemm_amd64.s).
+//
+//go:noescape
+func dotF32x12AVX2(w *float32, wstride int, x *float32, xstride int, n int, out *[12]float32)
+
 //go:noescape
 func dotBF16EvenOddAVX512(w *uint16, stride int, xp *float32, n int, rows int, out *float32)
 

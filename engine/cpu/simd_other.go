@@ -24,6 +24,9 @@ func weightedSumAVX2(out *float32, p *float32, v *float32, stride int, n int, m 
 func dotF32x8AVX2(w *float32, wstride int, x *float32, xstride int, n int, out *[8]float32) {
 	panic("unreachable")
 }
+func dotF32x12AVX2(w *float32, wstride int, x *float32, xstride int, n int, out *[12]float32) {
+	panic("unreachable")
+}
 func dotBF16EvenOddAVX512(w *uint16, stride int, xp *float32, n int, rows int, out *float32) {
 	panic("unreachable")
 }

@@ -1,7 +1,9 @@
-//go:build !amd64 || purego
+//go:build (!amd64 && !arm64) || purego
 
 package cpu
 
 import "testing"
 
 func setSIMD(testing.TB, bool) {}
+
+func hasSIMDKernels() bool { return false }

@@ -5,8 +5,35 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/entropix-eval/entropix-eval/engine"
 )
+
+// TestSIMDForwardMatchesGo runs the invariance models through a prefill and greedy
+// decode with the assembly kernels this CPU has (AVX-512 where present, AVX2 alone,
+// NEON on arm64) and with the Go kernels: every logit, score and statistic must be
+// bit-identical.
+func TestSIMDForwardMatchesGo(t *testing.T) {
+	if !hasSIMDKernels() {
+		t.Skip("no assembly kernels for this CPU or build: only the Go kernels run here")
+	}
+	for name, spec := range invarianceSpecs {
+		t.Run(name, func(t *testing.T) {
+			m := buildModel(t, spec)
+			prompt := randomIDs(rand.New(rand.NewPCG(7, 11)), 13, m.Config.VocabSize)
+			opts := engine.Options{MaxSeqLen: 32, MetricLayer: -1, Threads: 2}
+			setSIMD(t, true)
+			simd := reference(t, m, prompt, opts)
+			setAVX2Only(t) // as on CPUs without AVX-512 (a no-op off amd64)
+			avx2 := reference(t, m, prompt, opts)
+			setSIMD(t, false)
+			generic := reference(t, m, prompt, opts)
+			require.Equal(t, generic, simd)
+			require.Equal(t, generic, avx2)
+		})
+	}
+}
 
 // randF16 draws half bits: mostly normal values around ±1, some subnormals and zeros.
 func randF16(r *rand.Rand) uint16 {
@@ -137,34 +164,43 @@ func TestAxpyMatchesGo(t *testing.T) {
 	}
 }
 
-// TestDot2x4MatchesDot checks the two-row, four-token kernel against dot, on
-// plain values and (pad 3) on ±0, infinities, subnormals and NaNs of distinct
-// payloads in the activations, whose bits show the order of every operation.
-func TestDot2x4MatchesDot(t *testing.T) {
+// TestDot2xKMatchesDot checks the two-row block kernels (four tokens: dot2x4;
+// six: dot2x6) against dot, on plain values and (pad 3) on ±0, infinities,
+// subnormals and NaNs of distinct payloads in the activations, whose bits show
+// the order of every operation.
+func TestDot2xKMatchesDot(t *testing.T) {
 	r := rand.New(rand.NewPCG(17, 18))
 	special := []float32{float32(math.Copysign(0, -1)), 0, float32(math.Inf(1)), float32(math.Inf(-1)),
 		math.Float32frombits(0x7fc00001), math.Float32frombits(0xff800123), math.Float32frombits(0x00000042)}
-	for _, n := range []int{1, 31, 32, 33, 64, 95, 576, 1537} {
-		for _, pad := range []int{0, 5, 3} {
-			xs, ws := n+pad, n+2*pad
-			w := make([]float32, ws+n)
-			x := make([]float32, 3*xs+n)
-			for i := range w {
-				w[i] = float32(r.NormFloat64())
-			}
-			for i := range x {
-				x[i] = float32(r.NormFloat64() * math.Pow(10, float64(r.IntN(7)-3)))
-				if pad == 3 && r.IntN(50) == 0 {
-					x[i] = special[r.IntN(len(special))]
+	kernels := map[int]func(w []float32, ws int, x []float32, xs int, s *[12]float32){
+		4: func(w []float32, ws int, x []float32, xs int, s *[12]float32) {
+			dot2x4(w, ws, x, xs, (*[8]float32)(s[:8]))
+		},
+		6: dot2x6,
+	}
+	for tokens, kernel := range kernels {
+		for _, n := range []int{1, 31, 32, 33, 64, 95, 576, 1537} {
+			for _, pad := range []int{0, 5, 3} {
+				xs, ws := n+pad, n+2*pad
+				w := make([]float32, ws+n)
+				x := make([]float32, (tokens-1)*xs+n)
+				for i := range w {
+					w[i] = float32(r.NormFloat64())
 				}
-			}
-			var s [8]float32
-			dot2x4(w, ws, x, xs, &s)
-			for j := range 2 {
-				for k := range 4 {
-					want := dot(w[j*ws:j*ws+n], x[k*xs:k*xs+n])
-					if got := s[4*j+k]; math.Float32bits(got) != math.Float32bits(want) {
-						t.Fatalf("n=%d pad=%d row %d token %d: %g, want %g", n, pad, j, k, got, want)
+				for i := range x {
+					x[i] = float32(r.NormFloat64() * math.Pow(10, float64(r.IntN(7)-3)))
+					if pad == 3 && r.IntN(50) == 0 {
+						x[i] = special[r.IntN(len(special))]
+					}
+				}
+				var s [12]float32
+				kernel(w, ws, x, xs, &s)
+				for j := range 2 {
+					for k := range tokens {
+						want := dot(w[j*ws:j*ws+n], x[k*xs:k*xs+n])
+						if got := s[tokens*j+k]; math.Float32bits(got) != math.Float32bits(want) {
+							t.Fatalf("%d tokens, n=%d pad=%d row %d token %d: %g, want %g", tokens, n, pad, j, k, got, want)
+						}
 					}
 				}
 			}
