@@ -168,32 +168,32 @@ func runCheckRun(t *testing.T, node, dir, wantErr string) {
 	require.NoError(t, err)
 	specPath := filepath.Join(t.TempDir(), "schema.json")
 	require.NoError(t, os.WriteFile(specPath, spec, 0o644))
-	out, err := exec.Command(node, checkRunScript, dir, specPath).CombinedOutput()
-	if wantErr == "" {
-		require.NoError(t, err, "checkrun.mjs rejects the run directory:\n%s", out)
-		t.Logf("%s", strings.TrimSpace(string(out)))
-		return
-	}
-	require.Error(t, err, "checkrun.mjs accepted a broken run directory (want %q):\n%s", wantErr, out)
-	require.Contains(t, string(out), wantErr)
+	runNodeCheck(t, node, wantErr, checkRunScript, dir, specPath)
 }
 
 // runCheckManifest runs checkmanifest.mjs on dir's manifest.json against
-// rundir.ManifestSchema(): it must pass when wantErr is "", else fail with a
-// message containing wantErr.
+// rundir.ManifestSchema(), as runCheckRun does checkrun.mjs.
 func runCheckManifest(t *testing.T, node, dir, wantErr string) {
 	t.Helper()
 	schema, err := json.Marshal(rundir.ManifestSchema())
 	require.NoError(t, err)
 	schemaPath := filepath.Join(t.TempDir(), "manifest-schema.json")
 	require.NoError(t, os.WriteFile(schemaPath, schema, 0o644))
-	out, err := exec.Command(node, checkManifestScript, filepath.Join(dir, rundir.ManifestFile), schemaPath).CombinedOutput()
+	runNodeCheck(t, node, wantErr, checkManifestScript, filepath.Join(dir, rundir.ManifestFile), schemaPath)
+}
+
+// runNodeCheck runs a checker script: it must pass when wantErr is "", else
+// fail with a message containing wantErr.
+func runNodeCheck(t *testing.T, node, wantErr, script string, args ...string) {
+	t.Helper()
+	out, err := exec.Command(node, append([]string{script}, args...)...).CombinedOutput()
+	name := filepath.Base(script)
 	if wantErr == "" {
-		require.NoError(t, err, "checkmanifest.mjs rejects the manifest:\n%s", out)
+		require.NoError(t, err, "%s rejects a good run directory:\n%s", name, out)
 		t.Logf("%s", strings.TrimSpace(string(out)))
 		return
 	}
-	require.Error(t, err, "checkmanifest.mjs accepted a broken manifest (want %q):\n%s", wantErr, out)
+	require.Error(t, err, "%s accepted a broken run directory (want %q):\n%s", name, wantErr, out)
 	require.Contains(t, string(out), wantErr)
 }
 
