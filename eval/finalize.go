@@ -57,7 +57,7 @@ func Finalize(dir string, out Outputs) error {
 	if err != nil {
 		return fmt.Errorf("run directory %s: %w", dir, err)
 	}
-	prov := ArrowProvenance(m)
+	prov := m.ArrowProvenance()
 	rows, err := resultRows(m.Task.Name, prov.RunKey, grs)
 	if err != nil {
 		return err

@@ -14,7 +14,6 @@ import (
 	"strings"
 
 	"github.com/entropix-eval/entropix-eval/engine"
-	"github.com/entropix-eval/entropix-eval/reports"
 )
 
 // ChecksumFiles hashes each file, so a manifest pins the exact model and data.
@@ -215,23 +214,6 @@ func stripPaths(sums []FileSum) []FileSum {
 		out[i] = FileSum{Path: filepath.Base(s.Path), Bytes: s.Bytes, SHA256: s.SHA256}
 	}
 	return out
-}
-
-// ArrowProvenance is what a run's Arrow files carry in their schema metadata.
-func ArrowProvenance(m *Manifest) reports.Provenance {
-	hashed := func(sums []FileSum) []reports.HashedFile {
-		out := make([]reports.HashedFile, len(sums))
-		for i, s := range sums {
-			out[i] = reports.HashedFile{Name: filepath.Base(s.Path), SHA256: s.SHA256}
-		}
-		return out
-	}
-	return reports.Provenance{
-		RunKey: m.Key(), SweepFingerprint: m.Fingerprint,
-		ModelSHA256:   reports.CombineSHA256(hashed(m.Provenance.Model)),
-		DatasetSHA256: reports.CombineSHA256(hashed(m.Provenance.Datasets)),
-		CodeRevision:  reports.CodeRevision(m.Code.Revision, m.Code.Modified),
-	}
 }
 
 // ReadManifest loads a run directory's manifest.

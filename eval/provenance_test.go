@@ -34,14 +34,14 @@ func TestArrowProvenanceFromManifest(t *testing.T) {
 		ModelSHA256:   sha256hex("11 model.safetensors\n33 tokenizer.json\n"),
 		DatasetSHA256: sha256hex("22 test.parquet\n"),
 		CodeRevision:  "abc123+modified",
-	}, ArrowProvenance(m))
+	}, m.ArrowProvenance())
 
 	// A run started in another time zone has the same key as in UTC, and a
 	// second run of the same sweep another one.
 	m.Started = time.Date(2026, 11, 22, 7, 0, 0, 5, time.FixedZone("CET", 3600))
 	assert.Equal(t, "f00d@2026-11-22T06:00:00.000000005Z", m.Key())
 	m.Code.Modified, m.Provenance = false, Provenance{}
-	p := ArrowProvenance(m)
+	p := m.ArrowProvenance()
 	assert.Equal(t, "abc123", p.CodeRevision)
 	assert.Empty(t, p.ModelSHA256, "no files, no hash")
 }

@@ -2,7 +2,10 @@ package rundir
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"time"
+
+	"github.com/entropix-eval/entropix-eval/reports"
 )
 
 // Manifest is manifest.json.
@@ -104,4 +107,22 @@ type SamplerInfo struct {
 // starts a new run.
 func (m *Manifest) Key() string {
 	return m.Fingerprint + "@" + m.Started.UTC().Format(time.RFC3339Nano)
+}
+
+// ArrowProvenance is what the run's Arrow files carry in their schema
+// metadata.
+func (m *Manifest) ArrowProvenance() reports.Provenance {
+	hashed := func(sums []FileSum) []reports.HashedFile {
+		out := make([]reports.HashedFile, len(sums))
+		for i, s := range sums {
+			out[i] = reports.HashedFile{Name: filepath.Base(s.Path), SHA256: s.SHA256}
+		}
+		return out
+	}
+	return reports.Provenance{
+		RunKey: m.Key(), SweepFingerprint: m.Fingerprint,
+		ModelSHA256:   reports.CombineSHA256(hashed(m.Provenance.Model)),
+		DatasetSHA256: reports.CombineSHA256(hashed(m.Provenance.Datasets)),
+		CodeRevision:  reports.CodeRevision(m.Code.Revision, m.Code.Modified),
+	}
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/entropix-eval/entropix-eval/datasets"
 	"github.com/entropix-eval/entropix-eval/eval"
 	"github.com/entropix-eval/entropix-eval/reports"
-	"github.com/entropix-eval/entropix-eval/rundir"
+	"github.com/entropix-eval/entropix-eval/reports/runreport"
 )
 
 // demoRandomWarning is said before and after a random-model run, so nobody reads
@@ -102,7 +102,7 @@ func printDemoFooter(w io.Writer, plan demoPlan) error {
 	var b strings.Builder
 	fmt.Fprintln(&b)
 	fmt.Fprintln(&b, "strict-match reads the answer only where the task's format puts it; flexible-extract takes the last number in the response.")
-	fmt.Fprintf(&b, "run directory: %s (open %s)\n", dir, rundir.HTMLFile)
+	fmt.Fprintf(&b, "run directory: %s (open %s)\n", dir, runreport.HTMLFile)
 	if plan.choice.Random {
 		fmt.Fprintf(&b, "model:         random test model. %s.\n", demoRandomWarning)
 		fmt.Fprintf(&b, "next:          entropix-eval demo --model %s   (a real model in the Hugging Face cache; nothing is downloaded)\n", demoInstructModels[0])

@@ -12,7 +12,6 @@ import (
 	"github.com/entropix-eval/entropix-eval/eval"
 	"github.com/entropix-eval/entropix-eval/reports"
 	"github.com/entropix-eval/entropix-eval/reports/runreport"
-	"github.com/entropix-eval/entropix-eval/rundir"
 )
 
 func init() {
@@ -74,7 +73,7 @@ func runReport(_ context.Context, args []string, stdout, stderr io.Writer) error
 		return fmt.Errorf("report: %w", err)
 	}
 	defer lock.Unlock()
-	if _, err := os.Stat(filepath.Join(dir, rundir.ResultsFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, runreport.ResultsFile)); err != nil {
 		return fmt.Errorf("report: %s has no results yet (its run has not finished; run the same command again to finish it): %w", dir, err)
 	}
 	if err := writeReport(dir, opt, stdout); err != nil {
@@ -107,7 +106,7 @@ func writeSweepReport(dir string, opt runreport.Options, stdout io.Writer) error
 	}
 	fmt.Fprintf(stdout, "report: %d tasks under %s, one Holm family (%.1fs)\n", len(reps), dir, time.Since(start).Seconds())
 	for _, rep := range reps {
-		fmt.Fprintf(stdout, "\n%s: %s\n", rep.Task, filepath.Join(rep.RunDir, rundir.HTMLFile))
+		fmt.Fprintf(stdout, "\n%s: %s\n", rep.Task, filepath.Join(rep.RunDir, runreport.HTMLFile))
 		for _, c := range rep.Comparisons {
 			if c.Primary {
 				fmt.Fprintf(stdout, "%s\n", c.Headline())
@@ -129,7 +128,7 @@ func writeReport(dir string, opt runreport.Options, stdout io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "report: %s (%d samplers, %d problems, %.1fs)\n",
-		filepath.Join(dir, rundir.HTMLFile), len(rep.Samplers), len(rep.Problems), time.Since(start).Seconds())
+		filepath.Join(dir, runreport.HTMLFile), len(rep.Samplers), len(rep.Problems), time.Since(start).Seconds())
 	for _, n := range rep.Notes {
 		fmt.Fprintf(stdout, "report: note: %s\n", n)
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/entropix-eval/entropix-eval/reports"
 	"github.com/entropix-eval/entropix-eval/reports/fixture"
 	"github.com/entropix-eval/entropix-eval/reports/runreport"
-	"github.com/entropix-eval/entropix-eval/rundir"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -20,12 +19,12 @@ func TestReportCommand(t *testing.T) {
 	require.NoError(t, fixture.Write(dir, fixture.Small()))
 	var out bytes.Buffer
 	require.NoError(t, runReport(context.Background(), []string{"--baseline", "entropix", "--resamples", "500", dir}, &out, &out))
-	assert.Contains(t, out.String(), "report: "+filepath.Join(dir, rundir.HTMLFile))
-	for _, f := range []string{rundir.HTMLFile, rundir.SummaryFile, rundir.ComparisonsFile,
+	assert.Contains(t, out.String(), "report: "+filepath.Join(dir, runreport.HTMLFile))
+	for _, f := range []string{runreport.HTMLFile, runreport.SummaryFile, runreport.ComparisonsFile,
 		"figures/accuracy.svg", "figures/accuracy.pdf", "figures/density-3-entropix.pdf", "tables/accuracy.tex", "tables/paired.tex"} {
 		assert.FileExists(t, filepath.Join(dir, f))
 	}
-	cmp, err := reports.ReadComparisons(filepath.Join(dir, rundir.ComparisonsFile))
+	cmp, err := reports.ReadComparisons(filepath.Join(dir, runreport.ComparisonsFile))
 	require.NoError(t, err)
 	require.NotEmpty(t, cmp)
 	assert.Equal(t, "entropix", cmp[0].Baseline, "--baseline")
@@ -79,5 +78,5 @@ func TestReportOfRealRun(t *testing.T) {
 	assert.True(t, rep.HasTraces)
 	assert.Len(t, rep.Problems, 3)
 	assert.NotEmpty(t, rep.Problems[0].Question)
-	assert.FileExists(t, filepath.Join(out, rundir.HTMLFile))
+	assert.FileExists(t, filepath.Join(out, runreport.HTMLFile))
 }

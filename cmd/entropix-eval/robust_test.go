@@ -16,7 +16,7 @@ import (
 	"github.com/entropix-eval/entropix-eval/eval"
 	"github.com/entropix-eval/entropix-eval/internal/sharedtest"
 	"github.com/entropix-eval/entropix-eval/reports"
-	"github.com/entropix-eval/entropix-eval/rundir"
+	"github.com/entropix-eval/entropix-eval/reports/runreport"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -53,7 +53,7 @@ func TestExitCodesForSchedulers(t *testing.T) {
 	args := append([]string{"run"}, smokeArgs(t, dir, "--limit", "1", "--shard", "1/2")...)
 	out, err := exec.Command(bin, args...).CombinedOutput()
 	assert.Equal(t, 0, exitStatus(t, err), "%s", out)
-	assert.FileExists(t, filepath.Join(dir, rundir.HTMLFile))
+	assert.FileExists(t, filepath.Join(dir, runreport.HTMLFile))
 	res, err := reports.ReadResults(filepath.Join(dir, eval.ResultsArrow))
 	require.NoError(t, err)
 	assert.Empty(t, res)

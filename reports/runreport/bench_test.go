@@ -9,7 +9,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/entropix-eval/entropix-eval/reports/fixture"
-	"github.com/entropix-eval/entropix-eval/rundir"
 )
 
 // go test -run '^$' -bench BuildLarge -benchtime 1x ./reports/runreport/
@@ -54,7 +53,7 @@ func BenchmarkBuildLarge(b *testing.B) {
 		}
 	}
 	b.StopTimer()
-	for name, file := range map[string]string{"html-MiB": rundir.HTMLFile, "traces-MiB": rundir.TracesFile} {
+	for name, file := range map[string]string{"html-MiB": HTMLFile, "traces-MiB": TracesFile} {
 		if st, err := os.Stat(filepath.Join(dir, file)); err == nil {
 			b.ReportMetric(float64(st.Size())/(1<<20), name)
 		}
@@ -82,13 +81,13 @@ func BenchmarkComputeLarge(b *testing.B) {
 func BenchmarkOpenLargeReport(b *testing.B) {
 	bin := chromium(b)
 	dir := largeRun(b)
-	if _, err := os.Stat(filepath.Join(dir, rundir.HTMLFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, HTMLFile)); err != nil {
 		if _, err := Build(dir, Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
 	ctx, issues := openBrowser(b, bin)
-	url := "file://" + filepath.Join(dir, rundir.HTMLFile)
+	url := "file://" + filepath.Join(dir, HTMLFile)
 	var toList, toOpen float64
 	b.ResetTimer()
 	for b.Loop() {

@@ -24,7 +24,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/entropix-eval/entropix-eval/reports/fixture"
-	"github.com/entropix-eval/entropix-eval/rundir"
 )
 
 // chromium finds the browser: $ENTROPIX_CHROMIUM, else chromium on PATH. Without
@@ -228,7 +227,7 @@ func TestReportInChromium(t *testing.T) {
 	}
 
 	ctx, issues := openBrowser(t, bin)
-	url := "file://" + filepath.Join(dir, rundir.HTMLFile)
+	url := "file://" + filepath.Join(dir, HTMLFile)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(url), chromedp.WaitVisible("#accuracy-table")))
 
 	st, err := chromedp.Run(ctx, chromedp.Evaluate[pageState](readState))

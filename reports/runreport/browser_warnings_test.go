@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/entropix-eval/entropix-eval/reports/fixture"
-	"github.com/entropix-eval/entropix-eval/rundir"
 )
 
 // headerState is where the header and warnings sit in the first screen.
@@ -48,7 +47,7 @@ func TestReportHeaderAndWarningsOnFirstScreen(t *testing.T) {
 
 	ctx, _ := openBrowser(t, bin)
 	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(1400, 900),
-		chromedp.Navigate("file://"+filepath.Join(dir, rundir.HTMLFile)), chromedp.WaitVisible("#run-header")))
+		chromedp.Navigate("file://"+filepath.Join(dir, HTMLFile)), chromedp.WaitVisible("#run-header")))
 	st, err := chromedp.Run(ctx, chromedp.Evaluate[headerState](readHeader))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"model", "task", "shots", "problems", "seeds", "samplers", "backend", "precision", "token budget", "date"}, st.Keys)

@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/entropix-eval/entropix-eval/reports"
-	"github.com/entropix-eval/entropix-eval/rundir"
 )
 
 // TestOneSetOfNumbers: comparisons.arrow, compare --json's encoding, the
@@ -25,7 +24,7 @@ func TestOneSetOfNumbers(t *testing.T) {
 	), nil)
 	rep, err := Build(dir, Options{})
 	require.NoError(t, err)
-	rows, err := reports.ReadComparisons(filepath.Join(dir, rundir.ComparisonsFile))
+	rows, err := reports.ReadComparisons(filepath.Join(dir, ComparisonsFile))
 	require.NoError(t, err)
 	require.Equal(t, len(rep.Comparisons), len(rows))
 	r := rows[0]
@@ -40,12 +39,12 @@ func TestOneSetOfNumbers(t *testing.T) {
 	assert.Equal(t, r.CIHigh, js[0]["ci_high"])
 	assert.Equal(t, r.P, js[0]["p"])
 
-	page, err := os.ReadFile(filepath.Join(dir, rundir.HTMLFile))
+	page, err := os.ReadFile(filepath.Join(dir, HTMLFile))
 	require.NoError(t, err)
 	assert.Contains(t, html.UnescapeString(string(page)), r.Headline())
 	assert.Contains(t, html.UnescapeString(string(page)), "["+r.Interval()+"]")
 
-	tex, err := os.ReadFile(filepath.Join(dir, rundir.TablesDir, "paired.tex"))
+	tex, err := os.ReadFile(filepath.Join(dir, TablesDir, "paired.tex"))
 	require.NoError(t, err)
 	latexNum := func(x float64) string { return strings.Replace(reports.SignedPP(x), "−", "$-$", 1) }
 	assert.Contains(t, string(tex), "["+latexNum(r.CILow)+", "+latexNum(r.CIHigh)+"]")

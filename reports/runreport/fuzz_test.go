@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/entropix-eval/entropix-eval/reports"
-	"github.com/entropix-eval/entropix-eval/rundir"
 )
 
 // FuzzRunFiles feeds arbitrary manifest.json and problems.jsonl to a report:
@@ -19,10 +18,10 @@ func FuzzRunFiles(f *testing.F) {
 	f.Add([]byte(`{"stats":{"wall_seconds":-1}}`), []byte(`[`))
 	dir := writeRun(f, nil, concat(scored("greedy", 0, 1, 0), scored("e", 0, 0, 1)), nil)
 	f.Fuzz(func(t *testing.T, manifest, problems []byte) {
-		if err := os.WriteFile(filepath.Join(dir, rundir.ManifestFile), manifest, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, ManifestFile), manifest, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, rundir.ProblemsFile), problems, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, ProblemsFile), problems, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		rep, err := Compute(dir, Options{Paired: reports.PairedOptions{Bootstrap: bootstrapForFuzz, Permutations: 1000}})

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/entropix-eval/entropix-eval/reports"
-	"github.com/entropix-eval/entropix-eval/rundir"
 	"github.com/stretchr/testify/require"
 )
 
@@ -19,11 +18,11 @@ func writeRun(t testing.TB, manifest map[string]any, results []reports.ResultRow
 	if manifest != nil {
 		b, err := json.Marshal(manifest)
 		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(dir, rundir.ManifestFile), b, 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, ManifestFile), b, 0o644))
 	}
-	require.NoError(t, reports.WriteResults(filepath.Join(dir, rundir.ResultsFile), results))
+	require.NoError(t, reports.WriteResults(filepath.Join(dir, ResultsFile), results))
 	if traces != nil {
-		require.NoError(t, reports.WriteTraces(filepath.Join(dir, rundir.TracesFile), traces))
+		require.NoError(t, reports.WriteTraces(filepath.Join(dir, TracesFile), traces))
 	}
 	return dir
 }

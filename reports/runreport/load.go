@@ -20,6 +20,20 @@ import (
 	"github.com/entropix-eval/entropix-eval/rundir"
 )
 
+// File names inside a run directory: rundir's, which eval writes by and the
+// fixtures use too.
+const (
+	ManifestFile    = rundir.ManifestFile
+	ProblemsFile    = rundir.ProblemsFile
+	ResultsFile     = rundir.ResultsFile
+	TracesFile      = rundir.TracesFile
+	SummaryFile     = rundir.SummaryFile
+	ComparisonsFile = rundir.ComparisonsFile
+	HTMLFile        = rundir.HTMLFile
+	FiguresDir      = rundir.FiguresDir
+	TablesDir       = rundir.TablesDir
+)
+
 // run is what a report reads from a run directory.
 type run struct {
 	dir      string
@@ -35,7 +49,7 @@ type run struct {
 
 func loadRun(dir string) (*run, error) {
 	r := &run{dir: dir}
-	raw, err := os.ReadFile(filepath.Join(dir, rundir.ManifestFile))
+	raw, err := os.ReadFile(filepath.Join(dir, ManifestFile))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		r.notes = append(r.notes, "manifest.json is missing: the run's configuration is unknown.")
@@ -43,21 +57,21 @@ func loadRun(dir string) (*run, error) {
 		return nil, fmt.Errorf("run directory %s: %w", dir, err)
 	default:
 		if err := json.Unmarshal(raw, &r.manifest); err != nil {
-			return nil, fmt.Errorf("run directory %s: %s: %w", dir, rundir.ManifestFile, err)
+			return nil, fmt.Errorf("run directory %s: %s: %w", dir, ManifestFile, err)
 		}
 		r.raw = raw
 	}
-	if r.results, err = reports.ReadResults(filepath.Join(dir, rundir.ResultsFile)); err != nil {
+	if r.results, err = reports.ReadResults(filepath.Join(dir, ResultsFile)); err != nil {
 		return nil, fmt.Errorf("run directory %s: %w", dir, err)
 	}
-	if r.provenance, err = reports.ReadProvenance(filepath.Join(dir, rundir.ResultsFile)); err != nil {
+	if r.provenance, err = reports.ReadProvenance(filepath.Join(dir, ResultsFile)); err != nil {
 		return nil, fmt.Errorf("run directory %s: %w", dir, err)
 	}
 	if len(r.results) == 0 {
 		// An empty shard is a finished run: its report says so instead of failing.
-		r.notes = append(r.notes, rundir.ResultsFile+" has no rows (an empty shard, or no problems): there is nothing to summarise.")
+		r.notes = append(r.notes, ResultsFile+" has no rows (an empty shard, or no problems): there is nothing to summarise.")
 	}
-	if r.questions, err = readQuestions(filepath.Join(dir, rundir.ProblemsFile)); err != nil {
+	if r.questions, err = readQuestions(filepath.Join(dir, ProblemsFile)); err != nil {
 		return nil, fmt.Errorf("run directory %s: %w", dir, err)
 	}
 	if r.questions == nil {

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/entropix-eval/entropix-eval/reports"
-	"github.com/entropix-eval/entropix-eval/rundir"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -91,11 +90,11 @@ func TestComputePoolsSeeds(t *testing.T) {
 	// summary.arrow: sampler × seed × filter.
 	assert.Len(t, rep.Summary, 2*2*3)
 	require.NoError(t, Write(dir, rep))
-	back, err := reports.ReadSummary(filepath.Join(dir, rundir.SummaryFile))
+	back, err := reports.ReadSummary(filepath.Join(dir, SummaryFile))
 	require.NoError(t, err)
 	assert.Equal(t, len(rep.Summary), len(back))
 	assert.Equal(t, rep.Summary[0].Accuracy, back[0].Accuracy)
-	cmp, err := reports.ReadComparisons(filepath.Join(dir, rundir.ComparisonsFile))
+	cmp, err := reports.ReadComparisons(filepath.Join(dir, ComparisonsFile))
 	require.NoError(t, err)
 	require.Len(t, cmp, 3)
 	// Problem means: s 1, .5, 0, 0; greedy 1, 1, 1, 0 (identical seeds).
@@ -139,17 +138,17 @@ func TestComputeBadInput(t *testing.T) {
 		{"no results", func(t *testing.T) string { return t.TempDir() }, "results"},
 		{"bad manifest", func(t *testing.T) string {
 			dir := writeRun(t, nil, scored("a", 0, 1), nil)
-			require.NoError(t, writeFile(filepath.Join(dir, rundir.ManifestFile), "{not json"))
+			require.NoError(t, writeFile(filepath.Join(dir, ManifestFile), "{not json"))
 			return dir
 		}, "manifest.json"},
 		{"bad problems", func(t *testing.T) string {
 			dir := writeRun(t, nil, scored("a", 0, 1), nil)
-			require.NoError(t, writeFile(filepath.Join(dir, rundir.ProblemsFile), `{"index": 0}`+"\n[\n"))
+			require.NoError(t, writeFile(filepath.Join(dir, ProblemsFile), `{"index": 0}`+"\n[\n"))
 			return dir
 		}, "problems.jsonl line 2"},
 		{"corrupt traces", func(t *testing.T) string {
 			dir := writeRun(t, nil, scored("a", 0, 1), nil)
-			require.NoError(t, writeFile(filepath.Join(dir, rundir.TracesFile), "ARROW1 but not really"))
+			require.NoError(t, writeFile(filepath.Join(dir, TracesFile), "ARROW1 but not really"))
 			return dir
 		}, "traces"},
 		{"duplicate response", func(t *testing.T) string {
@@ -173,7 +172,7 @@ func TestComputeWithoutTraces(t *testing.T) {
 	assert.Contains(t, rep.TokenNote, "no traces.arrow")
 	assert.Len(t, rep.Problems, 2)
 	require.NoError(t, Write(dir, rep))
-	assert.FileExists(t, filepath.Join(dir, rundir.HTMLFile))
+	assert.FileExists(t, filepath.Join(dir, HTMLFile))
 }
 
 func TestComputeSkipsSamplerWithoutCommonProblems(t *testing.T) {
@@ -193,10 +192,10 @@ func TestBuildSingleSampler(t *testing.T) {
 	rep, err := Build(dir, Options{})
 	require.NoError(t, err)
 	assert.Empty(t, rep.Comparisons)
-	cmp, err := reports.ReadComparisons(filepath.Join(dir, rundir.ComparisonsFile))
+	cmp, err := reports.ReadComparisons(filepath.Join(dir, ComparisonsFile))
 	require.NoError(t, err)
 	assert.Empty(t, cmp, "an empty comparisons.arrow, not a missing one")
-	assert.FileExists(t, filepath.Join(dir, rundir.TablesDir, "paired.tex"))
+	assert.FileExists(t, filepath.Join(dir, TablesDir, "paired.tex"))
 }
 
 func TestManifestView(t *testing.T) {
@@ -255,15 +254,15 @@ func TestReportFilesCarryProvenance(t *testing.T) {
 		rows[i].RunKey = prov.RunKey
 	}
 	dir := writeRun(t, taskManifest("gsm8k", "greedy", "x"), nil, nil)
-	require.NoError(t, reports.WriteResults(filepath.Join(dir, rundir.ResultsFile), rows, reports.WithProvenance(prov)))
+	require.NoError(t, reports.WriteResults(filepath.Join(dir, ResultsFile), rows, reports.WithProvenance(prov)))
 	_, err := Build(dir, Options{Paired: reports.PairedOptions{Bootstrap: reportsBootstrap(100)}})
 	require.NoError(t, err)
-	for _, f := range []string{rundir.SummaryFile, rundir.ComparisonsFile} {
+	for _, f := range []string{SummaryFile, ComparisonsFile} {
 		got, err := reports.ReadProvenance(filepath.Join(dir, f))
 		require.NoError(t, err)
 		assert.Equal(t, prov, got, f)
 	}
-	summary, err := reports.ReadSummary(filepath.Join(dir, rundir.SummaryFile))
+	summary, err := reports.ReadSummary(filepath.Join(dir, SummaryFile))
 	require.NoError(t, err)
 	require.NotEmpty(t, summary)
 	for _, r := range summary {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/entropix-eval/entropix-eval/reports"
 	"github.com/entropix-eval/entropix-eval/reports/model"
-	"github.com/entropix-eval/entropix-eval/rundir"
 )
 
 // A sweep directory holds one run directory per task (run --task a,b or a
@@ -23,7 +22,7 @@ import (
 
 // IsRunDir says whether dir holds a run's results.arrow.
 func IsRunDir(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, rundir.ResultsFile))
+	_, err := os.Stat(filepath.Join(dir, ResultsFile))
 	return err == nil
 }
 
@@ -40,7 +39,7 @@ func SweepTasks(dir string) ([]string, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%s holds neither %s nor run directories with one", dir, rundir.ResultsFile)
+		return nil, fmt.Errorf("%s holds neither %s nor run directories with one", dir, ResultsFile)
 	}
 	return out, nil
 }

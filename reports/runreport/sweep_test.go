@@ -9,7 +9,6 @@ import (
 
 	"github.com/entropix-eval/entropix-eval/reports"
 	"github.com/entropix-eval/entropix-eval/reports/fixture"
-	"github.com/entropix-eval/entropix-eval/rundir"
 )
 
 // TestBuildSweepMakesOneFamily: a sweep directory of two tasks, each with two
@@ -34,7 +33,7 @@ func TestBuildSweepMakesOneFamily(t *testing.T) {
 	require.Len(t, reps, 2)
 	family := "sweep:" + filepath.Base(dir)
 	for _, task := range []string{"arith", "words"} {
-		rows, err := reports.ReadComparisons(filepath.Join(dir, task, rundir.ComparisonsFile))
+		rows, err := reports.ReadComparisons(filepath.Join(dir, task, ComparisonsFile))
 		require.NoError(t, err)
 		members := 0
 		for _, r := range rows {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/entropix-eval/entropix-eval/reports"
 	"github.com/entropix-eval/entropix-eval/reports/model"
-	"github.com/entropix-eval/entropix-eval/rundir"
 )
 
 // maxStep is the last generation step the entropy curves track; later tokens
@@ -308,7 +307,7 @@ func (a *traceAgg) note() string {
 	if a.orphans == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%d trace rows belong to no response in %s and were ignored.", a.orphans, rundir.ResultsFile)
+	return fmt.Sprintf("%d trace rows belong to no response in %s and were ignored.", a.orphans, ResultsFile)
 }
 
-func tracesPath(dir string) string { return filepath.Join(dir, rundir.TracesFile) }
+func tracesPath(dir string) string { return filepath.Join(dir, TracesFile) }

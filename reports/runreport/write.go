@@ -13,7 +13,6 @@ import (
 	"github.com/entropix-eval/entropix-eval/reports/html"
 	"github.com/entropix-eval/entropix-eval/reports/latex"
 	"github.com/entropix-eval/entropix-eval/reports/model"
-	"github.com/entropix-eval/entropix-eval/rundir"
 	"gonum.org/v1/plot"
 )
 
@@ -35,13 +34,13 @@ func Write(dir string, rep *model.Report) error { return write(dir, rep, true) }
 
 // write writes the report's files, with Parquet copies when parquet is set.
 func write(dir string, rep *model.Report, parquet bool) error {
-	if err := reports.WriteSummary(filepath.Join(dir, rundir.SummaryFile), rep.Summary, reports.WithProvenance(rep.Provenance)); err != nil {
+	if err := reports.WriteSummary(filepath.Join(dir, SummaryFile), rep.Summary, reports.WithProvenance(rep.Provenance)); err != nil {
 		return err
 	}
-	if err := reports.WriteComparisons(filepath.Join(dir, rundir.ComparisonsFile), rep.Comparisons, rep.Provenance); err != nil {
+	if err := reports.WriteComparisons(filepath.Join(dir, ComparisonsFile), rep.Comparisons, rep.Provenance); err != nil {
 		return err
 	}
-	for _, name := range []string{rundir.SummaryFile, rundir.ComparisonsFile} {
+	for _, name := range []string{SummaryFile, ComparisonsFile} {
 		path := filepath.Join(dir, name)
 		if parquet {
 			if err := reports.WriteParquetCopy(path); err != nil {
@@ -51,15 +50,15 @@ func write(dir string, rep *model.Report, parquet bool) error {
 			return err
 		}
 	}
-	figs, err := writeFigures(filepath.Join(dir, rundir.FiguresDir), rep)
+	figs, err := writeFigures(filepath.Join(dir, FiguresDir), rep)
 	if err != nil {
 		return err
 	}
-	if err := writeTables(filepath.Join(dir, rundir.TablesDir), rep); err != nil {
+	if err := writeTables(filepath.Join(dir, TablesDir), rep); err != nil {
 		return err
 	}
 	// The atomic writer buffers, so the page's many small writes stay cheap.
-	return reports.WriteFileAtomic(filepath.Join(dir, rundir.HTMLFile), func(w io.Writer) error {
+	return reports.WriteFileAtomic(filepath.Join(dir, HTMLFile), func(w io.Writer) error {
 		return html.Render(w, rep, figs)
 	})
 }
