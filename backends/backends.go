@@ -1,7 +1,8 @@
 // Package backends starts the engines a sweep's backend names: the pure-Go CPU
 // engine (engine/cpu) and, in builds with the cuda tag, the GPU one (package
-// cuda). eval.Open takes them as its eval.Backends, so package eval links no
-// engine itself.
+// cuda); and the Python interpreter of --python-hooks (pyhooks, eval/pytask).
+// eval.Open takes them as its eval.Backends, so package eval links no engine
+// and no bridge itself.
 package backends
 
 import (
@@ -17,7 +18,7 @@ import (
 	"github.com/entropix-eval/entropix-eval/internal/usage"
 )
 
-// Builtin is the CPU and CUDA backends.
+// Builtin is the CPU and CUDA backends and the Python bridge.
 var Builtin eval.Backends = builtin{}
 
 type builtin struct{}

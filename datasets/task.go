@@ -75,6 +75,10 @@ type Task struct {
 	// Repeats is lm-eval's repeats: responses per doc fed together to the
 	// filters (self-consistency).
 	Repeats int
+	// PythonHooks are the task's `!function` hooks, for the Python bridge
+	// (only with Index.PythonHooks; otherwise such a task is refused).
+	PythonHooks []PythonHook
+	pythonBound bool
 	// ShouldDecontaminate is recorded only: lm-eval's evaluator never reads
 	// it (decontamination is a separate tool).
 	ShouldDecontaminate bool
@@ -113,8 +117,11 @@ type FilterStep struct {
 	Function string
 	Params   map[string]any
 	// Port names the Go port of a `!function` filter class (nil for a
-	// registered filter function).
-	Port *hooks.PortRef `json:",omitempty"`
+	// registered filter function); Python names a filter run in the user's
+	// Python instead (--python-hooks: a class, lm-eval's custom filter_fn, or
+	// a filter lm-eval registers by name).
+	Port   *hooks.PortRef `json:",omitempty"`
+	Python *PythonHook    `json:",omitempty"`
 }
 
 // Compile builds the step's filter function from the registry (package
@@ -140,6 +147,8 @@ func (s FilterStep) Compile() (hooks.FilterFunc, error) {
 
 // MetricSpec is one metric_list entry.
 type MetricSpec struct {
+	// Metric is the name, or "!function module.name" for a Python metric
+	// function (Aggregation likewise).
 	Metric            string
 	Aggregation       string
 	HigherIsBetter    bool
@@ -147,6 +156,10 @@ type MetricSpec struct {
 	IgnorePunctuation bool
 	IgnoreNumbers     bool
 	RegexesToIgnore   []string
+	// Args are a Python metric's other keyword arguments (--python-hooks);
+	// Python is a `!function` metric run in the user's Python.
+	Args   map[string]any `json:",omitempty"`
+	Python *PythonHook    `json:",omitempty"`
 }
 
 // EvalSplit is the split lm-eval evaluates: test_split, else validation_split.
@@ -315,6 +328,9 @@ func (t *Task) Describe() map[string]any {
 	}
 	if len(t.Generation) > 0 {
 		out["generation_kwargs"] = maps.Clone(t.Generation)
+	}
+	if len(t.PythonHooks) > 0 {
+		out["python_hooks"] = t.describeHooks()
 	}
 	if IsScoredOutput(t.OutputType) { // absent for generate_until: earlier runs' fingerprints stay
 		out["output_type"] = t.OutputType

@@ -26,6 +26,7 @@ var (
 		"doc_to_audio":    "multimodal input",
 		"use_prompt":      "promptsource templates",
 		"fewshot_indices": "index-selected few-shot pools",
+		"class":           "a Python task class (the whole task in Python; the bridge runs hooks, not task classes)",
 	}
 	fewshotKeys = []string{"sampler", "split", "samples", "doc_to_text", "doc_to_target", "doc_to_choice",
 		"gen_prefix", "fewshot_delimiter", "target_delimiter"}
@@ -34,10 +35,12 @@ var (
 )
 
 // buildTask turns a merged task config into a Task, refusing what it cannot
-// run with every reason at once (RefusedTaskError).
-func buildTask(rc *rawConfig) (*Task, error) {
+// run with every reason at once (RefusedTaskError). With python, a
+// `!function` without a Go port is kept for the Python bridge
+// (Task.PythonHooks) instead of refused.
+func buildTask(rc *rawConfig, python bool) (*Task, error) {
 	k := rc.Keys
-	g := getter{rc: rc}
+	g := getter{rc: rc, python: python}
 	g.ports = g.resolvePorts()
 	for _, key := range sortedKeys(k) {
 		if why, ok := refusedKeys[key]; ok {
@@ -73,6 +76,11 @@ func buildTask(rc *rawConfig) (*Task, error) {
 			t.Version = hooks.PyStr(v)
 		}
 	}
+	if unsafe, _ := k["unsafe_code"].(bool); unsafe && python {
+		// lm-eval runs these only with --confirm_run_unsafe_code.
+		g.block("unsafe_code", "unsafe_code", "the task executes generated code; the Python bridge does not run such tasks")
+	}
+	t.PythonHooks = g.pythonHooks
 	t.Description = g.template("description", "")
 	t.DocToText = g.template("doc_to_text", "")
 	t.DocToTarget = g.template("doc_to_target", "")
@@ -88,6 +96,7 @@ func buildTask(rc *rawConfig) (*Task, error) {
 	t.Fewshot = g.fewshot(t)
 	t.Until, t.MaxNewTokens, t.Generation = g.generation(t)
 	t.Filters = g.filters()
+	t.PythonHooks = append(t.PythonHooks, g.registryHooks...)
 	if IsScoredOutput(t.OutputType) {
 		if _, ok := k["filter_list"]; ok {
 			g.block("filter_list", "filter_list on "+t.OutputType, "filters on %s responses are not supported", t.OutputType)
@@ -99,7 +108,7 @@ func buildTask(rc *rawConfig) (*Task, error) {
 		}
 		t.Metrics = g.scoreMetrics(t.OutputType)
 	} else {
-		t.Metrics = g.metrics()
+		t.Metrics = g.metrics(t)
 	}
 	t.Ports = g.usedPorts()
 	if t.EvalSplit() == "" && len(t.DataFiles) == 0 {
@@ -131,6 +140,11 @@ type getter struct {
 	rc       *rawConfig
 	blockers []Blocker
 	ports    map[string]portUse // !function values by key path, resolved
+	// python: a !function without a Go port is a Python hook (pythonHooks)
+	// for the bridge, not a blocker; registryHooks are the filters lm-eval
+	// registers that the bridge runs by name.
+	python                     bool
+	pythonHooks, registryHooks []PythonHook
 }
 
 // block records a blocker of key; class groups it in tallies.
@@ -206,7 +220,8 @@ func (g *getter) template(key, def string) *Template {
 		if t, ok := g.portTemplate(key, key); ok {
 			return t
 		}
-		return NewTemplate(key, def) // resolvePorts recorded the blocker
+		// resolvePorts recorded the blocker, or the Python hook that renders it.
+		return NewTemplate(key, def)
 	}
 	g.fail(key, "want a template string, got %s", kindOf(v))
 	return NewTemplate(key, def)

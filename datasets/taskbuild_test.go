@@ -79,7 +79,7 @@ func buildFromFS(fsys fstest.MapFS, file string) (*Task, error) {
 		return nil, err
 	}
 	rc.fsys, rc.fsOrigin = fsys, rc.Origin
-	return buildTask(rc)
+	return buildTask(rc, false)
 }
 
 func TestIncludeMergesShallowAndDetectsCycles(t *testing.T) {

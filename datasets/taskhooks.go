@@ -90,11 +90,19 @@ func (g *getter) resolvePorts() map[string]portUse {
 		for _, fp := range allFunctions(key, g.rc.Keys[key]) {
 			ref, err := g.portRef0(key, fp.f)
 			if err != nil {
+				if g.python { // the bridge's check names what is missing
+					g.addPythonHook(key, fp)
+					continue
+				}
 				g.block(key, hookClass(fp.path), "%s at %s: %v", fp.f, fp.path, err)
 				continue
 			}
 			port, err := hooks.LookupPort(ref)
 			if err != nil {
+				if g.python { // --python-hooks: the bridge runs what has no port
+					g.addPythonHook(key, fp)
+					continue
+				}
 				g.block(key, hookClass(fp.path), "%s at %s is Python code without a Go port: %v", fp.f, fp.path, err)
 				continue
 			}
@@ -106,6 +114,10 @@ func (g *getter) resolvePorts() map[string]portUse {
 			}
 			what, ok := portFits(fp.path, port)
 			if !ok {
+				if g.python {
+					g.addPythonHook(key, fp)
+					continue
+				}
 				g.block(key, hookClass(fp.path), "%s at %s: the Go port of %s is not a %s", fp.f, fp.path, ref.Function, what)
 				continue
 			}

@@ -55,6 +55,11 @@ type Entry struct {
 // lm-eval's TaskManager does.
 type Index struct {
 	entries map[string]*Entry
+	// PythonHooks builds tasks with `!function` hooks for the Python bridge
+	// (--python-hooks) instead of refusing them; with Python set, a task's
+	// prompt-side hooks are bound to it for a run (the rest is refused).
+	PythonHooks bool
+	Python      PythonRunner
 }
 
 // NewIndex indexes the built-in tasks and then each include path (a
@@ -242,13 +247,21 @@ func (ix *Index) Task(name string) (*Task, error) {
 		return nil, err
 	}
 	rc.File = e.File
+	if e.Source != "builtin" && e.Source != "file" {
+		rc.Root = e.root
+	}
 	rc.fsys, rc.fsOrigin = e.fsys, maps.Clone(rc.Origin)
 	for k, o := range rc.Origin {
 		rc.Origin[k] = showPath(e.root, o)
 	}
-	t, err := buildTask(rc)
+	t, err := buildTask(rc, ix.PythonHooks)
 	if err != nil {
 		return nil, err
+	}
+	if ix.PythonHooks && ix.Python != nil && len(t.PythonHooks) > 0 {
+		if err := bindPython(t, ix.Python); err != nil {
+			return nil, err
+		}
 	}
 	t.Source = e.Source
 	t.Tags = append(t.Tags, tagNames(rc.Keys["group"])...)

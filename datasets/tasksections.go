@@ -25,6 +25,9 @@ func (g *getter) fewshot(t *Task) FewshotConfig {
 		return fc
 	}
 	for _, key := range sortedKeys(m) {
+		if _, isFn := m[key].(pyFunction); isFn && g.python && (key == "process_docs" || key == "samples") {
+			continue // the bridge runs it (Task.PythonHooks)
+		}
 		if !slices.Contains(fewshotKeys, key) {
 			g.fail("fewshot_config", "%s is not supported (supported: %s)", key, strings.Join(fewshotKeys, ", "))
 			return fc
@@ -152,6 +155,12 @@ func (g *getter) filters() []FilterPipeline {
 		p := FilterPipeline{Name: name}
 		for j, s := range steps {
 			sm, ok := s.(map[string]any)
+			if ok && g.python {
+				if step, ok := g.pythonFilterStep(i, j, sm); ok {
+					p.Steps = append(p.Steps, step)
+					continue
+				}
+			}
 			if !ok {
 				g.fail("filter_list", "%s step %d: want {function, ...}", name, j)
 				return nil
@@ -199,7 +208,7 @@ func (g *getter) filters() []FilterPipeline {
 	return out
 }
 
-func (g *getter) metrics() []MetricSpec {
+func (g *getter) metrics(t *Task) []MetricSpec {
 	v, ok := g.rc.Keys["metric_list"]
 	if !ok || v == nil {
 		// lm-eval's default metric for generate_until.
@@ -216,6 +225,16 @@ func (g *getter) metrics() []MetricSpec {
 	hookScored := g.ports["process_results"].Port != nil
 	for i, e := range list {
 		m, ok := e.(map[string]any)
+		if ok && g.python {
+			blocked := len(g.blockers)
+			if ms, ok := g.pythonMetric(t, i, m); ok {
+				out = append(out, ms)
+				continue
+			}
+			if len(g.blockers) > blocked {
+				return nil
+			}
+		}
 		name, _ := m["metric"].(string)
 		if !ok || name == "" {
 			if _, isFn := m["metric"].(pyFunction); !isFn {

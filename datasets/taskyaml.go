@@ -27,6 +27,9 @@ type rawConfig struct {
 	File   string // the file that was asked for
 	Keys   map[string]any
 	Origin map[string]string
+	// Root is the include directory the file was found under ("" for a
+	// built-in task or a --task file): lm-eval's package lm_eval.tasks.
+	Root string
 	// fsys and fsOrigin locate the files next to each key's YAML (the
 	// utils.py a !function names): Origin's paths inside fsys.
 	fsys     fs.FS

@@ -148,7 +148,8 @@ func ScoreExternal(dir string, cfg Config, task *datasets.Task, src datasets.Dat
 	desc := task.Describe()
 	desc["num_fewshot"] = shots
 	spec := TaskSpec{Name: task.Name, Stops: task.Until, MaxNewTokens: task.MaxNewTokens, Filters: task.Filters, Metrics: task.Metrics,
-		Repeats: task.Repeats, SplitSize: len(data.Docs.Problems), Config: desc, ProcessResults: task.ProcessResults}
+		Repeats: task.Repeats, SplitSize: len(data.Docs.Problems), Config: desc, ProcessResults: task.ProcessResults,
+		PythonResults: task.PythonResults()}
 	sums, err := ChecksumFiles(data.Files)
 	if err != nil {
 		return err

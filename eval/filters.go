@@ -19,9 +19,23 @@ type Pipeline struct {
 
 // CompilePipeline builds a pipeline from its task data.
 func CompilePipeline(p datasets.FilterPipeline) (*Pipeline, error) {
+	return compilePipeline(p, "", nil)
+}
+
+// compilePipeline also compiles Python filter steps, through py.
+func compilePipeline(p datasets.FilterPipeline, task string, py PythonHooks) (*Pipeline, error) {
 	out := &Pipeline{Name: p.Name}
 	for i, s := range p.Steps {
-		f, err := s.Compile()
+		var f hooks.FilterFunc
+		var err error
+		switch {
+		case s.Python != nil && py != nil:
+			f, err = py.Filter(task, *s.Python, s.Params)
+		case s.Python != nil:
+			err = errNoPython(task, "filter "+s.Python.Function)
+		default:
+			f, err = s.Compile()
+		}
 		if err != nil {
 			return nil, fmt.Errorf("filter %s step %d (%s): %w", p.Name, i, s.Function, err)
 		}

@@ -81,6 +81,7 @@ func TaskDefaultSampler(cfg Config, tasks []string) (SamplerSpec, string, error)
 	if err != nil {
 		return SamplerSpec{}, "", err
 	}
+	ix.PythonHooks = cfg.PythonHooks // generation_kwargs only: the hooks are not run here
 	var spec SamplerSpec
 	var because []string
 	for i, name := range tasks {

@@ -125,6 +125,7 @@ func fingerprintFields(m *Manifest) []fingerprintField {
 		{"fewshot_as_multiturn", c.FewshotAsMultiturn},
 		{"system_instruction", c.SystemInstruction},
 		{"matmul_precision", unlessDefault{matmulPrecision(c), string(engine.MatmulFP32)}},
+		{"python", unlessDefault{m.Provenance.Python, ""}},
 	}
 }
 

@@ -27,7 +27,7 @@ func everyField() *Manifest {
 			Name: "golden", Model: "/models/smol", Tokenizer: "/models/tok", Backend: "cuda", Devices: []string{"cuda:0", "cuda:1"},
 			Threads: 3, BatchSize: 16, MaxSeqLen: 4096, PrefillChunk: 128, PrefixCacheMB: 512, NoPrefixCache: true, NoParquet: true,
 			MatmulPrecision: "bf16", Candidates: 256, AttnMode: "padded", PadLen: 4096,
-			Task: "gsm8k_cot", IncludePaths: []string{"tasks/a"}, Dataset: "data/test.parquet", TrainDataset: "data/train.parquet",
+			Task: "gsm8k_cot", IncludePaths: []string{"tasks/a"}, PythonHooks: true, Python: "python3.12", Dataset: "data/test.parquet", TrainDataset: "data/train.parquet",
 			DataDirs: []string{"mirror"}, NumFewshot: &shots, SystemInstruction: "Be brief.", FewShot: "old.jsonl", ChatTemplate: true,
 			FewshotAsMultiturn: &multi, Limit: 10, MaxNewTokens: 64, FirstTokenArgmax: true,
 			Samplers: []SamplerSpec{
@@ -41,6 +41,7 @@ func everyField() *Manifest {
 			Model:    []FileSum{{Path: "/models/smol/model.safetensors", Bytes: 42, SHA256: "aa"}},
 			Datasets: []FileSum{{Path: "data/test.parquet", Bytes: 7, SHA256: "bb"}},
 			DType:    "BF16", WeightDType: "BF16", SamplerOrder: "greedy: hf; mp: vllm-v1", ChatTemplate: "{{ messages }}",
+			Python: "/usr/bin/python3.12 (Python 3.12.3)",
 		},
 		Backend: "cuda", Devices: []string{"cuda:0", "cuda:1"}, DeviceNames: []string{"NVIDIA H100", "NVIDIA H100"}, BatchSize: 16,
 		Samplers: []SamplerInfo{
@@ -53,10 +54,17 @@ func everyField() *Manifest {
 			Filters: []datasets.FilterPipeline{{Name: "strict-match", Steps: []datasets.FilterStep{
 				{Function: "regex", Params: map[string]any{"regex_pattern": "#### (\\-?[0-9\\.\\,]+)"}},
 				{Function: "take_first", Port: &hooks.PortRef{Folder: "gsm8k", Module: "utils", Function: "f", SHA256: "cc"}},
+				{Function: "utils.MapFilter", Params: map[string]any{"mapping": map[string]any{"a": "b"}},
+					Python: &datasets.PythonHook{Key: "filter_list[0].filter[2].function", Kind: "filter", File: "tasks/a/utils.py", Function: "MapFilter", SHA256: "ee"}},
 			}}},
-			Metrics: []datasets.MetricSpec{{Metric: "exact_match", Aggregation: "mean", HigherIsBetter: true, IgnoreCase: true, IgnorePunctuation: true, IgnoreNumbers: true, RegexesToIgnore: []string{","}}},
+			Metrics: []datasets.MetricSpec{
+				{Metric: "exact_match", Aggregation: "mean", HigherIsBetter: true, IgnoreCase: true, IgnorePunctuation: true, IgnoreNumbers: true, RegexesToIgnore: []string{","}},
+				{Metric: "utils.score", Aggregation: "mean", HigherIsBetter: true, Args: map[string]any{"k": 2},
+					Python: &datasets.PythonHook{Key: "metric_list[1].metric", Kind: "metric", File: "tasks/a/utils.py", Function: "score", SHA256: "ff"}},
+			},
 			Repeats: 2, SplitSize: 1319, Config: map[string]any{"num_fewshot": 8, "task": "gsm8k_cot"},
 			ProcessResults: &hooks.PortRef{Folder: "gsm8k", Module: "utils", Function: "process_results", SHA256: "dd"},
+			PythonResults:  &datasets.PythonHook{Key: "process_results", Kind: "process_results", File: "tasks/a/utils.py", Function: "process_results", SHA256: "aa11"},
 		},
 		Problems: 10, Shard: Shard{Index: 1, Count: 4},
 		Jobs:    []Job{{SamplerIndex: 1, Sampler: "mp", Seed: 18446744073709551615, Repeat: 1}},
@@ -68,16 +76,16 @@ func everyField() *Manifest {
 }
 
 // TestManifestBytesUnchanged: manifest.json's bytes and the run's fingerprint,
-// every field set, are those the code of e43eb19 produced (before the manifest
-// type moved to package rundir; testdata/manifest-every-field.json was written
-// by it), and the file reads back into the same manifest. A run directory
-// written before the move therefore resumes after it.
+// every field set, are those the code of main at df1d51f produced (before the
+// manifest type moved to package rundir; testdata/manifest-every-field.json
+// was written by it), and the file reads back into the same manifest. A run
+// directory written before the move therefore resumes after it.
 func TestManifestBytesUnchanged(t *testing.T) {
 	dir := t.TempDir()
 	m := everyField()
 	fp, err := fingerprint(m)
 	require.NoError(t, err)
-	assert.Equal(t, "ae5c116f6d5b59adbdd03b8ea1ea190f", fp)
+	assert.Equal(t, "1af24f54ae937fd98c158316eb23fcc4", fp)
 	require.NoError(t, writeManifest(dir, m))
 	got, err := os.ReadFile(filepath.Join(dir, ManifestFile))
 	require.NoError(t, err)

@@ -8,6 +8,7 @@ import (
 	"math"
 	"runtime"
 
+	"github.com/entropix-eval/entropix-eval/datasets"
 	"github.com/entropix-eval/entropix-eval/engine"
 	"github.com/entropix-eval/entropix-eval/engine/tokenizer"
 	"github.com/entropix-eval/entropix-eval/internal/usage"
@@ -15,8 +16,9 @@ import (
 	"github.com/entropix-eval/entropix-eval/sampler/metrics"
 )
 
-// Backends start the engines a Config.Backend names. Package eval links none
-// of them: package backends holds the CPU and CUDA ones.
+// Backends start the engines a Config.Backend names and the interpreter a
+// Config.PythonHooks asks for. Package eval links none of them: package
+// backends holds the CPU and CUDA engines and the Python bridge.
 type Backends interface {
 	// Opener starts one worker's engine of the named backend on its device.
 	Opener(backend string, model *engine.Model, opts engine.Options) (EngineOpener, error)
@@ -24,6 +26,10 @@ type Backends interface {
 	// most limit, for Sizing.AutoBatch; an error where the backend cannot tell
 	// before its device is open.
 	MaxSlots(backend string, model *engine.Model, opts engine.Options, limit int) (int, error)
+	// Python starts the interpreter python names (Config.Python) for a task's
+	// Python hooks: runner serves them, interp describes the interpreter for
+	// the manifest, stop ends it.
+	Python(ctx context.Context, python string) (runner datasets.PythonRunner, interp string, stop func(), err error)
 }
 
 // Sizing is what Open can only size once the model and data are loaded.
@@ -86,6 +92,12 @@ func Open(ctx context.Context, cfg Config, backends Backends, sz Sizing) (*Runne
 	if err != nil {
 		return fail(err)
 	}
+	stopPython, interp, err := StartPython(ctx, backends, &cfg)
+	if err != nil {
+		return fail(err)
+	}
+	closeAll := cleanup
+	cleanup = func() { stopPython(); closeAll() }
 	task, err := ResolveTask(cfg)
 	if err != nil {
 		return fail(err)
@@ -99,6 +111,10 @@ func Open(ctx context.Context, cfg Config, backends Backends, sz Sizing) (*Runne
 	inputs, err := LoadTaskInputs(cfg, task, DataSourceOf(cfg, task, engine.HFCacheDirs()), tok)
 	if err != nil {
 		return fail(err)
+	}
+	outputs := PythonOutputs(cfg, task)
+	if !task.GradesInPython() {
+		stopPython() // the prompts are built: the hooks have run
 	}
 	inputs, cfg.Limit = sz.applyLimit(inputs, cfg.Limit)
 	resolve := NewSamplerResolver(TokenTextLookup(tok), TokenIDText(tok))
@@ -118,6 +134,7 @@ func Open(ctx context.Context, cfg Config, backends Backends, sz Sizing) (*Runne
 	if err != nil {
 		return fail(err)
 	}
+	prov.Python = interp
 	if cfg.ChatTemplate {
 		if chat, err := tok.ChatTemplate(); err == nil {
 			prov.ChatTemplate = chat.Source()
@@ -175,12 +192,6 @@ func Open(ctx context.Context, cfg Config, backends Backends, sz Sizing) (*Runne
 		Samplers:   samplers,
 		OpenEngine: open,
 		EOS:        eos, Provenance: prov,
-		Outputs: DefaultOutputs(),
+		Outputs: outputs,
 	}, cleanup, nil
-}
-
-// DefaultOutputs grades as lm-eval does and writes the Arrow files with
-// package reports.
-func DefaultOutputs() Outputs {
-	return Outputs{Grader: NewLMEvalGrader(), Arrow: ReportsArrow{}}
 }

@@ -29,6 +29,7 @@ func ResolveTask(cfg Config) (*datasets.Task, error) {
 	if err != nil {
 		return nil, err
 	}
+	ix.PythonHooks, ix.Python = cfg.PythonHooks, cfg.PythonRunner
 	name := cfg.Task
 	if IsTaskFile(name) {
 		names, err := ix.AddFile(name)
@@ -88,6 +89,9 @@ func DataSourceOf(cfg Config, task *datasets.Task, hubCaches []string) datasets.
 // template when the config asks for it), and collects the task's stop
 // strings plus the tokenizer's EOS text.
 func LoadTaskInputs(cfg Config, task *datasets.Task, src datasets.DataSource, tok *tokenizer.Tokenizer) (TaskInputs, error) {
+	if len(task.PythonHooks) > 0 && !task.PythonBound() {
+		return TaskInputs{}, fmt.Errorf("task %s: its Python hooks have no interpreter to run in (--python-hooks)", task.Name)
+	}
 	opts := datasets.PromptOptions{ChatTemplate: cfg.ChatTemplate, NumFewshot: cfg.NumFewshot, SystemInstruction: cfg.SystemInstruction}
 	shots := task.NumFewshot
 	if cfg.NumFewshot != nil {
@@ -119,7 +123,7 @@ func LoadTaskInputs(cfg Config, task *datasets.Task, src datasets.DataSource, to
 	in := TaskInputs{
 		Task: TaskSpec{Name: task.Name, MaxNewTokens: task.MaxNewTokens, Stops: datasets.Prompt{Until: task.Until}.StopStrings(eosText),
 			Filters: task.Filters, Metrics: task.Metrics, Repeats: task.Repeats, Config: desc, OutputType: scoredType(task),
-			SplitSize: len(data.Docs.Problems), ProcessResults: task.ProcessResults},
+			SplitSize: len(data.Docs.Problems), ProcessResults: task.ProcessResults, PythonResults: task.PythonResults()},
 		Files: data.Files, Repeats: task.Repeats,
 	}
 	// A scored task's targets come with its requests (scoredDoc).

@@ -23,6 +23,18 @@ import (
 type LMEvalGrader struct {
 	mu    sync.Mutex
 	tasks map[string]*taskScorer
+	// Python runs a task's Python hooks (--python-hooks); nil refuses a
+	// task that has any.
+	Python PythonHooks
+}
+
+// PythonHooks runs a task's scoring hooks in the user's Python: a
+// process_results on one filtered response (its metrics in the order it
+// gave them), a filter step, a metric function.
+type PythonHooks interface {
+	ProcessResults(task string, h datasets.PythonHook, doc map[string]any, columns []string, response string) ([]hooks.Result, error)
+	Filter(task string, h datasets.PythonHook, params map[string]any) (hooks.FilterFunc, error)
+	Metric(task string, h datasets.PythonHook, args map[string]any) (hooks.MetricFunc, error)
 }
 
 type taskScorer struct {
@@ -50,11 +62,25 @@ func (g *LMEvalGrader) scorer(task TaskSpec) (*taskScorer, error) {
 	}
 	s := &taskScorer{spec: task}
 	for _, f := range task.Filters {
-		p, err := CompilePipeline(f)
+		p, err := compilePipeline(f, task.Name, g.Python)
 		if err != nil {
 			return nil, fmt.Errorf("task %s: %w", task.Name, err)
 		}
 		s.filters = append(s.filters, p)
+	}
+	if h := task.PythonResults; h != nil {
+		if g.Python == nil {
+			return nil, errNoPython(task.Name, "process_results "+h.Function)
+		}
+		py, name := g.Python, task.Name
+		s.results = func(doc map[string]any, columns []string, response string) ([]hooks.Result, error) {
+			return py.ProcessResults(name, *h, doc, columns, response)
+		}
+		for _, m := range task.Metrics {
+			s.names = append(s.names, m.Metric)
+		}
+		g.tasks[task.Name] = s
+		return s, nil
 	}
 	if task.ProcessResults != nil {
 		p, err := hooks.LookupPort(*task.ProcessResults)
@@ -72,7 +98,7 @@ func (g *LMEvalGrader) scorer(task TaskSpec) (*taskScorer, error) {
 		return s, nil
 	}
 	for _, m := range task.Metrics {
-		fn, err := compileMetric(m)
+		fn, err := g.compileMetric(task.Name, m)
 		if err != nil {
 			return nil, fmt.Errorf("task %s: %w", task.Name, err)
 		}
@@ -90,10 +116,17 @@ func sameSpec(a, b TaskSpec) bool {
 		&a.Filters[0] == &b.Filters[0] && &a.Metrics[0] == &b.Metrics[0] {
 		return true
 	}
-	return reflect.DeepEqual(a.Filters, b.Filters) && reflect.DeepEqual(a.Metrics, b.Metrics) && reflect.DeepEqual(a.ProcessResults, b.ProcessResults)
+	return reflect.DeepEqual(a.Filters, b.Filters) && reflect.DeepEqual(a.Metrics, b.Metrics) && reflect.DeepEqual(a.ProcessResults, b.ProcessResults) &&
+		reflect.DeepEqual(a.PythonResults, b.PythonResults)
 }
 
-func compileMetric(m datasets.MetricSpec) (hooks.MetricFunc, error) {
+func (g *LMEvalGrader) compileMetric(task string, m datasets.MetricSpec) (hooks.MetricFunc, error) {
+	if m.Python != nil {
+		if g.Python == nil {
+			return nil, errNoPython(task, m.Metric)
+		}
+		return g.Python.Metric(task, *m.Python, m.Args)
+	}
 	reg, ok := hooks.LookupMetric(m.Metric)
 	if !ok {
 		return nil, fmt.Errorf("metric %q is not supported", m.Metric)
@@ -177,15 +210,29 @@ func (g *LMEvalGrader) Grade(task TaskSpec, ref Reference, responses []string) (
 func (s *taskScorer) hookScores(task TaskSpec, filter string, ref Reference, answer string) ([]reports.Score, error) {
 	res, err := s.results(ref.Doc, ref.Columns, answer)
 	if err != nil {
-		return nil, fmt.Errorf("task %s: %s: %w", task.Name, task.ProcessResults, err)
+		return nil, fmt.Errorf("task %s: %s: %w", task.Name, resultsName(task), err)
 	}
 	out := make([]reports.Score, 0, len(s.names))
 	for _, name := range s.names {
 		i := slices.IndexFunc(res, func(r hooks.Result) bool { return r.Metric == name })
 		if i < 0 {
-			return nil, fmt.Errorf("task %s: %s returned no %s (metric_list names it)", task.Name, task.ProcessResults, name)
+			return nil, fmt.Errorf("task %s: %s returned no %s (metric_list names it)", task.Name, resultsName(task), name)
 		}
 		out = append(out, reports.Score{Metric: name, Filter: filter, Value: res[i].Value})
 	}
 	return out, nil
+}
+
+// resultsName names a task's process_results, Go port or Python.
+func resultsName(task TaskSpec) string {
+	if task.PythonResults != nil {
+		return "process_results " + task.PythonResults.Function + " (Python)"
+	}
+	return task.ProcessResults.String()
+}
+
+// errNoPython: a Python hook to grade with and no interpreter, as in a
+// rescore or merge of a run graded in Python.
+func errNoPython(task, what string) error {
+	return fmt.Errorf("task %s: %s runs in Python: grading it needs the interpreter (--python-hooks), which rescore and merge do not start yet", task, what)
 }

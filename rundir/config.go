@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/entropix-eval/entropix-eval/datasets"
 	"github.com/entropix-eval/entropix-eval/engine"
 	"github.com/entropix-eval/entropix-eval/internal/usage"
 )
@@ -49,6 +50,13 @@ type Config struct {
 	Task string `yaml:"task" json:"task"`
 	// IncludePaths are directories of lm-eval task YAML (lm-eval's --include_path).
 	IncludePaths []string `yaml:"include_path" json:"include_path,omitempty"`
+	// PythonHooks runs the task's `!function` hooks that have no Go port in
+	// the Python interpreter Python names (docs/python-hooks.md); only the
+	// prompt side (process_docs, doc_to_text, doc_to_target) is wired into a
+	// run. PythonRunner is that interpreter while the task is prepared.
+	PythonHooks  bool                  `yaml:"python_hooks" json:"python_hooks,omitempty"`
+	Python       string                `yaml:"python" json:"python,omitempty"`
+	PythonRunner datasets.PythonRunner `yaml:"-" json:"-"`
 	// Dataset is the evaluated split's file or glob; empty: the task's
 	// dataset_path found in --data-dir mirrors or the Hugging Face caches.
 	Dataset string `yaml:"dataset" json:"dataset"`

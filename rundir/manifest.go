@@ -81,6 +81,9 @@ type Provenance struct {
 	// ChatTemplate is the chat template's Jinja source when one was applied
 	// (lm-eval records it as chat_template).
 	ChatTemplate string `json:"chat_template,omitempty"`
+	// Python is the interpreter that ran the task's Python hooks (path and
+	// version; --python-hooks).
+	Python string `json:"python,omitempty"`
 }
 
 // CodeInfo identifies the binary that produced a run.

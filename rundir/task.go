@@ -30,4 +30,7 @@ type TaskSpec struct {
 	// ProcessResults names the ported process_results that scores each
 	// filtered response in place of the metric functions.
 	ProcessResults *hooks.PortRef `json:"process_results,omitempty"`
+	// PythonResults is a process_results run in the user's Python
+	// (--python-hooks; the grader needs LMEvalGrader.Python).
+	PythonResults *datasets.PythonHook `json:"python_process_results,omitempty"`
 }

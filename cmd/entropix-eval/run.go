@@ -74,6 +74,8 @@ func newRunFlags(cfg *eval.Config, stderr io.Writer) *runFlags {
 		cfg.IncludePaths = append(cfg.IncludePaths, s)
 		return nil
 	})
+	fs.BoolVar(&cfg.PythonHooks, "python-hooks", cfg.PythonHooks, pythonHooksUsage+"; a run wires the prompt side (process_docs, doc_to_text, doc_to_target)")
+	fs.StringVar(&cfg.Python, "python", cfg.Python, pythonUsage)
 	fs.StringVar(&cfg.Dataset, "dataset", cfg.Dataset, "evaluated split: file or glob (.parquet, .jsonl, .csv, datasets-cache .arrow); default: found offline from the task's dataset_path")
 	fs.StringVar(&cfg.TrainDataset, "train-dataset", cfg.TrainDataset, "few-shot split: file or glob (tasks with random shots)")
 	fs.Func("data-dir", "local mirror of hub datasets, DIR/<dataset_path>/<dataset_name>/<split>-*.parquet (repeatable)", func(s string) error {

@@ -37,6 +37,8 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 		cfg.DataDirs = append(cfg.DataDirs, s)
 		return nil
 	})
+	fs.BoolVar(&cfg.PythonHooks, "python-hooks", false, pythonHooksUsage+"; score wires the prompt side (process_docs, doc_to_text, doc_to_target)")
+	fs.StringVar(&cfg.Python, "python", "", pythonUsage)
 	fs.StringVar(&cfg.Dataset, "dataset", "", "the evaluated split's file or glob")
 	fs.StringVar(&cfg.TrainDataset, "train-dataset", "", "the few-shot split's file or glob")
 	numFewshot := fs.Int("num-fewshot", -1, "override the task's num_fewshot (the prompts in samples.jsonl use it)")
@@ -61,6 +63,11 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 	if *numFewshot >= 0 {
 		cfg.NumFewshot = numFewshot
 	}
+	stopPython, _, err := startPython(context.Background(), &cfg)
+	if err != nil {
+		return err
+	}
+	defer stopPython()
 	task, err := eval.ResolveTask(cfg)
 	if err != nil {
 		return err
@@ -70,7 +77,7 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	src := eval.DataSourceOf(cfg, task, engine.HFCacheDirs())
-	o := eval.DefaultOutputs()
+	o := eval.PythonOutputs(cfg, task)
 	o.Report = reportTo(stdout)
 	if err := eval.ScoreExternal(*out, cfg, task, src, resps, o); err != nil {
 		return err

@@ -24,6 +24,7 @@ func init() {
 			`entropix-eval tasks`,
 			`entropix-eval tasks gsm8k_cot`,
 			`entropix-eval tasks --include-path my_tasks --check`,
+			`entropix-eval tasks --include-path lm_eval/tasks --check --python-hooks`,
 		},
 		run: func(ctx context.Context, args []string) error {
 			return runTasks(args, os.Stdout, os.Stderr)
@@ -44,6 +45,7 @@ func runTasks(args []string, stdout, stderr io.Writer) error {
 		return nil
 	})
 	check := fs.Bool("check", false, "build every task and report the ones this harness refuses, and why")
+	py := pythonHookFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: entropix-eval tasks [--include-path DIR]... [--task FILE.yaml]... [--check] [NAME]\n\n"+
 			"Lists the built-in tasks and those under the include paths, with their source.\n"+
@@ -57,6 +59,7 @@ func runTasks(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	ix.PythonHooks = py.enabled
 	for _, f := range files {
 		if _, err := ix.AddFile(f); err != nil {
 			return err
@@ -64,18 +67,26 @@ func runTasks(args []string, stdout, stderr io.Writer) error {
 	}
 	switch fs.NArg() {
 	case 0:
-		return listTasks(stdout, ix, *check)
+		return listTasks(stdout, ix, *check, *py)
 	case 1:
 		return showTask(stdout, ix, fs.Arg(0))
 	}
 	return fmt.Errorf("%w: tasks takes at most one name", errUsage)
 }
 
-func listTasks(w io.Writer, ix *datasets.Index, check bool) error {
+func listTasks(w io.Writer, ix *datasets.Index, check bool, py pythonHookOptions) error {
+	var hookErrs map[string]error
+	if check && py.enabled {
+		var err error
+		if hookErrs, err = checkPythonHooks(w, ix, py); err != nil {
+			return err
+		}
+	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tKIND\tSOURCE\tFILE")
 	var refused []string
 	var tally blockerTally
+	bridged := 0
 	for _, e := range ix.Entries() {
 		kind := e.Kind
 		switch {
@@ -85,11 +96,20 @@ func listTasks(w io.Writer, ix *datasets.Index, check bool) error {
 			kind = fmt.Sprintf("%s (%d)", e.Kind, len(e.Members))
 		case check:
 			t, err := ix.Task(e.Name)
+			if err == nil && hookErrs[e.Name] != nil {
+				err = hookErrs[e.Name]
+			}
 			tally.add(t, err)
-			if err != nil {
+			switch {
+			case err != nil:
 				kind = "refused"
 				refused = append(refused, fmt.Sprintf("%s: %v", e.Name, err))
-			} else if len(t.Ports) > 0 {
+			case len(t.PythonHooks) > 0:
+				kind, bridged = "python", bridged+1
+				if len(t.Ports) > 0 {
+					kind = fmt.Sprintf("python, %d port%s", len(t.Ports), map[bool]string{true: "s"}[len(t.Ports) > 1])
+				}
+			case len(t.Ports) > 0:
 				kind = fmt.Sprintf("task (%d port%s)", len(t.Ports), map[bool]string{true: "s"}[len(t.Ports) > 1])
 			}
 		}
@@ -103,6 +123,9 @@ func listTasks(w io.Writer, ix *datasets.Index, check bool) error {
 	}
 	if check {
 		tally.print(w)
+		if py.enabled {
+			fmt.Fprintf(w, "%d accepted tasks run Python hooks (--python-hooks)\n", bridged)
+		}
 	}
 	return nil
 }
@@ -182,6 +205,9 @@ func showTask(w io.Writer, ix *datasets.Index, name string) error {
 		return err
 	}
 	fmt.Fprintf(w, "%s from %s (%s)\n", t.Name, t.File, t.Source)
+	for _, h := range t.PythonHooks {
+		fmt.Fprintf(w, "  %-16s %s (Python, --python-hooks)\n", "hook", h)
+	}
 	d := t.Describe()
 	for _, k := range []string{"version", "dataset_path", "dataset_name", "split", "num_fewshot", "fewshot_sampler",
 		"fewshot_split", "fewshot_samples", "until", "max_gen_toks", "repeats", "filters", "metrics"} {

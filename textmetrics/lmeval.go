@@ -1,0 +1,51 @@
+package textmetrics
+
+// LMEvalPassthrough are lm-eval's generate_until metrics whose function
+// returns its input, [reference, response], leaving the work to the
+// aggregation: bleu, chrf and ter here, f1 (sklearn's) in the user's Python.
+var LMEvalPassthrough = []string{"bleu", "chrf", "ter", "f1"}
+
+// Item is what lm-eval's passthrough metrics "bleu" and "chrf" keep per
+// document: the gold reference(s) and the filtered response.
+type Item struct {
+	Refs []string
+	Pred string
+}
+
+// LMEvalBLEU is lm-eval's "bleu" aggregation: sacrebleu.corpus_bleu over the
+// whole corpus with its defaults, after lm-eval's _sacreformat (one
+// reference stream per reference position, cut to the document with the
+// fewest references).
+func LMEvalBLEU(items []Item) (float64, error) {
+	hyps, refs := sacreformat(items)
+	s, err := DefaultBLEU().Corpus(hyps, refs)
+	return s.Score, err
+}
+
+// LMEvalCHRF is lm-eval's "chrf" aggregation: sacrebleu.corpus_chrf with its
+// defaults over the corpus, formatted as LMEvalBLEU.
+func LMEvalCHRF(items []Item) (float64, error) {
+	hyps, refs := sacreformat(items)
+	return DefaultCHRF().Corpus(hyps, refs)
+}
+
+// sacreformat is lm-eval's _sacreformat: refs per document become streams
+// (zip(*refs) stops at the shortest list), predictions a flat list.
+func sacreformat(items []Item) ([]string, [][]string) {
+	hyps := make([]string, len(items))
+	nRefs := -1
+	for i, it := range items {
+		hyps[i] = it.Pred
+		if nRefs < 0 || len(it.Refs) < nRefs {
+			nRefs = len(it.Refs)
+		}
+	}
+	refs := make([][]string, max(nRefs, 0))
+	for k := range refs {
+		refs[k] = make([]string, len(items))
+		for i, it := range items {
+			refs[k][i] = it.Refs[k]
+		}
+	}
+	return hyps, refs
+}
