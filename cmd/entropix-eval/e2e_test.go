@@ -164,22 +164,24 @@ func arrowcheckNode(t *testing.T) string {
 // with a message containing wantErr.
 func runCheckRun(t *testing.T, node, dir, wantErr string) {
 	t.Helper()
-	spec, err := json.Marshal(reports.Spec())
-	require.NoError(t, err)
-	specPath := filepath.Join(t.TempDir(), "schema.json")
-	require.NoError(t, os.WriteFile(specPath, spec, 0o644))
-	runNodeCheck(t, node, wantErr, checkRunScript, dir, specPath)
+	runNodeCheck(t, node, wantErr, checkRunScript, dir, writeSchema(t, reports.Spec()))
 }
 
 // runCheckManifest runs checkmanifest.mjs on dir's manifest.json against
 // rundir.ManifestSchema(), as runCheckRun does checkrun.mjs.
 func runCheckManifest(t *testing.T, node, dir, wantErr string) {
 	t.Helper()
-	schema, err := json.Marshal(rundir.ManifestSchema())
+	runNodeCheck(t, node, wantErr, checkManifestScript, filepath.Join(dir, rundir.ManifestFile), writeSchema(t, rundir.ManifestSchema()))
+}
+
+// writeSchema writes a checker's schema as JSON to a temporary file.
+func writeSchema(t *testing.T, schema any) string {
+	t.Helper()
+	b, err := json.Marshal(schema)
 	require.NoError(t, err)
-	schemaPath := filepath.Join(t.TempDir(), "manifest-schema.json")
-	require.NoError(t, os.WriteFile(schemaPath, schema, 0o644))
-	runNodeCheck(t, node, wantErr, checkManifestScript, filepath.Join(dir, rundir.ManifestFile), schemaPath)
+	path := filepath.Join(t.TempDir(), "schema.json")
+	require.NoError(t, os.WriteFile(path, b, 0o644))
+	return path
 }
 
 // runNodeCheck runs a checker script: it must pass when wantErr is "", else
