@@ -10,7 +10,7 @@ import (
 )
 
 // A step whose inputs name different attention views (interleaved, so the host
-// must regroup them: one attn_stats launch per view) gives each output exactly
+// must regroup them: one launch of the statistics kernels per view) gives each output exactly
 // what an engine defaulting to that view gives it alone.
 func TestEmulatedPerInputAttnViews(t *testing.T) {
 	m, cases := loadShared(t, sharedModels[0])

@@ -51,6 +51,8 @@ func TestGQAShapesReachTheTiles(t *testing.T) {
 	require.Equal(t, 3, hb)
 	require.Greater(t, 565, warps*32)
 	require.Greater(t, gqaShapes[0].VocabSize, topkChunk, "two top-K stages")
+	require.Greater(t, ceilDiv(565, attnAgreementTile(3, 64)), attnAgreementChunks, "attn_agreement chunks of several tiles")
+	require.Less(t, attnAgreementTile(64, 128), 32, "a smaller agreement tile where 32 does not fit")
 }
 
 func buildModel(t *testing.T, c engine.Config, seed uint64) *engine.Model {

@@ -91,11 +91,37 @@ func (e *emulator) attention(grid, gridY int, k *kargs) {
 	}
 }
 
-func (e *emulator) attnStats(grid int, k *kargs) {
-	q, rows, pos, slot, kc, out := k.ptr(), k.ptr(), k.ptr(), k.ptr(), k.ptr(), k.ptr()
+// attnHeadStats emulates attn_head_stats: grid (rows, heads).
+func (e *emulator) attnHeadStats(grid, gridY int, k *kargs) {
+	q, rows, pos, slot, kc, out, hs := k.ptr(), k.ptr(), k.ptr(), k.ptr(), k.ptr(), k.ptr(), k.ptr()
 	heads, kvHeads, headDim, maxSeq, padded, padLen, scale := k.int(), k.int(), k.int(), k.int(), k.int(), k.int(), k.float()
-	k.done("attn_stats")
+	k.done("attn_head_stats")
+	if gridY != heads {
+		panicf("attn_head_stats: grid.y %d for %d heads", gridY, heads)
+	}
 	rowv := e.i32(rows, grid)
+	for b := 0; b < grid; b++ {
+		t := int(rowv[b])
+		nKeys, s := int(e.i32(pos, t+1)[t])+1, int(e.i32(slot, t+1)[t])
+		o, hv := e.f64(out+dptr(8*b*(heads+2)), heads), e.f64(hs+dptr(8*3*b*heads), 3*heads)
+		for h := 0; h < heads; h++ {
+			qh := e.f32(q+dptr(4*(t*heads+h)*headDim), headDim)
+			sc := e.scores(qh, kc, s, h/(heads/kvHeads), kvHeads, maxSeq, headDim, nKeys, scale)
+			o[h], hv[3*h], hv[3*h+1], hv[3*h+2] = mirrorHeadStats(sc, padded == 1, padLen)
+		}
+	}
+}
+
+// attnAgreement emulates attn_agreement: grid (rows, chunks), after attnHeadStats.
+func (e *emulator) attnAgreement(grid, gridY int, k *kargs) {
+	q, rows, pos, slot, kc, hs, part := k.ptr(), k.ptr(), k.ptr(), k.ptr(), k.ptr(), k.ptr(), k.ptr()
+	heads, kvHeads, headDim, maxSeq, scale, tile := k.int(), k.int(), k.int(), k.int(), k.float(), k.int()
+	k.done("attn_agreement")
+	if tile <= 0 {
+		panicf("attn_agreement: tile %d", tile)
+	}
+	rowv := e.i32(rows, grid)
+	parts := e.f64(part, grid*gridY)
 	for b := 0; b < grid; b++ {
 		t := int(rowv[b])
 		nKeys, s := int(e.i32(pos, t+1)[t])+1, int(e.i32(slot, t+1)[t])
@@ -104,6 +130,24 @@ func (e *emulator) attnStats(grid int, k *kargs) {
 			qh := e.f32(q+dptr(4*(t*heads+h)*headDim), headDim)
 			all = append(all, e.scores(qh, kc, s, h/(heads/kvHeads), kvHeads, maxSeq, headDim, nKeys, scale)...)
 		}
-		copy(e.f64(out+dptr(8*b*(heads+2)), heads+2), mirrorAttnStats(all, heads, nKeys, padded == 1, padLen))
+		hv := e.f64(hs+dptr(8*3*b*heads), 3*heads)
+		for c := 0; c < gridY; c++ {
+			parts[b*gridY+c] = mirrorAgreementPart(all, heads, nKeys, hv, func(j int) bool { return j/tile%gridY == c })
+		}
+	}
+}
+
+// attnAgreementFinish emulates attn_agreement_finish: grid rows.
+func (e *emulator) attnAgreementFinish(grid int, k *kargs) {
+	rows, pos, hs, part, out := k.ptr(), k.ptr(), k.ptr(), k.ptr(), k.ptr()
+	heads, chunks, padded, padLen := k.int(), k.int(), k.int(), k.int()
+	k.done("attn_agreement_finish")
+	rowv := e.i32(rows, grid)
+	for b := 0; b < grid; b++ {
+		t := int(rowv[b])
+		nKeys := int(e.i32(pos, t+1)[t]) + 1
+		o := e.f64(out+dptr(8*b*(heads+2)), heads+2)
+		o[heads], o[heads+1] = mirrorAgreementFinish(e.f64(part+dptr(8*b*chunks), chunks), e.f64(hs+dptr(8*3*b*heads), 3*heads),
+			heads, nKeys, padded == 1, padLen)
 	}
 }

@@ -152,8 +152,12 @@ func (e *emulator) launch(name string, grid, gridY, block, smem int, a *kernelAr
 		e.qkvRopeCache(grid, k)
 	case "attention_cached":
 		e.attention(grid, gridY, k)
-	case "attn_stats":
-		e.attnStats(grid, k)
+	case "attn_head_stats":
+		e.attnHeadStats(grid, gridY, k)
+	case "attn_agreement":
+		e.attnAgreement(grid, gridY, k)
+	case "attn_agreement_finish":
+		e.attnAgreementFinish(grid, k)
 	case "logit_stats":
 		logits, vocab, out := k.ptr(), k.int(), k.ptr()
 		k.done(name)

@@ -18,10 +18,15 @@ const (
 	// logitStatsBlock threads reduce one logits row; logit_stats declares it as its
 	// __launch_bounds__.
 	logitStatsBlock = 512
-	// The fixed blocks of attn_stats, qkv_rope_cache and the grid-stride kernels.
-	attnStatsBlock   = 256
-	ropeBlock        = 128
-	elementwiseBlock = 256
+	// The fixed blocks of attn_head_stats, attn_agreement, qkv_rope_cache and the
+	// grid-stride kernels.
+	attnStatsBlock = 256
+	// attnAgreementChunks is the most blocks attn_agreement gives one output: enough
+	// to spread a batch-1 step's keys over the SMs, few enough that the partial sums
+	// stay a small buffer.
+	attnAgreementChunks = 16
+	ropeBlock           = 128
+	elementwiseBlock    = 256
 	// gridStrideMaxBlocks caps 1-D grid-stride launches; more blocks than resident
 	// threads only add scheduling work.
 	gridStrideMaxBlocks = 8192
@@ -32,15 +37,17 @@ const (
 // .maxntid): without it the JIT may give a thread more registers than such a block can
 // have, and the launch fails with CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES.
 var kernelMaxBlock = map[string]int{
-	"embed_rows":       rowBlockMax,
-	"rmsnorm_bf16":     rowBlockMax,
-	"silu_mul":         elementwiseBlock,
-	"add_bias":         elementwiseBlock,
-	"qkv_rope_cache":   ropeBlock,
-	"attention_cached": attnMaxWarps * 32,
-	"attn_stats":       attnStatsBlock,
-	"logit_stats":      logitStatsBlock,
-	"topk_chunks":      topkBlock,
+	"embed_rows":            rowBlockMax,
+	"rmsnorm_bf16":          rowBlockMax,
+	"silu_mul":              elementwiseBlock,
+	"add_bias":              elementwiseBlock,
+	"qkv_rope_cache":        ropeBlock,
+	"attention_cached":      attnMaxWarps * 32,
+	"attn_head_stats":       attnStatsBlock,
+	"attn_agreement":        attnStatsBlock,
+	"attn_agreement_finish": 32,
+	"logit_stats":           logitStatsBlock,
+	"topk_chunks":           topkBlock,
 }
 
 // attnMinBlocks is the grid below which attention_cached gives each query head its
@@ -79,9 +86,27 @@ func attnSharedBytes(hb, headDim, warps int) int {
 	return 4 * (hb*headDim + warps*hb*headDim + warps*hb*2)
 }
 
-// attnStatsSharedBytes is attn_stats' dynamic shared memory: per-head max and
-// partition function (float64) and every head's scaled query (float32).
-func attnStatsSharedBytes(heads, headDim int) int { return 16*heads + 4*heads*headDim }
+// attnHeadStatsSharedBytes is attn_head_stats' dynamic shared memory: the head's
+// scaled query (float32).
+func attnHeadStatsSharedBytes(headDim int) int { return 4 * headDim }
+
+// attnAgreementSharedBytes is attn_agreement's dynamic shared memory: a tile of
+// probabilities (heads × tile) and per-head max and partition function (float64),
+// then every head's scaled query (float32).
+func attnAgreementSharedBytes(heads, headDim, tile int) int {
+	return 8*(heads*tile+2*heads) + 4*heads*headDim
+}
+
+// attnAgreementTile is the largest key tile (32, 16 or 8; at most a block's threads)
+// whose attn_agreement shared memory fits, or 0 when none does.
+func attnAgreementTile(heads, headDim int) int {
+	for tile := 32; tile >= 8; tile /= 2 {
+		if attnAgreementSharedBytes(heads, headDim, tile) <= maxSharedBytes {
+			return tile
+		}
+	}
+	return 0
+}
 
 // topkStage is one launch of topk_chunks: rows of N entries in Chunks chunks.
 type topkStage struct{ N, Chunks int }

@@ -14,70 +14,108 @@ import (
 // loop structure, same tie rules) against the sampler/metrics reference. They check
 // the algorithms on the CPU; the GPU tests check the CUDA code itself.
 
-// mirrorAttnStats follows attn_stats in attnstats.cu from already-scaled scores
-// (heads × kvLen): raw = head entropies, agreement, interaction strength.
+// mirrorAttnStats follows attn_head_stats then the agreement kernels in attnstats.cu from
+// already-scaled scores (heads × kvLen): raw = head entropies, agreement, interaction
+// strength.
 func mirrorAttnStats(scores []float32, heads, kvLen int, padded bool, padLen int) []float64 {
-	nEmpty := 0
-	if padded {
-		nEmpty = padLen - kvLen
-	}
 	raw := make([]float64, heads+2)
-	hmax, hz := make([]float64, heads), make([]float64, heads)
-	var absSum float64
+	hs := make([]float64, 3*heads)
 	for h := 0; h < heads; h++ {
-		row := scores[h*kvLen : (h+1)*kvLen]
-		mx := float32(math.Inf(-1))
-		if nEmpty > 0 {
-			mx = 0
-		}
-		for _, s := range row {
-			mx = max(mx, s)
-			absSum += math.Abs(float64(s))
-		}
-		m := float64(mx)
-		var z float64
-		for _, s := range row {
-			z += math.Exp(float64(s) - m)
-		}
-		if nEmpty > 0 {
-			z += float64(nEmpty) * math.Exp(-m)
-		}
-		var ent float64
-		for _, s := range row {
-			p := math.Exp(float64(s)-m) / z
-			ent -= p * math.Log2(math.Max(p, 1e-10))
-		}
-		if nEmpty > 0 {
-			e := math.Exp(-m) / z
-			ent -= float64(nEmpty) * e * math.Log2(math.Max(e, 1e-10))
-		}
-		raw[h], hmax[h], hz[h] = ent, m, z
+		raw[h], hs[3*h], hs[3*h+1], hs[3*h+2] = mirrorHeadStats(scores[h*kvLen:(h+1)*kvLen], padded, padLen)
 	}
+	raw[heads], raw[heads+1] = mirrorAgreement(scores, heads, kvLen, hs, padded, padLen)
+	return raw
+}
+
+// emptySlots is the number of padded-mode slots past a row of kvLen keys.
+func emptySlots(kvLen int, padded bool, padLen int) int {
+	if padded {
+		return padLen - kvLen
+	}
+	return 0
+}
+
+// mirrorHeadStats follows attn_head_stats for one head's scores: its entropy, max,
+// partition function and sum of |score|.
+func mirrorHeadStats(row []float32, padded bool, padLen int) (ent, m, z, absSum float64) {
+	nEmpty := emptySlots(len(row), padded, padLen)
+	mx := float32(math.Inf(-1))
+	if nEmpty > 0 {
+		mx = 0
+	}
+	for _, s := range row {
+		mx = max(mx, s)
+		absSum += math.Abs(float64(s))
+	}
+	m = float64(mx)
+	for _, s := range row {
+		z += math.Exp(float64(s) - m)
+	}
+	if nEmpty > 0 {
+		z += float64(nEmpty) * math.Exp(-m)
+	}
+	for _, s := range row {
+		p := math.Exp(float64(s)-m) / z
+		ent -= p * math.Log2(math.Max(p, 1e-10))
+	}
+	if nEmpty > 0 {
+		e := math.Exp(-m) / z
+		ent -= float64(nEmpty) * e * math.Log2(math.Max(e, 1e-10))
+	}
+	return ent, m, z, absSum
+}
+
+// mirrorAgreement follows attn_agreement over one chunk holding every key, then
+// attn_agreement_finish: agreement and interaction strength from the scores and each
+// head's (max, partition function, sum of |score|) in hs.
+func mirrorAgreement(scores []float32, heads, kvLen int, hs []float64, padded bool, padLen int) (agreement, interaction float64) {
+	part := mirrorAgreementPart(scores, heads, kvLen, hs, func(int) bool { return true })
+	return mirrorAgreementFinish([]float64{part}, hs, heads, kvLen, padded, padLen)
+}
+
+// mirrorAgreementPart follows one attn_agreement block: the sum of |p_h(j) − mean_h
+// p_h(j)| over the keys j that in(j) keeps.
+func mirrorAgreementPart(scores []float32, heads, kvLen int, hs []float64, in func(j int) bool) float64 {
 	var agree float64
 	for j := 0; j < kvLen; j++ {
+		if !in(j) {
+			continue
+		}
 		var mean float64
 		for h := 0; h < heads; h++ {
-			mean += math.Exp(float64(scores[h*kvLen+j])-hmax[h]) / hz[h]
+			mean += math.Exp(float64(scores[h*kvLen+j])-hs[3*h]) / hs[3*h+1]
 		}
 		mean /= float64(heads)
 		for h := 0; h < heads; h++ {
-			agree += math.Abs(math.Exp(float64(scores[h*kvLen+j])-hmax[h])/hz[h] - mean)
+			agree += math.Abs(math.Exp(float64(scores[h*kvLen+j])-hs[3*h])/hs[3*h+1] - mean)
 		}
+	}
+	return agree
+}
+
+// mirrorAgreementFinish follows attn_agreement_finish.
+func mirrorAgreementFinish(parts, hs []float64, heads, kvLen int, padded bool, padLen int) (agreement, interaction float64) {
+	nEmpty := emptySlots(kvLen, padded, padLen)
+	var agree, absSum float64
+	for _, p := range parts {
+		agree += p
+	}
+	for h := 0; h < heads; h++ {
+		absSum += hs[3*h+2]
 	}
 	if nEmpty > 0 {
 		var mean, col float64
 		for h := 0; h < heads; h++ {
-			mean += math.Exp(-hmax[h]) / hz[h]
+			mean += math.Exp(-hs[3*h]) / hs[3*h+1]
 		}
 		mean /= float64(heads)
 		for h := 0; h < heads; h++ {
-			col += math.Abs(math.Exp(-hmax[h])/hz[h] - mean)
+			col += math.Abs(math.Exp(-hs[3*h])/hs[3*h+1] - mean)
 		}
 		agree += float64(nEmpty) * col
 	}
 	cells := float64(heads * (kvLen + nEmpty))
-	raw[heads], raw[heads+1] = agree/cells, absSum/cells
-	return raw
+	return agree / cells, absSum / cells
 }
 
 func TestAttnStatsMirrorMatchesMetrics(t *testing.T) {

@@ -30,7 +30,7 @@ var mutants = []struct{ name, file, from, to string }{
 		"float p = __shfl_sync(FULL_MASK, sc[hh], jj);",
 		"float p = __shfl_sync(FULL_MASK, sc[hh], jj + 1);"},
 	// Subtler: the leading barrier of the block reduction only matters when a kernel
-	// reduces twice with the same scratch (logit_stats, attn_stats do).
+	// reduces twice with the same scratch (logit_stats, attn_head_stats do).
 	// Only head dims that are not a multiple of 8 take this path (the probe's dim-12 model).
 	{"half of each score dropped in the 4-byte key path", "attention.cu",
 		"if (hh < hb) sc[hh] += qs[hh * headDim + d] * kv.x + qs[hh * headDim + d + 1] * kv.y;",

@@ -38,9 +38,9 @@ func checkConfig(c *engine.Config) error {
 	if c.HeadDim%2 != 0 || c.HeadDim > maxHeadDim {
 		return fmt.Errorf("head_dim %d: the CUDA kernels need an even head_dim up to %d", c.HeadDim, maxHeadDim)
 	}
-	if b := attnStatsSharedBytes(c.Heads, c.HeadDim); b > maxSharedBytes {
+	if attnAgreementTile(c.Heads, c.HeadDim) == 0 {
 		return fmt.Errorf("%d heads × head_dim %d need %d bytes of shared memory for the attention statistics (limit %d)",
-			c.Heads, c.HeadDim, b, maxSharedBytes)
+			c.Heads, c.HeadDim, attnAgreementSharedBytes(c.Heads, c.HeadDim, 8), maxSharedBytes)
 	}
 	return nil
 }

@@ -56,6 +56,8 @@ type outputBuffers struct {
 	logits     dptr // f32 [outs][vocab]
 	logitStats dptr // f64 [outs][3]
 	attnStats  dptr // f64 [outs][heads + 2], grouped by attention view
+	attnHeads  dptr // f64 [outs][heads][3]: attn_head_stats' max, Z and |score| sum
+	attnParts  dptr // f64 [outs][attnAgreementChunks]: attn_agreement's partial sums
 	viewRows   dptr // int32 token row of each output, grouped by attention view
 	topVals    [2]dptr
 	topIDs     [2]dptr
@@ -69,7 +71,7 @@ type hostScratch struct {
 	topIDs     []int32
 	logits     []float32 // only when the host ranks candidates
 	// views[r] is output r's attention view; statsAt[r] its row in attnStats,
-	// where the outputs sharing a view sit together (one attn_stats launch each):
+	// where the outputs sharing a view sit together (one launch of the statistics kernels each):
 	// row j holds token row viewRows[j], computed in rowViews[j].
 	views    []metrics.AttnView
 	statsAt  []int
@@ -161,13 +163,14 @@ func (p *pipeline) allocBuffers() error {
 		scratch = outs * int64(topkScratchEntries(c.VocabSize, p.gpuK)) * 4
 	}
 	outSizes := []int64{4 * outs, 2 * outs * h, 4 * outs * int64(c.VocabSize), 8 * 3 * outs, 8 * outs * int64(c.Heads+2),
-		scratch, scratch, scratch, scratch, 4 * outs}
+		scratch, scratch, scratch, scratch, 4 * outs, 8 * 3 * outs * int64(c.Heads), 8 * outs * attnAgreementChunks}
 	out, err := p.carve(outSizes, "output buffers")
 	if err != nil {
 		return err
 	}
 	p.out = outputBuffers{rows: out[0], last: out[1], logits: out[2], logitStats: out[3], attnStats: out[4],
-		topVals: [2]dptr{out[5], out[6]}, topIDs: [2]dptr{out[7], out[8]}, viewRows: out[9]}
+		topVals: [2]dptr{out[5], out[6]}, topIDs: [2]dptr{out[7], out[8]}, viewRows: out[9], attnHeads: out[10],
+		attnParts: out[11]}
 	return nil
 }
 

@@ -97,7 +97,7 @@ func (p *pipeline) forward(b *subBatch) error {
 			return err
 		}
 		if l == p.opts.MetricLayer && nOut > 0 && !p.skipStats {
-			if err := p.attnStats(kc); err != nil {
+			if err := p.attnStats(kc, b.maxKeys()); err != nil {
 				return err
 			}
 		}
@@ -248,11 +248,15 @@ func (p *pipeline) groupViews(b *subBatch, in []engine.Input) {
 	}
 }
 
-// attnStats launches attn_stats once per attention view among the outputs, each
-// over its contiguous run of viewRows, writing the matching rows of attnStats.
-func (p *pipeline) attnStats(kc dptr) error {
+// attnStats launches the statistics kernels (attn_head_stats, attn_agreement over up
+// to attnAgreementChunks key chunks of the longest row, attn_agreement_finish) once per
+// attention view among the outputs, each over its contiguous run of viewRows, writing
+// the matching rows of attnStats.
+func (p *pipeline) attnStats(kc dptr, maxKeys int) error {
 	c, hs, a := &p.cfg, &p.host, &p.act
 	stride := dptr(8 * (c.Heads + 2))
+	tile := attnAgreementTile(c.Heads, c.HeadDim)
+	chunks := min(attnAgreementChunks, ceilDiv(maxKeys, tile))
 	for start := 0; start < len(hs.rowViews); {
 		v := hs.rowViews[start]
 		end := start + 1
@@ -263,10 +267,22 @@ func (p *pipeline) attnStats(kc dptr) error {
 		if v.Mode == metrics.Padded {
 			padded = 1
 		}
-		if err := p.be.launch("attn_stats", end-start, 1, attnStatsBlock, attnStatsSharedBytes(c.Heads, c.HeadDim), p.args.reset().
-			ptr(a.q).ptr(p.out.viewRows+dptr(4*start)).ptr(a.pos).ptr(a.slot).ptr(kc).ptr(p.out.attnStats+dptr(start)*stride).
-			i32(c.Heads).i32(c.KVHeads).i32(c.HeadDim).i32(p.opts.MaxSeqLen).i32(padded).i32(v.PadLen).
-			f32(p.attnScale())); err != nil {
+		rows, out := p.out.viewRows+dptr(4*start), p.out.attnStats+dptr(start)*stride
+		heads, parts := p.out.attnHeads+dptr(8*3*c.Heads*start), p.out.attnParts+dptr(8*chunks*start)
+		if err := p.be.launch("attn_head_stats", end-start, c.Heads, attnStatsBlock, attnHeadStatsSharedBytes(c.HeadDim),
+			p.args.reset().ptr(a.q).ptr(rows).ptr(a.pos).ptr(a.slot).ptr(kc).ptr(out).ptr(heads).
+				i32(c.Heads).i32(c.KVHeads).i32(c.HeadDim).i32(p.opts.MaxSeqLen).i32(padded).i32(v.PadLen).
+				f32(p.attnScale())); err != nil {
+			return err
+		}
+		if err := p.be.launch("attn_agreement", end-start, chunks, attnStatsBlock, attnAgreementSharedBytes(c.Heads, c.HeadDim, tile),
+			p.args.reset().ptr(a.q).ptr(rows).ptr(a.pos).ptr(a.slot).ptr(kc).ptr(heads).ptr(parts).
+				i32(c.Heads).i32(c.KVHeads).i32(c.HeadDim).i32(p.opts.MaxSeqLen).f32(p.attnScale()).i32(tile)); err != nil {
+			return err
+		}
+		if err := p.be.launch("attn_agreement_finish", end-start, 1, 32, 0,
+			p.args.reset().ptr(rows).ptr(a.pos).ptr(heads).ptr(parts).ptr(out).
+				i32(c.Heads).i32(chunks).i32(padded).i32(v.PadLen)); err != nil {
 			return err
 		}
 		start = end

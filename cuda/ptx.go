@@ -26,7 +26,7 @@ var kernelModules = map[string][]string{
 	"elementwise": {"embed_rows", "rmsnorm_bf16", "silu_mul", "add_bias"},
 	"rope":        {"qkv_rope_cache"},
 	"attention":   {"attention_cached"},
-	"attnstats":   {"attn_stats"},
+	"attnstats":   {"attn_head_stats", "attn_agreement", "attn_agreement_finish"},
 	"logits":      {"logit_stats", "topk_chunks"},
 }
 

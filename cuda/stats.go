@@ -4,8 +4,9 @@ import (
 	"github.com/entropix-eval/entropix-eval/sampler/metrics"
 )
 
-// finishAttnStats completes a's exported fields from what attn_stats returns for one
-// row — each head's entropy, then agreement and interaction strength — with the same
+// finishAttnStats completes a's exported fields from what attn_head_stats and
+// attn_agreement return for one row — each head's entropy, then agreement and
+// interaction strength — with the same
 // across-head mean and variances as metrics.AttnStats.Compute, for a row of kvLen
 // keys computed in view v.
 func finishAttnStats(a *metrics.AttnStats, raw []float64, heads, kvLen int, v metrics.AttnView) {

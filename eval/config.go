@@ -45,6 +45,10 @@ func ParseConfig(data []byte) (Config, error) {
 		}
 		return Config{}, explainUnknownKeys(err)
 	}
+	var err error
+	if cfg.Samplers, err = ExpandSamplerGrids(cfg.Samplers); err != nil {
+		return Config{}, err
+	}
 	return cfg, nil
 }
 

@@ -58,14 +58,15 @@ func Finalize(dir string, out Outputs) error {
 		return fmt.Errorf("run directory %s: %w", dir, err)
 	}
 	prov := m.ArrowProvenance()
-	rows, err := resultRows(m.Task.Name, prov.RunKey, grs)
+	id := identityOf(m)
+	rows, err := resultRows(m.Task.Name, id, grs)
 	if err != nil {
 		return err
 	}
 	if err := out.Arrow.WriteResults(filepath.Join(dir, ResultsArrow), rows, prov); err != nil {
 		return fmt.Errorf("write %s: %w", ResultsArrow, err)
 	}
-	traces, err := traceRows(m.Task.Name, prov.RunKey, grs)
+	traces, err := traceRows(m.Task.Name, id, grs)
 	if err != nil {
 		return err
 	}
@@ -84,7 +85,7 @@ func Finalize(dir string, out Outputs) error {
 	if err := writeJSONAtomic(filepath.Join(dir, ResultsJSONFile), summary); err != nil {
 		return err
 	}
-	if err := writeSamples(dir, m.Task, grs); err != nil {
+	if err := writeSamples(dir, m.Task, id.runKey, grs); err != nil {
 		return err
 	}
 	// The finish time is kept once set (the lm-eval files are named by it),

@@ -50,3 +50,9 @@ func ExpandJobs(c Config) []Job { return rundir.ExpandJobs(c) }
 
 // ParseSamplerList parses the flag form of a sampler list (rundir.ParseSamplerList).
 func ParseSamplerList(s string) ([]SamplerSpec, error) { return rundir.ParseSamplerList(s) }
+
+// ExpandSamplerGrids expands the samplers whose fields hold lists into one
+// sampler per combination (rundir.ExpandSamplerGrids).
+func ExpandSamplerGrids(specs []SamplerSpec) ([]SamplerSpec, error) {
+	return rundir.ExpandSamplerGrids(specs)
+}

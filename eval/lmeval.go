@@ -143,13 +143,13 @@ func b2i(b bool) int {
 // tags cannot spell; encoding/json writes map keys sorted, so lines are still
 // deterministic. The doc follows them last (withDoc): it may hold NaN or
 // ±Infinity, written as json.dumps writes them, which encoding/json refuses.
-func sampleLine(task TaskSpec, g gradedRecord) ([]byte, error) {
+func sampleLine(task TaskSpec, runKey string, g gradedRecord) ([]byte, error) {
 	filtered := map[string]string{}
 	for _, a := range g.Grade.Answers {
 		filtered[a.Filter] = a.Answer
 	}
 	line := map[string]any{
-		"doc_id": g.ProblemIndex, "problem_id": g.ProblemID, "run_id": g.Job.RunID(),
+		"doc_id": g.ProblemIndex, "problem_id": g.ProblemID, "run_key": runKey, "run_id": g.Job.RunID(),
 		"sampler": g.Job.Sampler, "seed": g.Job.Seed, "repeat": g.Repeat,
 		"prompt": g.Problem.Prompt, "prompt_hash": g.PromptHash, "target": g.Problem.Target,
 		"resps":          [][]string{{g.Response}},
@@ -182,10 +182,10 @@ func sampleDoc(p ProblemEntry) ([]byte, error) {
 	return json.Marshal(map[string]string{"question": p.Question, "answer": docAnswer(p)})
 }
 
-func writeSamples(dir string, task TaskSpec, grs []gradedRecord) error {
+func writeSamples(dir string, task TaskSpec, runKey string, grs []gradedRecord) error {
 	return WriteFileAtomic(filepath.Join(dir, SamplesFile), func(w io.Writer) error {
 		for _, g := range grs {
-			b, err := sampleLine(task, g)
+			b, err := sampleLine(task, runKey, g)
 			if err != nil {
 				return err
 			}

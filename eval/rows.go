@@ -2,10 +2,12 @@ package eval
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
 
+	"github.com/entropix-eval/entropix-eval/engine"
 	"github.com/entropix-eval/entropix-eval/reports"
 )
 
@@ -119,16 +121,65 @@ type jobKey struct {
 
 func keyOf(j Job) jobKey { return jobKey{j.Sampler, j.Seed, j.Repeat} }
 
+// rowIdentity is what every row of a run says about the run and its samplers
+// beyond the journal: the run key, the model's name, the start date, and per
+// sampler label its canonical spec and attention view.
+type rowIdentity struct {
+	runKey, model, date string
+	specs               map[string]string
+	views               map[string]attnView
+}
+
+type attnView struct {
+	mode   string
+	padLen int32
+}
+
+// identityOf reads a manifest's row identity. A sampler's attention view is
+// the one its description names (Entropix variants), else the sweep's
+// (attn_mode, pad_len; a padded view of pad_len 0 is the engine's default
+// length, a masked one has no padding).
+func identityOf(m *Manifest) rowIdentity {
+	model, _ := reports.ModelName(m.Config.Model)
+	id := rowIdentity{runKey: m.Key(), model: model, date: m.Started.UTC().Format("2006-01-02"),
+		specs: map[string]string{}, views: map[string]attnView{}}
+	sweep := attnView{mode: m.Config.AttnMode}
+	if sweep.mode == "" {
+		sweep.mode = "masked"
+	}
+	if sweep.mode != "masked" {
+		sweep.padLen = int32(cmp.Or(m.Config.PadLen, engine.DefaultPadLen))
+	}
+	for _, s := range m.Samplers {
+		spec, _ := json.Marshal(s.Spec)
+		id.specs[s.Label] = reports.CanonicalSpec(s.Label, s.Description, spec)
+		var desc struct {
+			AttnMode *string `json:"attn_mode"`
+			PadLen   int32   `json:"pad_len"`
+		}
+		view := sweep
+		if json.Unmarshal(s.Description, &desc) == nil && desc.AttnMode != nil && *desc.AttnMode != "" {
+			view = attnView{mode: *desc.AttnMode}
+			if view.mode != "masked" {
+				view.padLen = desc.PadLen
+			}
+		}
+		id.views[s.Label] = view
+	}
+	return id
+}
+
 // resultRows are the results.arrow rows of graded records, in their order.
-func resultRows(task, runKey string, grs []gradedRecord) ([]reports.ResultRow, error) {
+func resultRows(task string, id rowIdentity, grs []gradedRecord) ([]reports.ResultRow, error) {
 	rows := make([]reports.ResultRow, len(grs))
 	for i, g := range grs {
-		id, err := int32Of("problem index", g.ProblemIndex)
+		pid, err := int32Of("problem index", g.ProblemIndex)
 		if err != nil {
 			return nil, err
 		}
 		rows[i] = reports.ResultRow{
-			RunKey: runKey, RunID: g.Job.RunID(), Task: task, Sampler: g.Job.Sampler, Seed: int64(g.Job.Seed), ProblemID: id,
+			RunKey: id.runKey, RunID: g.Job.RunID(), Task: task, Sampler: g.Job.Sampler,
+			SamplerSpec: id.specs[g.Job.Sampler], Model: id.model, Date: id.date, Seed: int64(g.Job.Seed), ProblemID: pid,
 			Repeat: int32(g.Repeat), PromptHash: g.PromptHash, Target: g.Problem.Target, Response: g.Response,
 			Answers: g.Grade.Answers, Scores: g.Grade.Scores,
 			PromptTokens: int32(g.PromptTokens), GenTokens: int32(g.GenTokens),
@@ -139,20 +190,22 @@ func resultRows(task, runKey string, grs []gradedRecord) ([]reports.ResultRow, e
 }
 
 // traceRows are the traces.arrow rows of graded records: each token's record
-// under its run, problem, repeat and step.
-func traceRows(task, runKey string, grs []gradedRecord) ([]reports.TraceRow, error) {
+// under its run, problem, repeat and step, with its sampler's attention view.
+func traceRows(task string, id rowIdentity, grs []gradedRecord) ([]reports.TraceRow, error) {
 	n := 0
 	for _, g := range grs {
 		n += len(g.Trace)
 	}
 	rows := make([]reports.TraceRow, 0, n)
 	for _, g := range grs {
-		id, err := int32Of("problem index", g.ProblemIndex)
+		pid, err := int32Of("problem index", g.ProblemIndex)
 		if err != nil {
 			return nil, err
 		}
+		v := id.views[g.Job.Sampler]
 		for step, t := range g.Trace {
-			rows = append(rows, reports.TraceRow{RunKey: runKey, RunID: g.Job.RunID(), Task: task, Sampler: g.Job.Sampler, Seed: int64(g.Job.Seed), ProblemID: id, Repeat: int32(g.Repeat), Step: int32(step), TokenRecord: t})
+			rows = append(rows, reports.TraceRow{RunKey: id.runKey, RunID: g.Job.RunID(), Task: task, Sampler: g.Job.Sampler,
+				AttnMode: v.mode, PadLen: v.padLen, Seed: int64(g.Job.Seed), ProblemID: pid, Repeat: int32(g.Repeat), Step: int32(step), TokenRecord: t})
 		}
 	}
 	return rows, nil

@@ -95,7 +95,7 @@ func TestReadRejectsBadFiles(t *testing.T) {
 		}, readTraces, "an Arrow IPC stream rather than a file"},
 		{"other kind", func(p string) { WriteResults(p, sampleResults()) }, readTraces, "file holds results rows, not traces"},
 		{"missing column", func(p string) {
-			writeForeign(t, p, testResultSchema().Fields()[:6], nil, func(b *array.RecordBuilder) { fillResults(b, "stop", false) })
+			writeForeign(t, p, testResultSchema().Fields()[:9], nil, func(b *array.RecordBuilder) { fillResults(b, "stop", false) })
 		}, readResults, `column "repeat" is missing`},
 		{"wrong type", func(p string) {
 			fields := resultFieldsWith(ColProblemID, arrow.Field{Name: ColProblemID, Type: arrow.PrimitiveTypes.Int64})

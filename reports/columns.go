@@ -326,7 +326,9 @@ const (
 	// normal_ci_*, boot_beyond_zero, holm_family, holm_m, mde_alpha and
 	// mcnemar_test; ci_low/ci_high are the inverted sign-flip test's interval
 	// (issue 26).
-	SchemaVersion = "5"
+	// 6: attn_mode and pad_len in traces; sampler_spec, model and date in
+	// results and summary (issue 31).
+	SchemaVersion = "6"
 )
 
 // validUTF8 replaces each run of invalid bytes by U+FFFD, as written to utf8 columns.

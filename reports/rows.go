@@ -40,11 +40,23 @@ const (
 	ColDrawTailMass        = "draw_tail_mass"
 	ColTailCut             = "tail_cut"
 	ColFaithful            = "faithful"
+	// ColAttnMode and ColPadLen are the attention view the row's attention
+	// statistics were computed in ("masked", or "padded" over pad_len slots):
+	// Entropix variants read their own, baselines the sweep's.
+	ColAttnMode = "attn_mode"
+	ColPadLen   = "pad_len"
 )
 
 // Column names of results.arrow (besides the shared ones above).
 const (
-	ColSampler      = "sampler"
+	ColSampler = "sampler"
+	// ColSamplerSpec is the sampler's canonical spec (CanonicalSpec), equal for
+	// equal samplers however written; ColModel the model's name (ModelName)
+	// and ColDate the run's start date (UTC, YYYY-MM-DD), in results and
+	// summary, so rows of many runs concatenate with what tells them apart.
+	ColSamplerSpec  = "sampler_spec"
+	ColModel        = "model"
+	ColDate         = "date"
 	ColSeed         = "seed"
 	ColPromptHash   = "prompt_hash"
 	ColTarget       = "target"
@@ -75,10 +87,14 @@ const (
 // TraceRow is one generated token (traces.arrow): where it belongs, and the
 // token's record as the run made it.
 type TraceRow struct {
-	RunKey    string // Provenance.RunKey
-	RunID     string // "sampler/seed=N" within the run
-	Task      string
-	Sampler   string
+	RunKey  string // Provenance.RunKey
+	RunID   string // "sampler/seed=N" within the run
+	Task    string
+	Sampler string
+	// AttnMode ("masked" or "padded") and PadLen (the padded view's slots, 0
+	// when masked) are the view the attention statistics were computed in.
+	AttnMode  string
+	PadLen    int32
 	Seed      int64
 	ProblemID int32 // dataset doc id (row index)
 	Repeat    int32 // 0-based repeat index of the problem within the run
@@ -133,16 +149,19 @@ func (f FinishReason) check() error {
 // holds each filter pipeline's answer, Scores each (metric, filter) score, as
 // lm-eval's samples carry filtered_resps and "metric,filter" values.
 type ResultRow struct {
-	RunKey     string // Provenance.RunKey
-	RunID      string
-	Task       string
-	Sampler    string
-	Seed       int64
-	ProblemID  int32
-	Repeat     int32
-	PromptHash string // hex digest of the exact prompt text (eval defines the hash)
-	Target     string
-	Response   string
+	RunKey      string // Provenance.RunKey
+	RunID       string
+	Task        string
+	Sampler     string
+	SamplerSpec string // CanonicalSpec
+	Model       string // ModelName
+	Date        string // the run's start, UTC, YYYY-MM-DD
+	Seed        int64
+	ProblemID   int32
+	Repeat      int32
+	PromptHash  string // hex digest of the exact prompt text (eval defines the hash)
+	Target      string
+	Response    string
 	// Answers are the filter pipelines' outputs in the task's filter_list
 	// order ("[invalid]" when a regex matched nothing, as lm-eval).
 	Answers []Answer
@@ -268,14 +287,17 @@ func AnswerFilters(rows []ResultRow) []string {
 
 // SummaryRow is one run's mean under one score key (summary.arrow).
 type SummaryRow struct {
-	RunKey   string
-	RunID    string
-	Sampler  string
-	Seed     int64
-	Filter   Filter // the score key, "metric,filter"
-	N        int32  // problems
-	Repeats  int32  // responses per problem (the largest count seen)
-	Accuracy float64
+	RunKey      string
+	RunID       string
+	Sampler     string
+	SamplerSpec string
+	Model       string
+	Date        string
+	Seed        int64
+	Filter      Filter // the score key, "metric,filter"
+	N           int32  // problems
+	Repeats     int32  // responses per problem (the largest count seen)
+	Accuracy    float64
 	// Accuracy, SE and the interval are ClusteredAccuracyOf over this seed's
 	// samples: the report's statistic, repeats averaged within a problem; SE
 	// is lm-eval's with one sample per problem, NaN when N < 2.

@@ -22,7 +22,8 @@ func TestSchemasArePublishedInterface(t *testing.T) {
 	}{
 		{KindTraces, TraceSchema, []col{
 			{"run_key", "utf8", false}, {"run_id", "utf8", false}, {"task", "utf8", false},
-			{"sampler", "utf8", false}, {"seed", "int64", false}, {"problem_id", "int32", false},
+			{"sampler", "utf8", false}, {"attn_mode", "utf8", false}, {"pad_len", "int32", false},
+			{"seed", "int64", false}, {"problem_id", "int32", false},
 			{"repeat", "int32", false}, {"step", "int32", false}, {"token_id", "int32", false},
 			{"token_text", "utf8", false}, {"strategy", "utf8", false},
 			{"entropy", "float64", false}, {"varentropy", "float64", false},
@@ -36,7 +37,8 @@ func TestSchemasArePublishedInterface(t *testing.T) {
 		}},
 		{KindResults, testResultSchema(), []col{
 			{"run_key", "utf8", false}, {"run_id", "utf8", false}, {"task", "utf8", false},
-			{"sampler", "utf8", false}, {"seed", "int64", false},
+			{"sampler", "utf8", false}, {"sampler_spec", "utf8", false}, {"model", "utf8", false}, {"date", "utf8", false},
+			{"seed", "int64", false},
 			{"problem_id", "int32", false}, {"repeat", "int32", false}, {"prompt_hash", "utf8", false},
 			{"target", "utf8", false}, {"response", "utf8", false},
 			{"answer,strict-match", "utf8", true}, {"answer,flexible-extract", "utf8", true},
@@ -47,6 +49,7 @@ func TestSchemasArePublishedInterface(t *testing.T) {
 		}},
 		{KindSummary, SummarySchema, []col{
 			{"run_key", "utf8", false}, {"run_id", "utf8", false}, {"sampler", "utf8", false},
+			{"sampler_spec", "utf8", false}, {"model", "utf8", false}, {"date", "utf8", false},
 			{"seed", "int64", false}, {"filter", "utf8", false}, {"n", "int32", false}, {"repeats", "int32", false},
 			{"accuracy", "float64", false}, {"se", "float64", false},
 			{"ci_low", "float64", false}, {"ci_high", "float64", false},

@@ -47,7 +47,8 @@ func Summarize(rows []ResultRow, f ScoreKey) (SummaryRow, error) {
 	}
 	_, repeats := ps.SamplesPerProblem()
 	return SummaryRow{
-		RunKey: first.RunKey, RunID: first.RunID, Sampler: first.Sampler, Seed: first.Seed, Filter: f,
+		RunKey: first.RunKey, RunID: first.RunID, Sampler: first.Sampler, SamplerSpec: first.SamplerSpec, Model: first.Model, Date: first.Date,
+		Seed: first.Seed, Filter: f,
 		N: int32(acc.N), Repeats: int32(repeats),
 		Accuracy: acc.Mean, SE: acc.SE, CILow: acc.CILow, CIHigh: acc.CIHigh,
 		TruncationRate: float64(truncated) / float64(len(rows)),

@@ -15,6 +15,10 @@ import (
 type Config struct {
 	Name  string `yaml:"name" json:"name,omitempty"`
 	Model string `yaml:"model" json:"model"`
+	// Models and Tasks make the sweep a matrix (IsMatrix): each model × task
+	// runs into out/<model>/<task> as the sweep with that one model and task
+	// would. A run's manifest records its own model and task, never the lists.
+	Models []string `yaml:"models" json:"-"`
 	// Tokenizer is a directory (or tokenizer.json) whose tokenizer.json and
 	// tokenizer_config.json replace the model's (lm-eval's model_args tokenizer=);
 	// empty: the model's own.
@@ -47,7 +51,8 @@ type Config struct {
 	PadLen   int    `yaml:"pad_len" json:"pad_len,omitempty"`
 
 	// Task is a task name (built-in or under an include path) or a task YAML file.
-	Task string `yaml:"task" json:"task"`
+	Task  string   `yaml:"task" json:"task"`
+	Tasks []string `yaml:"tasks" json:"-"`
 	// IncludePaths are directories of lm-eval task YAML (lm-eval's --include_path).
 	IncludePaths []string `yaml:"include_path" json:"include_path,omitempty"`
 	// PythonHooks runs the task's `!function` hooks that have no Go port in
@@ -94,6 +99,10 @@ type Config struct {
 	// family and lead its page (default: the task's first filter).
 	PrimaryFilter string `yaml:"primary_filter" json:"primary_filter,omitempty"`
 }
+
+// IsMatrix says whether the sweep lists models or tasks: each model × task then
+// runs into its own directory under Out.
+func (c Config) IsMatrix() bool { return len(c.Models) > 0 || len(c.Tasks) > 0 }
 
 // Defaults for fields a sweep may leave out.
 const (

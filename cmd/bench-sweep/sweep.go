@@ -149,18 +149,28 @@ func runBinary(ctx context.Context, o options, model, dataset, out string, v swe
 // projected scales the measured time to the full test split (the few-shot prefix
 // is computed once either way, so this slightly overestimates).
 func (r *sweepResult) projected() float64 {
-	return r.wall.Seconds() * fullSweep / float64(r.stats.ItemsThisRun/r.jobs)
+	return r.wall.Seconds() * fullSweep / float64(r.recorded()/r.jobs)
+}
+
+// recorded is the sequences the run wrote: a deterministic sampler's other
+// seeds are recorded from one decoded sequence, so this is more than the
+// sequences decoded (manifests from before the count: the items run).
+func (r *sweepResult) recorded() int {
+	if r.stats.SequencesRecorded > 0 {
+		return r.stats.SequencesRecorded
+	}
+	return r.stats.ItemsThisRun
 }
 
 func (r *sweepResult) print(o options) {
 	s := r.stats
-	problems := float64(s.ItemsThisRun) / float64(r.jobs)
+	problems := float64(r.recorded()) / float64(r.jobs)
 	label := r.variant.label
-	fmt.Printf("\nsweep (%s): gsm8k_cot 8-shot, random SmolLM2-135M BF16, samplers %s × seeds %s × %.0f problems = %d sequences, batch %d, %d threads; load average %s\n",
-		label, o.samplers, o.seeds, problems, s.ItemsThisRun, o.batch, o.threads, loadAvg())
+	fmt.Printf("\nsweep (%s): gsm8k_cot 8-shot, random SmolLM2-135M BF16, samplers %s × seeds %s × %.0f problems = %d sequences (%d decoded), batch %d, %d threads; load average %s\n",
+		label, o.samplers, o.seeds, problems, r.recorded(), s.SequencesDecoded, o.batch, o.threads, loadAvg())
 	wall := r.wall.Seconds()
 	fmt.Printf("  wall %.1f s (workers %.1f s, in the engine %.1f s)\n", wall, s.WallSeconds, s.EngineSeconds)
-	fmt.Printf("  problems/s %.3f (all %d runs of a problem), sequences/s %.2f\n", problems/wall, r.jobs, float64(s.ItemsThisRun)/wall)
+	fmt.Printf("  problems/s %.3f (all %d runs of a problem), sequences/s %.2f\n", problems/wall, r.jobs, float64(r.recorded())/wall)
 	fmt.Printf("  generated %d tokens, %.1f tok/s\n", s.GeneratedTokens, float64(s.GeneratedTokens)/wall)
 	ratio := "n/a"
 	if s.PrefillComputed > 0 {

@@ -42,10 +42,16 @@ func (e *exitError) ExitCode() int { return e.code }
 func runCompare(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	err := compareRuns(args, stdout, stderr)
 	var drop *runreport.RegressionError
+	return gateExit(err, errors.As(err, &drop))
+}
+
+// gateExit gives a gate's error its exit status: none for success or help,
+// 1 for a significant drop, 2 for anything else.
+func gateExit(err error, dropped bool) error {
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return err
-	case errors.As(err, &drop):
+	case dropped:
 		return &exitError{err: err, code: 1}
 	}
 	return &exitError{err: err, code: 2}
@@ -55,18 +61,13 @@ func compareRuns(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var opt runreport.CompareOptions
-	fs.StringVar(&opt.PrimaryFilter, "primary-filter", "", "filter whose significant drops fail the gate and whose p-values are Holm-adjusted (default: the sweep's primary_filter, else the task's first filter)")
-	fs.Float64Var(&opt.Alpha, "alpha", 0.05, "family-wise significance level of the gate (Holm within --holm-family)")
-	fs.StringVar(&opt.Paired.Alternative, "alternative", reports.TwoSided, "the test and interval: two-sided, or less (one-sided for drops: the gate's test at alpha)")
-	fs.StringVar(&opt.HolmFamily, "holm-family", reports.HolmTask, "Holm family: task (samplers on the primary filter), run (every filter too) or sweep (compare two sweep directories: tasks × samplers)")
-	fs.IntVar(&opt.Paired.Bootstrap.Resamples, "resamples", 0, "paired bootstrap resamples (default 10000)")
-	fs.IntVar(&opt.Paired.Permutations, "permutations", 0, fmt.Sprintf("Monte-Carlo sign flips when the exact test is too costly (default %d)", reports.DefaultPermutations))
-	fs.Uint64Var(&opt.Paired.Bootstrap.Seed, "bootstrap-seed", 0, "seed of the bootstrap's and the sign flips' random stream")
+	bindCompareFlags(fs, &opt, "sweep (compare two sweep directories: tasks × samplers)")
 	asJSON := fs.Bool("json", false, "print the comparison rows as JSON (comparisons.arrow's column names) instead of the table")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: entropix-eval compare [flags] RUN_A RUN_B\n\n"+
 			"Pairs RUN_B (new) with RUN_A (reference) on their common problems, sampler by\n"+
-			"sampler (matched by canonical spec), and prints the paired table. Exit status:\n"+
+			"sampler (--pair first, then by canonical spec, then by label where the spec\n"+
+			"changed, said in a note), and prints the paired table. Exit status:\n"+
 			"0 no significant drop, 1 a sampler's accuracy under the primary filter dropped\n"+
 			"with Holm-adjusted p < alpha, 2 error: a nightly gate. The default test is\n"+
 			"two-sided, so a drop is declared at alpha/2 in its tail; --alternative less\n"+
@@ -81,14 +82,8 @@ func compareRuns(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() != 2 {
 		return fmt.Errorf("%w: compare takes two run directories", errUsage)
 	}
-	if err := reports.CheckAlternative(opt.Paired.Alternative); err != nil {
-		return fmt.Errorf("%w: --alternative: %w", errUsage, err)
-	}
-	if opt.Paired.Alternative == reports.Greater {
-		return fmt.Errorf("%w: --alternative greater: compare gates drops; use two-sided or less", errUsage)
-	}
-	if err := reports.CheckHolmScope(opt.HolmFamily); err != nil {
-		return fmt.Errorf("%w: --holm-family: %w", errUsage, err)
+	if err := checkCompareFlags(opt); err != nil {
+		return err
 	}
 	c, err := runreport.CompareDirs(fs.Arg(0), fs.Arg(1), opt)
 	if err != nil {
@@ -106,4 +101,40 @@ func compareRuns(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	return c.Err()
+}
+
+// bindCompareFlags binds the gate's flags, which compare and history share so
+// history's gate is compare's: the primary filter, alpha, the test's
+// alternative, the Holm family (sweepScope: what its sweep value means here,
+// "" where it has none), the resampling budgets and the pairs given by hand.
+func bindCompareFlags(fs *flag.FlagSet, opt *runreport.CompareOptions, sweepScope string) {
+	fs.StringVar(&opt.PrimaryFilter, "primary-filter", "", "filter whose significant drops fail the gate and whose p-values are Holm-adjusted (default: the sweep's primary_filter, else the task's first filter)")
+	fs.Float64Var(&opt.Alpha, "alpha", 0.05, "family-wise significance level of the gate (Holm within --holm-family)")
+	fs.StringVar(&opt.Paired.Alternative, "alternative", reports.TwoSided, "the test and interval: two-sided, or less (one-sided for drops: the gate's test at alpha)")
+	family := "Holm family: task (samplers on the primary filter) or run (every filter too)"
+	if sweepScope != "" {
+		family = "Holm family: task (samplers on the primary filter), run (every filter too) or " + sweepScope
+	}
+	fs.StringVar(&opt.HolmFamily, "holm-family", reports.HolmTask, family)
+	fs.IntVar(&opt.Paired.Bootstrap.Resamples, "resamples", 0, "paired bootstrap resamples (default 10000)")
+	fs.IntVar(&opt.Paired.Permutations, "permutations", 0, fmt.Sprintf("Monte-Carlo sign flips when the exact test is too costly (default %d)", reports.DefaultPermutations))
+	fs.Uint64Var(&opt.Paired.Bootstrap.Seed, "bootstrap-seed", 0, "seed of the bootstrap's and the sign flips' random stream")
+	fs.Func("pair", "compare sampler A of the reference run with sampler B of the new one, A=B (repeatable; before pairing by spec, then by label)", func(s string) error {
+		opt.Pairs = append(opt.Pairs, s)
+		return nil
+	})
+}
+
+// checkCompareFlags refuses what bindCompareFlags cannot mean.
+func checkCompareFlags(opt runreport.CompareOptions) error {
+	if err := reports.CheckAlternative(opt.Paired.Alternative); err != nil {
+		return fmt.Errorf("%w: --alternative: %w", errUsage, err)
+	}
+	if opt.Paired.Alternative == reports.Greater {
+		return fmt.Errorf("%w: --alternative greater: compare gates drops; use two-sided or less", errUsage)
+	}
+	if err := reports.CheckHolmScope(opt.HolmFamily); err != nil {
+		return fmt.Errorf("%w: --holm-family: %w", errUsage, err)
+	}
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/entropix-eval/entropix-eval/eval"
 )
@@ -30,7 +31,8 @@ func runMerge(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: entropix-eval merge --out DIR SHARD_DIR...\n\n"+
 			"Every shard 0..n-1 of one sweep must be given once and be finished; the merged\n"+
-			"directory holds the result files a single unsharded run would have written.")
+			"directory holds the result files a single unsharded run would have written.\n"+
+			"Shards of a sweep matrix (sweep.json) merge model × task by model × task.")
 		printFlags(fs, fs.Output())
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -41,6 +43,9 @@ func runMerge(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	o := eval.DefaultOutputs()
 	o.Report = reportTo(stdout)
+	if _, err := os.Stat(filepath.Join(fs.Arg(0), eval.SweepIndexFile)); err == nil {
+		return mergeMatrix(*out, fs.Args(), o, stdout)
+	}
 	if err := eval.Merge(*out, fs.Args(), o); err != nil {
 		return err
 	}

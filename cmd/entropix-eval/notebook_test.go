@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/entropix-eval/entropix-eval/internal/sharedtest"
 )
 
 // TestNotebookRecipes runs the SQL recipes of docs/notebooks.md on a real run's
@@ -32,7 +35,7 @@ func TestNotebookRecipes(t *testing.T) {
 	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "notebooks.md"))
 	require.NoError(t, err)
 	blocks := regexp.MustCompile("(?s)```sql\n(.*?)```").FindAllStringSubmatch(string(doc), -1)
-	require.Len(t, blocks, 2, "docs/notebooks.md's SQL recipes")
+	require.Len(t, blocks, 3, "docs/notebooks.md's SQL recipes")
 
 	dir := t.TempDir()
 	require.NoError(t, runQuiet(t, context.Background(), smokeArgs(t, dir)))
@@ -54,6 +57,30 @@ func TestNotebookRecipes(t *testing.T) {
 	for _, row := range joined {
 		assert.NotEqual(t, "0", row[len(row)-1])
 	}
+
+	// Two nights whose min_p changed under one label stay two groups.
+	nights := t.TempDir()
+	for i, minP := range []string{"0.1", "0.05"} {
+		require.NoError(t, runQuiet(t, context.Background(), []string{
+			"--model", sharedtest.Path(t, "models/stories260K-hf"), "--task", "gsm8k_cot_zeroshot",
+			"--dataset", sharedtest.Path(t, "data/gsm8k/sample/test-50.jsonl"),
+			"--sampler", "min_p:label=min_p,min_p=" + minP, "--limit", "2", "--max-new-tokens", "4",
+			"--progress", "none", "--out", filepath.Join(nights, fmt.Sprintf("night-%d", i))}))
+	}
+	sql := strings.ReplaceAll(blocks[2][1], "runs/*", filepath.Join(nights, "*"))
+	out, err := exec.Command(node, query, sql).CombinedOutput()
+	require.NoError(t, err, "%s\n%s", sql, out)
+	var res struct{ Rows [][]any }
+	require.NoError(t, json.Unmarshal(out, &res))
+	require.Len(t, res.Rows, 2, "one group per spec: %v", res.Rows)
+	for _, row := range res.Rows {
+		assert.Equal(t, "stories260K-hf", row[1])
+		assert.Equal(t, "min_p", row[2])
+		assert.Equal(t, "2", row[5], "2 problems × 1 seed")
+	}
+	assert.NotEqual(t, res.Rows[0][3], res.Rows[1][3])
+	assert.Contains(t, res.Rows[0][3], `"min_p":0.05`)
+	assert.Contains(t, res.Rows[1][3], `"min_p":0.1`)
 }
 
 // datasets convert turns a run's Arrow file into the same Parquet file run

@@ -110,9 +110,7 @@ func TestScoreWithPythonPromptHooks(t *testing.T) {
 		require.Len(t, files, 1)
 		b, err := os.ReadFile(files[0])
 		require.NoError(t, err)
-		ours, err := os.ReadFile(filepath.Join(out, eval.SamplesFile))
-		require.NoError(t, err)
-		return map[string]string{"lm-eval samples": string(b), "samples": string(ours)}
+		return map[string]string{"lm-eval samples": string(b), "samples": samplesWithoutRunKey(t, out)}
 	}
 	assert.Equal(t, score(lmeval), score(pythontest.UnportedCopy(t, filepath.Join(lmeval, "mmlu_pro")), "--python-hooks", "--python", py))
 }
@@ -239,9 +237,7 @@ func TestScoreWithPythonFilters(t *testing.T) {
 				args := append([]string{"--task", task, "--include-path", include, "--data-dir", filepath.Join(shared, "data"),
 					"--responses", resp, "--out", out}, extra...)
 				require.NoError(t, runScore(args, io.Discard, io.Discard))
-				b, err := os.ReadFile(filepath.Join(out, eval.SamplesFile))
-				require.NoError(t, err)
-				return string(b)
+				return samplesWithoutRunKey(t, out)
 			}
 			assert.Equal(t, score(filepath.Join(shared, "lm-eval")), score(copied, "--python-hooks", "--python", py))
 		})

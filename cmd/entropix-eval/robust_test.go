@@ -86,8 +86,16 @@ func TestExitCodesForSchedulers(t *testing.T) {
 // copyModel copies a shared checkpoint so a test can break it.
 func copyModel(t *testing.T, name string) string {
 	t.Helper()
-	src := sharedtest.Path(t, "models/"+name)
 	dst := t.TempDir()
+	copyModelTo(t, name, dst)
+	return dst
+}
+
+// copyModelTo copies a shared checkpoint into dst.
+func copyModelTo(t *testing.T, name, dst string) {
+	t.Helper()
+	src := sharedtest.Path(t, "models/"+name)
+	require.NoError(t, os.MkdirAll(dst, 0o755))
 	entries, err := os.ReadDir(src)
 	require.NoError(t, err)
 	for _, e := range entries {
@@ -95,11 +103,16 @@ func copyModel(t *testing.T, name string) string {
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644))
 	}
-	return dst
 }
 
 // poisonTensor overwrites an F32 tensor of model.safetensors with NaN.
 func poisonTensor(t *testing.T, dir, tensor string) {
+	t.Helper()
+	rewriteTensor(t, dir, tensor, func(float32) float32 { return float32(math.NaN()) })
+}
+
+// rewriteTensor replaces each value x of an F32 tensor of model.safetensors by f(x).
+func rewriteTensor(t *testing.T, dir, tensor string, f func(float32) float32) {
 	t.Helper()
 	path := filepath.Join(dir, "model.safetensors")
 	b, err := os.ReadFile(path)
@@ -115,7 +128,7 @@ func poisonTensor(t *testing.T, dir, tensor string) {
 	require.Equal(t, "F32", info.DType)
 	data := b[8+n:]
 	for o := info.Offsets[0]; o < info.Offsets[1]; o += 4 {
-		binary.LittleEndian.PutUint32(data[o:], math.Float32bits(float32(math.NaN())))
+		binary.LittleEndian.PutUint32(data[o:], math.Float32bits(f(math.Float32frombits(binary.LittleEndian.Uint32(data[o:])))))
 	}
 	require.NoError(t, os.WriteFile(path, b, 0o644))
 }

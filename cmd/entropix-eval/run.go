@@ -117,7 +117,9 @@ func newRunFlags(cfg *eval.Config, stderr io.Writer) *runFlags {
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: entropix-eval run [SWEEP.yaml] [flags]\n\n"+
 			"Flags override the sweep file's fields. Running the same command again resumes\n"+
-			"an interrupted run in --out, or grows a finished one by more seeds, samplers or problems.")
+			"an interrupted run in --out, or grows a finished one by more seeds, samplers or problems.\n"+
+			"A sweep file listing models: or tasks: runs each model × task into\n"+
+			"OUT/<model>/<task>; a sampler field given a list is a grid (docs/sweeps.md).")
 		fmt.Fprint(fs.Output(), runChoices())
 		printFlags(fs, fs.Output())
 	}
@@ -136,8 +138,27 @@ func parseRunArgs(args []string, stderr io.Writer) (eval.Config, string, error) 
 	return cfg, rf.progress, nil
 }
 
-// parseRunFlags is parseRunArgs with every flag's value, for run itself.
+// parseRunFlags is parseRunArgs with every flag's value, for run itself: one
+// sweep, ready to run (a matrix sweep is refused; runRun expands it).
 func parseRunFlags(args []string, stderr io.Writer) (eval.Config, *runFlags, error) {
+	cfg, rf, err := parseSweepArgs(args, stderr)
+	if err != nil {
+		return eval.Config{}, nil, err
+	}
+	if cfg.IsMatrix() {
+		return eval.Config{}, nil, fmt.Errorf("%w: the sweep lists models or tasks (a matrix): run it with entropix-eval run", errUsage)
+	}
+	if cfg, err = prepareSweep(cfg, rf, stderr); err != nil {
+		return eval.Config{}, nil, err
+	}
+	return cfg, rf, nil
+}
+
+// parseSweepArgs reads the sweep file and the flags over it, nothing checked
+// yet: the flags are parsed twice, once to find the file, then over the
+// file's config, so a flag overrides a field only when it is given. --model
+// and --task replace a matrix's models and tasks.
+func parseSweepArgs(args []string, stderr io.Writer) (eval.Config, *runFlags, error) {
 	var probe eval.Config
 	rf := newRunFlags(&probe, stderr)
 	if err := parseFlags(rf.fs, args); err != nil {
@@ -162,30 +183,42 @@ func parseRunFlags(args []string, stderr io.Writer) (eval.Config, *runFlags, err
 	if err := rf.finish(&cfg, probe.Model); err != nil {
 		return eval.Config{}, nil, err
 	}
+	if cfg.Model != "" && probe.Model != "" {
+		cfg.Models = nil
+	}
+	if probe.Task != "" || len(rf.lm.tasks) > 0 {
+		cfg.Tasks = nil
+	}
+	return cfg, rf, nil
+}
+
+// prepareSweep checks one sweep (one model, one task or group) and resolves
+// its model: defaults filled, every field validated, the model found.
+func prepareSweep(cfg eval.Config, rf *runFlags, stderr io.Writer) (eval.Config, error) {
 	if err := defaultSampler(&cfg, rf.lm.tasks, stderr); err != nil {
-		return eval.Config{}, nil, err
+		return eval.Config{}, err
 	}
 	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
-		return eval.Config{}, nil, fmt.Errorf("%w: invalid sweep:\n%w", errUsage, err)
+		return eval.Config{}, fmt.Errorf("%w: invalid sweep:\n%w", errUsage, err)
 	}
 	if err := rf.lm.checkDType(cfg.Backend); err != nil {
-		return eval.Config{}, nil, err
+		return eval.Config{}, err
 	}
 	for flagName, path := range map[string]string{"dataset": cfg.Dataset, "train-dataset": cfg.TrainDataset} {
 		if err := checkDataPath(flagName, path); err != nil {
-			return eval.Config{}, nil, err
+			return eval.Config{}, err
 		}
 	}
 	dir, err := resolveModel("model", cfg.Model, rf.lm.revision, engine.HFCacheDirs())
 	if err != nil {
-		return eval.Config{}, nil, err
+		return eval.Config{}, err
 	}
 	cfg.Model = dir
 	if cfg.Tokenizer, err = resolveModel("tokenizer", cfg.Tokenizer, "", engine.HFCacheDirs()); err != nil {
-		return eval.Config{}, nil, err
+		return eval.Config{}, err
 	}
-	return cfg, rf, nil
+	return cfg, nil
 }
 
 // defaultSampler gives a run without samplers the one its task's
@@ -212,7 +245,7 @@ func defaultSampler(cfg *eval.Config, listed []string, stderr io.Writer) error {
 }
 
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfg, rf, err := parseRunFlags(args, stderr)
+	cfg, rf, err := parseSweepArgs(args, stderr)
 	if err != nil {
 		return err
 	}
@@ -223,9 +256,21 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		defer stop()
 	}
+	if cfg.IsMatrix() {
+		return runMatrix(ctx, cfg, rf, stdout, stderr)
+	}
+	if cfg, err = prepareSweep(cfg, rf, stderr); err != nil {
+		return err
+	}
+	return runSweepTasks(ctx, cfg, rf, stdout)
+}
+
+// runSweepTasks evaluates cfg's task, or each task of its group or tag.
+func runSweepTasks(ctx context.Context, cfg eval.Config, rf *runFlags, stdout io.Writer) error {
 	tasks := rf.lm.tasks // lm-eval's --tasks a,b: one run directory each, no group aggregate
 	listed := len(tasks) > 1
 	if !listed {
+		var err error
 		if tasks, err = eval.ExpandTask(cfg); err != nil {
 			return err
 		}
@@ -244,6 +289,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	for _, t := range tasks {
 		c := cfg
 		c.Task = t
+		var err error
 		if err := safepath.Name("task", t); err != nil {
 			return fmt.Errorf("%w: %s: %w", errUsage, cfg.Task, err)
 		}

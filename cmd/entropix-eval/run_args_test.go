@@ -103,7 +103,14 @@ func TestShippedConfigsAreValid(t *testing.T) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			cfg, err := eval.LoadConfig(f)
 			require.NoError(t, err)
-			require.NoError(t, cfg.WithDefaults().Validate())
+			cells := []eval.Cell{{Config: cfg}}
+			if cfg.IsMatrix() {
+				cells, err = eval.ExpandMatrix(cfg)
+				require.NoError(t, err)
+			}
+			for _, c := range cells {
+				require.NoError(t, c.Config.WithDefaults().Validate(), c.Dir)
+			}
 			resolve := eval.NewSamplerResolver(func(string) (int32, bool) { return 1, true }, nil)
 			for i, s := range cfg.Samplers {
 				_, err := resolve(s)

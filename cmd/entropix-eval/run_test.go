@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -37,25 +38,42 @@ func runQuiet(t *testing.T, ctx context.Context, args []string) error {
 	return runRun(ctx, args, io.Discard, io.Discard)
 }
 
+// samplesWithoutRunKey reads a run directory's samples.jsonl with its run key
+// (fingerprint@start, one per run) blanked, after checking every sample names
+// the manifest's run: what two equivalent runs must agree on.
+func samplesWithoutRunKey(t *testing.T, dir string) string {
+	t.Helper()
+	m, err := eval.ReadManifest(dir)
+	require.NoError(t, err)
+	b, err := os.ReadFile(filepath.Join(dir, eval.SamplesFile))
+	require.NoError(t, err)
+	key, err := json.Marshal(m.RunKey)
+	require.NoError(t, err)
+	require.Equal(t, bytes.Count(b, []byte("\n")), bytes.Count(b, []byte(`"run_key":`+string(key))), "every sample names its run")
+	return string(bytes.ReplaceAll(b, []byte(`"run_key":`+string(key)), []byte(`"run_key":""`)))
+}
+
 // runOutputs reads a run directory's results in a form that ignores wall-clock
 // latency, the only column allowed to differ between equivalent runs.
 func runOutputs(t *testing.T, dir string) map[string]any {
 	t.Helper()
 	out := map[string]any{}
-	for _, name := range []string{eval.ResultsJSONFile, eval.SamplesFile, eval.ProblemsFile} {
+	// The run key (fingerprint@start) names one run: two runs of the same
+	// sweep differ in it (and the start date it holds) and in wall time only.
+	m, err := eval.ReadManifest(dir)
+	require.NoError(t, err)
+	for _, name := range []string{eval.ResultsJSONFile, eval.ProblemsFile} {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		require.NoError(t, err)
 		out[name] = string(b)
 	}
+	out[eval.SamplesFile] = samplesWithoutRunKey(t, dir)
 	res, err := reports.ReadResults(filepath.Join(dir, eval.ResultsArrow))
-	require.NoError(t, err)
-	// The run key (fingerprint@start) names one run: two runs of the same
-	// sweep differ in it and in wall time only.
-	m, err := eval.ReadManifest(dir)
 	require.NoError(t, err)
 	for i := range res {
 		require.Equal(t, m.RunKey, res[i].RunKey)
-		res[i].LatencyMS, res[i].RunKey = 0, ""
+		require.Equal(t, m.Started.UTC().Format("2006-01-02"), res[i].Date)
+		res[i].LatencyMS, res[i].RunKey, res[i].Date = 0, "", ""
 	}
 	out[eval.ResultsArrow] = res
 	tr, err := reports.ReadTraces(filepath.Join(dir, eval.TracesArrow))

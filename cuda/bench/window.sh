@@ -8,6 +8,10 @@
 #                                       peer on the same weights, summary: < 6 minutes
 #   bash cuda/bench/window.sh sanitize  compute-sanitizer memcheck and racecheck on the
 #                                       short GPU tests: < 3 minutes
+#   bash cuda/bench/window.sh profile   Nsight Compute's per-kernel GPU time over a
+#                                       stretch of batch-1 and batch-64 decode steps on
+#                                       the benchmark model (after a window run on the
+#                                       same machine wrote it): < 3 minutes
 #
 # Every step runs under its own `timeout`, cut to what is left before the mode's
 # deadline, so the whole stays inside its minutes whatever hangs. The command exits
@@ -30,10 +34,11 @@ OUT_MAX_FILES=8
 case $MODE in
   window) STEPS_END=${WINDOW_SECONDS:-340} ;;
   sanitize) STEPS_END=${WINDOW_SECONDS:-160} ;;
-  *) echo "usage: $0 [sanitize]" >&2; exit 2 ;;
+  profile) STEPS_END=${WINDOW_SECONDS:-160} ;;
+  *) echo "usage: $0 [sanitize|profile]" >&2; exit 2 ;;
 esac
 T_PREFLIGHT=25 T_MKMODEL=160 T_TESTS=130 T_DECODE=60 T_PREFILL=30 T_PEER=65
-T_MEMCHECK=90 T_RACECHECK=50
+T_MEMCHECK=90 T_RACECHECK=50 T_PROFILE=75
 mkdir -p "$OUT" || exit 1
 PREP=$(cd "$PREP" 2>/dev/null && pwd || echo "$PREP")
 export PREP
@@ -240,6 +245,25 @@ peer() {
   ((${rows:-0} >= 2)) || problem "transformers peer: no decode figures for batch 1 and 64 (see peer.log)"
 }
 
+# profile_decode BATCH: ncu's per-kernel GPU time for kernel launches of decode steps
+# of the decode benchmark at BATCH, skipping its prefills (the benchmark runs once with
+# b.N = 1, then 40; a 64 x 512 prefill is ~4,800 launches), so the sum over kernels
+# can be set against the step's wall time: the gap is host and launch overhead.
+profile_decode() {
+  local log=$OUT/profile-b$1.txt skip=1500 count=800
+  (($1 > 1)) && skip=10500 count=1200
+  if ! command -v ncu >/dev/null; then
+    problem "profile: ncu is not on PATH"
+    return
+  fi
+  cd "$ROOT/cuda" || return
+  ENTROPIX_BENCH_MODEL=$MODEL step "profile batch $1" "$(budget "$T_PROFILE")" "$log" \
+    ncu --metrics gpu__time_duration.sum --print-summary per-kernel --launch-skip "$skip" --launch-count "$count" \
+    "$PREP/cuda.test" -test.run '^$' -test.bench "^BenchmarkDecode\$/^batch=$1\$" -test.benchtime 40x
+  cd "$ROOT" || exit 1
+  grep -q 'gpu__time_duration' "$log" || problem "profile batch $1: no kernel times (see $(basename "$log"))"
+}
+
 start_mkmodel() {
   mkmodel_pid=
   if [[ -f "$MODEL/model.safetensors" ]]; then
@@ -292,6 +316,10 @@ summary() {
     if [[ $MODE == sanitize ]]; then
       grep -hE '(ERROR|RACECHECK) SUMMARY' "$OUT"/sanitize-*.log 2>/dev/null
     fi
+    if [[ $MODE == profile ]]; then
+      grep -hE 'ns/op|, Context |gpu__time_duration|nvocations' "$OUT"/profile-b*.txt 2>/dev/null |
+        sed -E 's/ +/ /g' | cut -c1-160
+    fi
     echo
     if ((${#problems[@]})); then
       echo "## FAILED: ${#problems[@]} problem(s)"
@@ -315,6 +343,11 @@ if check_prep; then
       'BenchmarkDecode/batch=1' 'BenchmarkDecode/batch=64'
     bench "prefill benchmark" "$T_PREFILL" '^BenchmarkPrefill$/^batch=64x512$' 8x 'BenchmarkPrefill/batch=64x512'
     peer
+  elif [[ $MODE == profile ]]; then
+    start_mkmodel
+    wait_mkmodel
+    profile_decode 1
+    profile_decode 64
   elif ! command -v compute-sanitizer >/dev/null; then
     problem "compute-sanitizer is not on PATH"
   else

@@ -202,6 +202,18 @@ func TestWindow(t *testing.T) {
 		require.Contains(t, out, "memcheck: skipped")
 	})
 
+	t.Run("profile", func(t *testing.T) {
+		o := t.TempDir()
+		out, code := w.run(t, fake, o, []string{"profile"}, append(fakeEnv, "FAKE_TESTS=pass")...)
+		require.Zero(t, code, out)
+		require.Contains(t, out, "attn_head_stats (1, 32, 1)x(256, 1, 1), Device 0, CC 9.0, Invocations 4")
+		require.Contains(t, out, "BenchmarkDecode/batch=64-16 64 5000000 ns/op")
+		checkOut(t, o)
+		out, code = w.run(t, fake, t.TempDir(), []string{"profile"}, append(fakeEnv, "FAKE_TESTS=pass", "PATH=/usr/bin:/bin")...)
+		require.NotZero(t, code)
+		require.Contains(t, out, "profile: ncu is not on PATH")
+	})
+
 	t.Run("sanitize without compute-sanitizer", func(t *testing.T) {
 		out, code := w.run(t, w.prep, t.TempDir(), []string{"sanitize"}, "PATH=/usr/bin:/bin")
 		require.NotZero(t, code)

@@ -337,6 +337,7 @@ function main() {
     const sw = `samples.jsonl line ${r + 1}`;
     const same = (name, got, want) => check(got === want, `${where} column ${name} = ${show(got)} but ${sw} has ${show(want)}`);
     same('run_id', R.run_id[r], s.run_id);
+    same('run_key', R.run_key[r], s.run_key);
     same('sampler', R.sampler[r], s.sampler);
     check(rawUint(raw, 'seed') === R.seed[r], `${where} column seed = ${R.seed[r]}n but ${sw} has ${rawUint(raw, 'seed')}`);
     same('problem_id', R.problem_id[r], s.doc_id);

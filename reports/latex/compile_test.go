@@ -67,6 +67,7 @@ func TestTablesCompileWithoutOverfullBoxes(t *testing.T) {
 	require.NoError(t, AccuracyTable(&tables, paperReport(), Options{Label: "main"}))
 	require.NoError(t, ComparisonTable(&tables, paperReport(), Options{Label: "main"}))
 	require.NoError(t, SecondaryTable(&tables, paperReport(), Options{Label: "main"}))
+	require.NoError(t, SweepTable(&tables, "runs/nightly", "gsm8k_cot", sweepRuns(), Options{Label: "main"}))
 	// A one-sided gate's table: one bound per row.
 	gate := paperReport()
 	for i := range gate.Comparisons {

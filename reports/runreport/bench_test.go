@@ -8,6 +8,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/entropix-eval/entropix-eval/internal/browsertest"
 	"github.com/entropix-eval/entropix-eval/reports/fixture"
 )
 
@@ -79,14 +80,14 @@ func BenchmarkComputeLarge(b *testing.B) {
 // ms-open-problem is opening a problem with per-token detail, whose first
 // opening also parses the token block.
 func BenchmarkOpenLargeReport(b *testing.B) {
-	bin := chromium(b)
+	bin := browsertest.Chromium(b)
 	dir := largeRun(b)
 	if _, err := os.Stat(filepath.Join(dir, HTMLFile)); err != nil {
 		if _, err := Build(dir, Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
-	ctx, issues := openBrowser(b, bin)
+	ctx, issues := browsertest.Open(b, bin)
 	url := "file://" + filepath.Join(dir, HTMLFile)
 	var toList, toOpen float64
 	b.ResetTimer()
@@ -112,7 +113,7 @@ func BenchmarkOpenLargeReport(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(toList/float64(b.N), "ms-to-list")
 	b.ReportMetric(toOpen/float64(b.N), "ms-open-problem")
-	if got := issues.get(); len(got) > 0 {
+	if got := issues.Get(); len(got) > 0 {
 		b.Fatalf("page issues: %v", got)
 	}
 }

@@ -2,126 +2,22 @@ package runreport
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"image"
 	_ "image/jpeg"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/page"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/entropix-eval/entropix-eval/internal/browsertest"
 	"github.com/entropix-eval/entropix-eval/reports/fixture"
 )
-
-// chromium finds the browser: $ENTROPIX_CHROMIUM, else chromium on PATH. Without
-// one the test skips, except in CI (CI or ENTROPIX_REQUIRE_BROWSER set), where a
-// missing browser is a failure: CI installs Debian's chromium.
-func chromium(t testing.TB) string {
-	if p := os.Getenv("ENTROPIX_CHROMIUM"); p != "" {
-		return p
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") != "" || os.Getenv("ENTROPIX_REQUIRE_BROWSER") != "" {
-		t.Fatal("no chromium found: apt-get install -y chromium, or set ENTROPIX_CHROMIUM")
-	}
-	t.Skip("no chromium found (apt-get install -y chromium); set CI or ENTROPIX_REQUIRE_BROWSER to make this a failure")
-	return ""
-}
-
-// openBrowser starts headless Chromium with the flags CI uses, a fresh profile,
-// a listener for page issues, and alert() replaced by a recorder.
-func openBrowser(tb testing.TB, bin string) (context.Context, *pageIssues) {
-	root, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	tb.Cleanup(cancel)
-	alloc, cancelAlloc := chromedp.NewExecAllocator(root,
-		chromedp.ExecPath(bin), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(tb.TempDir()), chromedp.WindowSize(1280, 1000))
-	tb.Cleanup(cancelAlloc)
-	issues := &pageIssues{}
-	ctx, cancelCtx := chromedp.NewContext(alloc, chromedp.WithListener(issues.listen))
-	tb.Cleanup(cancelCtx)
-	_, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
-		Source: `window.__alerts = []; window.alert = m => window.__alerts.push(String(m));`,
-	})
-	if err == nil {
-		_, err = chromedp.Call(ctx, log.Enable, cdp.Empty{})
-	}
-	if err == nil {
-		_, err = chromedp.Call(ctx, network.Enable, network.EnableParams{})
-	}
-	if err != nil {
-		tb.Fatalf("start chromium: %v", err)
-	}
-	return ctx, issues
-}
-
-// pageIssues collects everything the page must not do: console errors,
-// uncaught exceptions, dialogs and network requests.
-type pageIssues struct {
-	mu   sync.Mutex
-	list []string
-}
-
-func (p *pageIssues) add(format string, args ...any) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.list = append(p.list, fmt.Sprintf(format, args...))
-}
-
-func (p *pageIssues) get() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]string(nil), p.list...)
-}
-
-func (p *pageIssues) listen(ev any) {
-	switch e := ev.(type) {
-	case *runtime.EventExceptionThrown:
-		p.add("exception: %s %v", e.ExceptionDetails.Text, e.ExceptionDetails.Exception)
-	case *runtime.EventConsoleAPICalled:
-		if e.Type == "error" || e.Type == "assert" || e.Type == "warning" {
-			var args []string
-			for _, a := range e.Args {
-				if a.Value != nil {
-					args = append(args, string(a.Value))
-				} else {
-					args = append(args, a.Description)
-				}
-			}
-			p.add("console %s: %s", e.Type, strings.Join(args, " "))
-		}
-	case *log.EventEntryAdded:
-		if e.Entry.Level == log.EntryLevelError {
-			p.add("log error: %s %s", e.Entry.Text, e.Entry.URL)
-		}
-	case *page.EventJavascriptDialogOpening:
-		p.add("dialog: %s", e.Message)
-	case *network.EventRequestWillBeSent:
-		if u := e.Request.URL; !strings.HasPrefix(u, "file:") && !strings.HasPrefix(u, "data:") {
-			p.add("network request: %s", u)
-		}
-	}
-}
 
 // pageState is what the test reads back from the page's DOM.
 type pageState struct {
@@ -196,7 +92,7 @@ type hostileState struct {
 }
 
 func TestReportInChromium(t *testing.T) {
-	bin := chromium(t)
+	bin := browsertest.Chromium(t)
 	dir := t.TempDir()
 	// A task whose filters are not GSM8K's: the page must name them as the
 	// task does, not as strict and flexible.
@@ -226,7 +122,7 @@ func TestReportInChromium(t *testing.T) {
 		}
 	}
 
-	ctx, issues := openBrowser(t, bin)
+	ctx, issues := browsertest.Open(t, bin)
 	url := "file://" + filepath.Join(dir, HTMLFile)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(url), chromedp.WaitVisible("#accuracy-table")))
 
@@ -320,13 +216,13 @@ func TestReportInChromium(t *testing.T) {
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(out, "report.jpg"), shot, 0o644))
 
-	assert.Empty(t, issues.get(), "console errors, exceptions, dialogs or network requests")
+	assert.Empty(t, issues.Get(), "console errors, exceptions, dialogs or network requests")
 
 	// The listener itself works: a console error and a blocked request show up.
 	_, err = chromedp.Run(ctx, chromedp.Evaluate[chromedp.Void](`console.error('probe'); new Image().src = 'http://127.0.0.1:9/x.png';`))
 	require.NoError(t, err)
-	require.Eventually(t, func() bool { return len(issues.get()) >= 1 }, 5*time.Second, 50*time.Millisecond)
-	got := strings.Join(issues.get(), "\n")
+	require.Eventually(t, func() bool { return len(issues.Get()) >= 1 }, 5*time.Second, 50*time.Millisecond)
+	got := strings.Join(issues.Get(), "\n")
 	assert.Contains(t, got, "probe")
 	assert.Contains(t, got, "Content Security Policy", "the page's policy blocks the request")
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/entropix-eval/entropix-eval/internal/browsertest"
 	"github.com/entropix-eval/entropix-eval/reports/fixture"
 )
 
@@ -35,7 +36,7 @@ const readHeader = `(() => {
 // the report's header (what ran) and its warnings are on the first screen at
 // 1400×900, and the page has no horizontal scrollbar.
 func TestReportHeaderAndWarningsOnFirstScreen(t *testing.T) {
-	bin := chromium(t)
+	bin := browsertest.Chromium(t)
 	dir := t.TempDir()
 	spec := fixture.Small()
 	spec.MinTokens, spec.MaxTokens = 12, 12 // every response stops at the budget
@@ -45,7 +46,7 @@ func TestReportHeaderAndWarningsOnFirstScreen(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, rep.Warnings, 1+len(spec.Samplers), "prompts cut, and each sampler at the budget")
 
-	ctx, _ := openBrowser(t, bin)
+	ctx, _ := browsertest.Open(t, bin)
 	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(1400, 900),
 		chromedp.Navigate("file://"+filepath.Join(dir, HTMLFile)), chromedp.WaitVisible("#run-header")))
 	st, err := chromedp.Run(ctx, chromedp.Evaluate[headerState](readHeader))

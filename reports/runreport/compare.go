@@ -24,6 +24,16 @@ type CompareOptions struct {
 	HolmFamily string
 	// Paired.Alternative Less makes the gate a one-sided test for drops.
 	Paired reports.PairedOptions
+	// Pairs pair samplers by hand, "A=B": sampler A of the reference run with
+	// sampler B of the new one, before pairing by spec, then by label.
+	Pairs []string
+}
+
+// Pair is one sampler of the new run and the reference it was compared with.
+type Pair struct {
+	A, B string
+	// How: PairedBySpec, PairedByLabel (the spec changed) or PairedByHand.
+	How string
 }
 
 // Comparison is run B (new) against run A (old), sampler by sampler.
@@ -42,14 +52,17 @@ type Comparison struct {
 	// Regressions are the primary filter's rows where the new run is worse and
 	// the Holm-adjusted p is below Alpha.
 	Regressions []reports.ComparisonRow
+	// Pairs are the samplers compared, in the new run's order.
+	Pairs []Pair
 	// OnlyA and OnlyB list samplers present in one run only (not compared).
 	OnlyA, OnlyB []string
 	Notes        []string
 }
 
 // Compare pairs two run directories of the same task on their common problems,
-// sampler by sampler (matched by canonical spec, so a sampler named on the
-// command line pairs with the same sampler written out in YAML), seeds and
+// sampler by sampler (by hand where opt.Pairs says, then by canonical spec, so
+// a sampler named on the command line pairs with the same sampler written out
+// in YAML, then by label where the spec changed, with a note), seeds and
 // repeats averaged within a problem as in a report: dirB is the new run
 // (tonight), dirA the reference (last night).
 func Compare(dirA, dirB string, opt CompareOptions) (*Comparison, error) {
@@ -87,34 +100,23 @@ func Compare(dirA, dirB string, opt CompareOptions) (*Comparison, error) {
 	if n := promptMismatches(a.results, b.results); n > 0 {
 		c.Notes = append(c.Notes, fmt.Sprintf("%d problems have different prompt hashes in the two runs (prompt or template changed).", n))
 	}
-	keysA := a.canonicalSpecs()
-	byKeyA := map[string]string{}
-	for _, label := range a.samplerOrder() {
-		byKeyA[keysA[label]] = label
+	pairs, onlyA, onlyB, notes, err := pairSamplers(a, b, opt.Pairs)
+	if err != nil {
+		return nil, err
 	}
-	keysB := b.canonicalSpecs()
-	pairedA := map[string]bool{}
-	for _, label := range b.samplerOrder() {
-		old, ok := byKeyA[keysB[label]]
-		if !ok {
-			c.OnlyB = append(c.OnlyB, label)
-			continue
-		}
-		pairedA[old] = true
-		rows, err := compareAcross(sb, label, sa, old, primary, opt.Paired)
+	c.OnlyA, c.OnlyB = onlyA, onlyB
+	c.Notes = append(c.Notes, notes...)
+	for _, p := range pairs {
+		rows, err := compareAcross(sb, p.B, sa, p.A, primary, opt.Paired)
 		if errors.Is(err, errNoCommonProblem) {
-			c.Notes = append(c.Notes, fmt.Sprintf("%s shares no problem with the reference run: not compared.", label))
+			c.Notes = append(c.Notes, fmt.Sprintf("%s shares no problem with the reference run: not compared.", p.B))
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("compare sampler %q: %w", label, err)
+			return nil, fmt.Errorf("compare sampler %q: %w", p.B, err)
 		}
 		c.Rows = append(c.Rows, rows...)
-	}
-	for _, label := range a.samplerOrder() {
-		if !pairedA[label] {
-			c.OnlyA = append(c.OnlyA, label)
-		}
+		c.Pairs = append(c.Pairs, Pair{A: p.A, B: p.B, How: p.How})
 	}
 	if len(c.Rows) == 0 {
 		return nil, fmt.Errorf("compare: %s and %s share no sampler (A: %q, B: %q)", dirA, dirB, c.OnlyA, c.OnlyB)
@@ -189,6 +191,11 @@ func (c *Comparison) WriteTable(w io.Writer) error {
 	fmt.Fprintln(w)
 	if err := WriteComparisonTable(w, c.Rows, c.isDrop); err != nil {
 		return err
+	}
+	for _, p := range c.Pairs {
+		if p.How == PairedByHand {
+			fmt.Fprintf(w, "paired by hand: %s with %s\n", p.B, p.A)
+		}
 	}
 	for _, s := range c.OnlyA {
 		fmt.Fprintf(w, "only in A (not compared): %s\n", s)

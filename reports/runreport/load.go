@@ -332,26 +332,20 @@ func (r *run) throughput() float64 {
 func (r *run) canonicalSpecs() map[string]string {
 	out := map[string]string{}
 	for _, label := range r.samplerOrder() {
-		out[label] = "label:" + label
+		out[label] = reports.CanonicalSpec(label, nil, nil)
 	}
 	for _, s := range r.manifest.Samplers {
-		spec, err := json.Marshal(s.Spec)
-		if err != nil || s.Spec.Name == "" {
-			spec = nil // a sampler the manifest does not specify
-		}
-		for _, raw := range []json.RawMessage{s.Description, spec} {
-			var v any
-			if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
-				continue
-			}
-			if _, isObject := v.(map[string]any); !isObject {
-				continue
-			}
-			if b, err := json.Marshal(v); err == nil { // map keys come out sorted
-				out[s.Label] = "spec:" + string(b)
-				break
-			}
-		}
+		out[s.Label] = reports.CanonicalSpec(s.Label, s.Description, specJSON(s.Spec))
 	}
 	return out
+}
+
+// specJSON is a sampler's spec as manifest.json writes it; nil for a sampler
+// the manifest does not specify.
+func specJSON(s rundir.SamplerSpec) json.RawMessage {
+	b, err := json.Marshal(s)
+	if err != nil || s.Name == "" {
+		return nil
+	}
+	return b
 }
