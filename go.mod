@@ -18,6 +18,7 @@ require (
 	gonum.org/v1/gonum v0.16.0
 	gonum.org/v1/plot v0.17.0
 	gorgonia.org/cu v0.9.6
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (

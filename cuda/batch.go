@@ -15,6 +15,17 @@ type subBatch struct {
 	IDs, Pos, Slot []int32 // per token row
 	OutRows        []int32 // the token row of each output in this sub-batch
 	OutInputs      []int   // the Step input each output belongs to
+	// ScoreRows are the token rows some input's Score targets name, in row order
+	// (each once); ScoreHits the targets among them.
+	ScoreRows []int32
+	ScoreHits []scoreHit
+}
+
+// scoreHit is one engine.ScoreTarget in a sub-batch: Input's target Target, whose
+// position is the sub-batch's scored row Row (an index into ScoreRows).
+type scoreHit struct {
+	Input, Target, Row int
+	Token              int32
 }
 
 // Tokens is the number of token rows.
@@ -57,6 +68,16 @@ func validateStep(in []engine.Input, lens []int, o *engine.Options, vocab int, s
 					i, inp.Slot, t, j, vocab-1)
 			}
 		}
+		for j, s := range inp.Score {
+			if s.At < 0 || s.At >= len(inp.Tokens) {
+				return fmt.Errorf("input %d (slot %d): score target %d at position %d outside the input's %d tokens",
+					i, inp.Slot, j, s.At, len(inp.Tokens))
+			}
+			if s.Token < 0 || int(s.Token) >= vocab {
+				return fmt.Errorf("input %d (slot %d): score target %d: token %d outside the vocabulary 0..%d",
+					i, inp.Slot, j, s.Token, vocab-1)
+			}
+		}
 	}
 	return nil
 }
@@ -72,14 +93,17 @@ func splitStep(in []engine.Input, lens []int, tokenCap int, prev []subBatch) []s
 				bs = bs[:len(bs)+1]
 				b := &bs[len(bs)-1]
 				b.IDs, b.Pos, b.Slot, b.OutRows, b.OutInputs = b.IDs[:0], b.Pos[:0], b.Slot[:0], b.OutRows[:0], b.OutInputs[:0]
+				b.ScoreRows, b.ScoreHits = b.ScoreRows[:0], b.ScoreHits[:0]
 			} else {
 				bs = append(bs, subBatch{})
 			}
 		}
 		return &bs[len(bs)-1]
 	}
+	var targetsAt [][]int
 	for i, inp := range in {
 		start := lens[inp.Slot]
+		targetsAt = scoreTargetsByPosition(inp, targetsAt)
 		for j, t := range inp.Tokens {
 			b := cur()
 			b.IDs = append(b.IDs, t)
@@ -89,9 +113,34 @@ func splitStep(in []engine.Input, lens []int, tokenCap int, prev []subBatch) []s
 				b.OutRows = append(b.OutRows, int32(b.Tokens()-1))
 				b.OutInputs = append(b.OutInputs, i)
 			}
+			if len(inp.Score) > 0 && len(targetsAt[j]) > 0 {
+				b.ScoreRows = append(b.ScoreRows, int32(b.Tokens()-1))
+				for _, k := range targetsAt[j] {
+					b.ScoreHits = append(b.ScoreHits, scoreHit{Input: i, Target: k, Row: len(b.ScoreRows) - 1, Token: inp.Score[k].Token})
+				}
+			}
 		}
 	}
 	return bs
+}
+
+// scoreTargetsByPosition lists, for each of inp's token positions, the indices of the
+// Score targets there (reusing prev's slices); empty when inp scores nothing.
+func scoreTargetsByPosition(inp engine.Input, prev [][]int) [][]int {
+	if len(inp.Score) == 0 {
+		return prev
+	}
+	if cap(prev) < len(inp.Tokens) {
+		prev = append(prev[:cap(prev)], make([][]int, len(inp.Tokens)-cap(prev))...)
+	}
+	at := prev[:len(inp.Tokens)]
+	for j := range at {
+		at[j] = at[j][:0]
+	}
+	for k, s := range inp.Score {
+		at[s.At] = append(at[s.At], k)
+	}
+	return at
 }
 
 // maxKeys is the longest attention row of a sub-batch (its largest position + 1).

@@ -133,6 +133,7 @@ func step(t testing.TB, e engine.Engine, in ...engine.Input) []engine.Output {
 		cp[i] = o
 		cp[i].Dist.Candidates = append([]metrics.Candidate(nil), o.Dist.Candidates...)
 		cp[i].Attn.HeadEntropy = append([]float64(nil), o.Attn.HeadEntropy...)
+		cp[i].Scores = append([]engine.TokenScore(nil), o.Scores...)
 	}
 	return cp
 }

@@ -168,6 +168,11 @@ func (e *Engine) AttachPrefix(slot int, prompt []int32) (int, error) {
 // DeviceName is the GPU's name (for run manifests).
 func (e *Engine) DeviceName() string { return e.dev.name }
 
+// ScoresTokens implements engine.TokenScorer (pipeline_score.go).
+func (e *Engine) ScoresTokens() bool { return true }
+
+var _ engine.TokenScorer = (*Engine)(nil)
+
 // Close frees the device memory and the cuBLAS handle.
 func (e *Engine) Close() error {
 	e.mu.Lock()

@@ -339,3 +339,21 @@ func TestGPUEntropixDecisionsMatchCPU(t *testing.T) {
 		}
 	}
 }
+
+// Token scoring on the GPU against the CPU backend's scores on every shared model
+// (log-probabilities at the statistics tolerance, greedy flags outside the BF16 noise),
+// the last position's score equal to the output's own log-softmax, and batched,
+// alone and split scores within the tolerance (their differences logged).
+func TestGPUScoresMatchCPU(t *testing.T) {
+	needGPU(t)
+	for _, sm := range sharedModels {
+		m, cases := loadShared(t, sm)
+		checkScoring(t, sm, m, cases, false, func(tokenCap int) engine.Engine {
+			e := newGPU(t, m, engine.Options{Slots: len(cases), MaxSeqLen: 64, MetricLayer: -1})
+			if tokenCap > 0 {
+				e.plan.TokenCap = tokenCap
+			}
+			return e
+		})
+	}
+}

@@ -69,7 +69,8 @@ type hostScratch struct {
 	attnStats  []float64
 	topVals    []float32
 	topIDs     []int32
-	logits     []float32 // only when the host ranks candidates
+	logits     []float32 // when the host ranks candidates, and scored rows
+	scoreExps  []float64 // metrics.LogitStatsScratch's scratch for scored rows
 	// views[r] is output r's attention view; statsAt[r] its row in attnStats,
 	// where the outputs sharing a view sit together (one launch of the statistics kernels each):
 	// row j holds token row viewRows[j], computed in rowViews[j].

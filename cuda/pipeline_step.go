@@ -25,6 +25,7 @@ func (p *pipeline) step(ctx context.Context, in []engine.Input, out *[]engine.Ou
 		return nil
 	}
 	p.batches = splitStep(in, p.lens, p.plan.TokenCap, p.batches)
+	prepareScores(in, o)
 	for i := range p.batches {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -35,6 +36,9 @@ func (p *pipeline) step(ctx context.Context, in []engine.Input, out *[]engine.Ou
 			return err
 		}
 		if err := p.collect(b, in, o); err != nil {
+			return err
+		}
+		if err := p.scoreRows(b, o); err != nil {
 			return err
 		}
 	}

@@ -54,10 +54,6 @@ func scoredTask(t TaskSpec, cfg Config) TaskSpec {
 // generative run.
 func (r *Runner) runScored(ctx context.Context, cfg Config, task TaskSpec, shard Shard, log *slog.Logger) (*Manifest, error) {
 	cfg = scoredConfig(cfg)
-	if cfg.Backend != "cpu" {
-		// Checked again on the engine (engine.TokenScorer); refused here before the run directory exists.
-		return nil, fmt.Errorf("task %s (%s): the %s backend does not score given tokens yet; use backend cpu", task.Name, task.OutputType, cfg.Backend)
-	}
 	tok, ok := r.Tokenizer.(ScoringTokenizer)
 	if !ok {
 		return nil, fmt.Errorf("task %s (%s): the tokenizer cannot encode without special tokens, which loglikelihood requests need", task.Name, task.OutputType)

@@ -18,7 +18,7 @@ const (
 	KindComparisons = "comparisons"
 )
 
-// Column lists, in file order. Type choices (README, "Arrow files"):
+// Column lists, in file order. Type choices (docs/files.md):
 //   - ids, indices and token counts are int32 (GSM8K has 7473 docs, vocabularies
 //     are < 2^31, responses are < 2^31 tokens); seeds are int64 because users
 //     pass arbitrary 64-bit seeds.

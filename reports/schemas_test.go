@@ -8,7 +8,7 @@ import (
 )
 
 // The schemas are a published interface: this test is the checklist that a
-// change to them must update together with the README and SchemaVersion.
+// change to them must update together with docs/files.md and SchemaVersion.
 func TestSchemasArePublishedInterface(t *testing.T) {
 	type col struct {
 		name     string

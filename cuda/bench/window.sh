@@ -8,6 +8,7 @@
 #                                       peer on the same weights, summary: < 6 minutes
 #   bash cuda/bench/window.sh sanitize  compute-sanitizer memcheck and racecheck on the
 #                                       short GPU tests: < 3 minutes
+#   bash cuda/bench/window.sh tests     pre-flight and the GPU-vs-CPU tests alone: < 2 minutes
 #   bash cuda/bench/window.sh profile   Nsight Compute's per-kernel GPU time over a
 #                                       stretch of batch-1 and batch-64 decode steps on
 #                                       the benchmark model (after a window run on the
@@ -35,7 +36,8 @@ case $MODE in
   window) STEPS_END=${WINDOW_SECONDS:-340} ;;
   sanitize) STEPS_END=${WINDOW_SECONDS:-160} ;;
   profile) STEPS_END=${WINDOW_SECONDS:-160} ;;
-  *) echo "usage: $0 [sanitize|profile]" >&2; exit 2 ;;
+  tests) STEPS_END=${WINDOW_SECONDS:-100} ;;
+  *) echo "usage: $0 [sanitize|profile|tests]" >&2; exit 2 ;;
 esac
 T_PREFLIGHT=25 T_MKMODEL=160 T_TESTS=130 T_DECODE=60 T_PREFILL=30 T_PEER=65
 T_MEMCHECK=90 T_RACECHECK=50 T_PROFILE=75
@@ -306,6 +308,8 @@ summary() {
     if [[ $MODE == window && -f "$OUT/bench-go.txt" ]]; then
       timeout 10 python3 cuda/bench/summarize.py "$OUT" 2>&1 || echo "(summarize.py failed)"
       echo
+    fi
+    if [[ $MODE == window || $MODE == tests ]] && [[ -f "$OUT/test-gpu.log" ]]; then
       echo "From test-gpu.log: the device, each kernel's resources, the largest GPU-vs-CPU"
       echo "deviations per model and mode, greedy steps that diverged inside the BF16 noise,"
       echo "and each Entropix variant's decisions against the CPU's:"
@@ -343,6 +347,9 @@ if check_prep; then
       'BenchmarkDecode/batch=1' 'BenchmarkDecode/batch=64'
     bench "prefill benchmark" "$T_PREFILL" '^BenchmarkPrefill$/^batch=64x512$' 8x 'BenchmarkPrefill/batch=64x512'
     peer
+  elif [[ $MODE == tests ]]; then
+    preflight
+    gpu_tests "GPU tests" "$T_TESTS" '^TestGPU' "$OUT/test-gpu.log"
   elif [[ $MODE == profile ]]; then
     start_mkmodel
     wait_mkmodel
