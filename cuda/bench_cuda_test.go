@@ -185,7 +185,7 @@ func BenchmarkSampler(b *testing.B) {
 	m := loadBenchModel(b)
 	e := benchEngine(b, m, 64)
 	outs := fill(b, e, rand.New(rand.NewPCG(5, 6)))
-	spec, err := sampler.ParseSpec(map[string]any{"name": "entropix", "clarifying_token_id": 2564})
+	spec, err := sampler.ParseConfig(map[string]any{"name": "entropix", "clarifying_token_id": 2564})
 	if err != nil {
 		b.Skip(err)
 	}

@@ -29,7 +29,7 @@ var attnModes = []engine.Options{
 // Tolerances against the CPU backend run on the same BF16-rounded weights. The
 // remaining difference is the GPU's BF16 activations (GEMM inputs) and KV cache. They
 // were measured on the kernels themselves, compiled for the host (make cudasim; table
-// in README.md), and are set at about twice the largest deviation seen, leaving room
+// in cuda/README.md), and are set at about twice the largest deviation seen, leaving room
 // for the GPU's own summation order. The random tiny models stay far inside them;
 // stories260K, a trained model with sharp distributions (logits up to ~17, heads of
 // ~1 bit), moves by up to 6% of a head entropy and 5% of agreement, so it gets wider

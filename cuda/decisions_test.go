@@ -49,7 +49,7 @@ func entropixDecisions(t *testing.T, m *engine.Model, prompt []int32, steps int,
 	t.Helper()
 	var runs []decisionRun
 	for _, variant := range sampler.EntropixVariants {
-		spec, err := sampler.ParseSpec(map[string]any{"name": "entropix", "variant": variant,
+		spec, err := sampler.ParseConfig(map[string]any{"name": "entropix", "variant": variant,
 			"clarifying_token_id": m.Config.VocabSize - 1})
 		require.NoError(t, err, variant)
 		view, err := spec.Entropix.AttnView()

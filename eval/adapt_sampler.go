@@ -3,8 +3,6 @@ package eval
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
-	"strings"
 
 	"github.com/entropix-eval/entropix-eval/engine"
 	"github.com/entropix-eval/entropix-eval/internal/usage"
@@ -15,9 +13,9 @@ import (
 // the Entropix clarifying token in the model's tokenizer and text names a token id
 // (either nil when there is no tokenizer).
 func NewSamplerResolver(lookup sampler.TokenLookup, text sampler.TokenText) SamplerResolver {
-	return func(spec SamplerSpec) (SamplerFactory, error) {
+	return func(spec sampler.Spec) (SamplerFactory, error) {
 		// A spec or a token the tokenizer lacks: the sweep is at fault.
-		s, err := sampler.ParseSpec(specMap(spec))
+		s, err := spec.Config()
 		if err != nil {
 			return nil, usage.Wrap(err)
 		}
@@ -46,26 +44,6 @@ type viewingFactory struct {
 }
 
 func (f *viewingFactory) AttnView() engine.AttnView { return f.view }
-
-// specMap turns a spec into package sampler's map form; "entropix:frog" and
-// "combined:vllm-v1" are the flag spellings of a variant and an order.
-func specMap(spec SamplerSpec) map[string]any {
-	m := maps.Clone(spec.Params)
-	if m == nil {
-		m = map[string]any{}
-	}
-	head, suffix, ok := strings.Cut(spec.Name, ":")
-	m["name"] = head
-	if ok {
-		switch head {
-		case "combined":
-			m["order"] = suffix
-		default:
-			m["variant"] = suffix
-		}
-	}
-	return m
-}
 
 type samplerFactory struct {
 	proto sampler.Sampler

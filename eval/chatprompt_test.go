@@ -12,6 +12,7 @@ import (
 
 	"github.com/entropix-eval/entropix-eval/engine/tokenizer"
 	"github.com/entropix-eval/entropix-eval/internal/sharedtest"
+	"github.com/entropix-eval/entropix-eval/sampler"
 )
 
 // The chat prompt of gsm8k_cot_llama doc 0 is byte-identical to lm-eval's
@@ -73,7 +74,7 @@ func TestChatMultiturnPromptMatchesLMEval(t *testing.T) {
 	single.WriteString(head + q0 + tail)
 	assert.Equal(t, "<|begin_of_text|>"+turn("user", single.String())+"<|start_header_id|>assistant<|end_header_id|>\n\n", in.Problems[0].Prompt)
 
-	bad := Config{Model: "m", Task: "gsm8k", Dataset: "d", Out: "o", Samplers: []SamplerSpec{{Name: "greedy"}}, FewshotAsMultiturn: new(true)}
+	bad := Config{Model: "m", Task: "gsm8k", Dataset: "d", Out: "o", Samplers: []sampler.Spec{{Name: "greedy"}}, FewshotAsMultiturn: new(true)}
 	require.ErrorContains(t, bad.WithDefaults().Validate(), "fewshot_as_multiturn: needs chat_template: true")
 }
 

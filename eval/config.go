@@ -18,6 +18,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/entropix-eval/entropix-eval/internal/suggest"
+	"github.com/entropix-eval/entropix-eval/sampler"
 )
 
 // LoadConfig reads a sweep file. Unknown keys are errors so a typo cannot silently
@@ -46,7 +47,7 @@ func ParseConfig(data []byte) (Config, error) {
 		return Config{}, explainUnknownKeys(err)
 	}
 	var err error
-	if cfg.Samplers, err = ExpandSamplerGrids(cfg.Samplers); err != nil {
+	if cfg.Samplers, err = sampler.ExpandGrids(cfg.Samplers); err != nil {
 		return Config{}, err
 	}
 	return cfg, nil

@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/entropix-eval/entropix-eval/sampler"
 )
 
 const validSweep = `
@@ -38,7 +40,7 @@ func TestParseConfig(t *testing.T) {
 	// A spec survives the manifest's JSON round trip unchanged.
 	b, err := json.Marshal(cfg.Samplers)
 	require.NoError(t, err)
-	var back []SamplerSpec
+	var back []sampler.Spec
 	require.NoError(t, json.Unmarshal(b, &back))
 	assert.Equal(t, cfg.Samplers, back)
 }
@@ -82,6 +84,27 @@ samplers: [greedy, greedy]
 				assert.ErrorContains(t, err, w)
 			}
 		})
+	}
+}
+
+func TestParseSamplerList(t *testing.T) {
+	specs, err := sampler.ParseSpecs("greedy, min_p,entropix")
+	require.NoError(t, err)
+	assert.Equal(t, []sampler.Spec{{Name: "greedy"}, {Name: "min_p"}, {Name: "entropix"}}, specs)
+	specs, err = sampler.ParseSpecs("greedy,min_p,min_p=0.05,temperature=1.5,entropix:frog,label=frog")
+	require.NoError(t, err)
+	assert.Equal(t, []sampler.Spec{
+		{Name: "greedy"},
+		{Name: "min_p", Params: map[string]any{"min_p": 0.05, "temperature": 1.5}},
+		{Name: "entropix:frog", Label: "frog"},
+	}, specs)
+	for in, want := range map[string]string{
+		"greedy,,min_p":         "empty entry",
+		"temperature=1":         "before any sampler name",
+		"min_p,min_p=1,min_p=2": "given twice",
+	} {
+		_, err = sampler.ParseSpecs(in)
+		assert.ErrorContains(t, err, want, in)
 	}
 }
 

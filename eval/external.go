@@ -16,6 +16,7 @@ import (
 
 	"github.com/entropix-eval/entropix-eval/datasets"
 	"github.com/entropix-eval/entropix-eval/internal/usage"
+	"github.com/entropix-eval/entropix-eval/sampler"
 )
 
 // ExternalResponse is one line of a responses file: the response to doc
@@ -144,7 +145,7 @@ func ScoreExternal(dir string, cfg Config, task *datasets.Task, src datasets.Dat
 			Target: refs[i].Target, Targets: refs[i].Targets, Doc: doc.Doc, DocColumns: doc.Columns}
 	}
 	cfg.Model, cfg.Backend, cfg.Task, cfg.Limit = ExternalSampler, ExternalSampler, task.Name, n
-	cfg.Samplers, cfg.Seeds, cfg.Repeats = []SamplerSpec{{Name: ExternalSampler, Label: ExternalSampler}}, []uint64{0}, repeats
+	cfg.Samplers, cfg.Seeds, cfg.Repeats = []sampler.Spec{{Name: ExternalSampler, Label: ExternalSampler}}, []uint64{0}, repeats
 	desc := task.Describe()
 	desc["num_fewshot"] = shots
 	spec := TaskSpec{Name: task.Name, Stops: task.Until, MaxNewTokens: task.MaxNewTokens, Filters: task.Filters, Metrics: task.Metrics,

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/entropix-eval/entropix-eval/sampler"
 )
 
 // Refusing a changed run names what changed in full: the sampler field that
@@ -16,13 +18,13 @@ import (
 func TestResumeRefusalShowsChangedFieldsInFull(t *testing.T) {
 	dir := t.TempDir()
 	first := fakeRun{}.runner(dir)
-	first.Config.Samplers = []SamplerSpec{{Name: "greedy"}, {Name: "min_p", Label: "mp", Params: map[string]any{"temperature": 0.7, "min_p": 0.1}}}
+	first.Config.Samplers = []sampler.Spec{{Name: "greedy"}, {Name: "min_p", Label: "mp", Params: map[string]any{"temperature": 0.7, "min_p": 0.1}}}
 	m, err := first.Run(context.Background())
 	require.NoError(t, err)
 	require.Zero(t, m.Config.MaxNewTokens, "the task's budget")
 
 	changed := fakeRun{}.runner(dir)
-	changed.Config.Samplers = []SamplerSpec{{Name: "greedy"}, {Name: "min_p", Label: "mp", Params: map[string]any{"temperature": 1.5, "min_p": 0.1}}}
+	changed.Config.Samplers = []sampler.Spec{{Name: "greedy"}, {Name: "min_p", Label: "mp", Params: map[string]any{"temperature": 1.5, "min_p": 0.1}}}
 	changed.Config.MaxNewTokens = m.Task.MaxNewTokens / 2
 	_, err = changed.Run(context.Background())
 	require.Error(t, err)

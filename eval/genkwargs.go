@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/entropix-eval/entropix-eval/datasets"
+	"github.com/entropix-eval/entropix-eval/sampler"
 )
 
 // SamplerFromGenKwargs maps lm-eval generation kwargs (--gen_kwargs, or a task's
@@ -14,7 +15,7 @@ import (
 // decodes with them: temperature 0 or do_sample false is greedy, whatever else is
 // set; otherwise the truncations given, each off when not given (as vLLM, not
 // HF's generation_config defaults). It returns max_gen_toks too (0: not set).
-func SamplerFromGenKwargs(kw map[string]any) (SamplerSpec, int, error) {
+func SamplerFromGenKwargs(kw map[string]any) (sampler.Spec, int, error) {
 	params := map[string]any{}
 	doSample, maxNew := true, 0
 	for _, k := range slices.Sorted(maps.Keys(kw)) {
@@ -45,19 +46,19 @@ func SamplerFromGenKwargs(kw map[string]any) (SamplerSpec, int, error) {
 			}
 			maxNew = int(f)
 		default:
-			return SamplerSpec{}, 0, fmt.Errorf("key %s is not supported (temperature, top_k, top_p, min_p, do_sample, max_gen_toks)", k)
+			return sampler.Spec{}, 0, fmt.Errorf("key %s is not supported (temperature, top_k, top_p, min_p, do_sample, max_gen_toks)", k)
 		}
 		if err != nil {
-			return SamplerSpec{}, 0, fmt.Errorf("%s=%v: %w", k, v, err)
+			return sampler.Spec{}, 0, fmt.Errorf("%s=%v: %w", k, v, err)
 		}
 	}
 	if t, ok := params["temperature"]; !doSample || (ok && t == 0.0) {
-		return SamplerSpec{Name: "greedy"}, maxNew, nil
+		return sampler.Spec{Name: "greedy"}, maxNew, nil
 	}
 	if len(params) == 0 {
-		return SamplerSpec{Name: "temperature"}, maxNew, nil
+		return sampler.Spec{Name: "temperature"}, maxNew, nil
 	}
-	return SamplerSpec{Name: "combined", Params: params}, maxNew, nil
+	return sampler.Spec{Name: "combined", Params: params}, maxNew, nil
 }
 
 func genKwargNumber(v any) (float64, error) {
@@ -76,13 +77,13 @@ func genKwargNumber(v any) (float64, error) {
 // agree. A task that names neither do_sample nor temperature leaves decoding to
 // the model's generation_config in lm-eval, which is not followed here: the
 // error asks for a sampler. It also returns how the choice reads, for the log.
-func TaskDefaultSampler(cfg Config, tasks []string) (SamplerSpec, string, error) {
+func TaskDefaultSampler(cfg Config, tasks []string) (sampler.Spec, string, error) {
 	ix, err := datasets.NewIndex(cfg.IncludePaths...)
 	if err != nil {
-		return SamplerSpec{}, "", err
+		return sampler.Spec{}, "", err
 	}
 	ix.PythonHooks = cfg.PythonHooks // generation_kwargs only: the hooks are not run here
-	var spec SamplerSpec
+	var spec sampler.Spec
 	var because []string
 	for i, name := range tasks {
 		var t *datasets.Task
@@ -94,14 +95,14 @@ func TaskDefaultSampler(cfg Config, tasks []string) (SamplerSpec, string, error)
 			t, err = ix.Task(name)
 		}
 		if err != nil {
-			return SamplerSpec{}, "", err
+			return sampler.Spec{}, "", err
 		}
 		s, why, err := taskSampler(t)
 		if err != nil {
-			return SamplerSpec{}, "", err
+			return sampler.Spec{}, "", err
 		}
 		if i > 0 && s.DisplayLabel() != spec.DisplayLabel() {
-			return SamplerSpec{}, "", fmt.Errorf("no sampler given, and tasks %s and %s decode differently (%s, %s): give --sampler", tasks[0], name, spec.DisplayLabel(), s.DisplayLabel())
+			return sampler.Spec{}, "", fmt.Errorf("no sampler given, and tasks %s and %s decode differently (%s, %s): give --sampler", tasks[0], name, spec.DisplayLabel(), s.DisplayLabel())
 		}
 		spec = s
 		because = append(because, name+": "+why)
@@ -113,10 +114,10 @@ func TaskDefaultSampler(cfg Config, tasks []string) (SamplerSpec, string, error)
 }
 
 // taskSampler reads one task's generation_kwargs.
-func taskSampler(t *datasets.Task) (SamplerSpec, string, error) {
+func taskSampler(t *datasets.Task) (sampler.Spec, string, error) {
 	if datasets.IsScoredOutput(t.OutputType) {
 		// It stands in for validation only: a scored run has one job and no sampler.
-		return SamplerSpec{Name: "greedy"}, t.OutputType + " scores given continuations, no sampler runs", nil
+		return sampler.Spec{Name: "greedy"}, t.OutputType + " scores given continuations, no sampler runs", nil
 	}
 	kw := maps.Clone(t.Generation)
 	delete(kw, "until")
@@ -124,11 +125,11 @@ func taskSampler(t *datasets.Task) (SamplerSpec, string, error) {
 	_, hasSample := kw["do_sample"]
 	_, hasTemp := kw["temperature"]
 	if !hasSample && !hasTemp {
-		return SamplerSpec{}, "", fmt.Errorf("no sampler given, and task %s's generation_kwargs set neither do_sample nor temperature (lm-eval then decodes as the model's generation_config says): give --sampler, e.g. --sampler greedy", t.Name)
+		return sampler.Spec{}, "", fmt.Errorf("no sampler given, and task %s's generation_kwargs set neither do_sample nor temperature (lm-eval then decodes as the model's generation_config says): give --sampler, e.g. --sampler greedy", t.Name)
 	}
 	s, _, err := SamplerFromGenKwargs(kw)
 	if err != nil {
-		return SamplerSpec{}, "", fmt.Errorf("task %s: generation_kwargs: %w; give --sampler", t.Name, err)
+		return sampler.Spec{}, "", fmt.Errorf("task %s: generation_kwargs: %w; give --sampler", t.Name, err)
 	}
 	parts := make([]string, 0, len(kw))
 	for _, k := range slices.Sorted(maps.Keys(kw)) {

@@ -8,24 +8,26 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/entropix-eval/entropix-eval/sampler"
 )
 
 func TestSamplerFromGenKwargs(t *testing.T) {
 	for _, tc := range []struct {
 		kw     map[string]any
-		want   SamplerSpec
+		want   sampler.Spec
 		maxNew int
 		err    string
 	}{
-		{map[string]any{"temperature": 0}, SamplerSpec{Name: "greedy"}, 0, ""},
-		{map[string]any{"temperature": 0.0, "do_sample": true}, SamplerSpec{Name: "greedy"}, 0, ""},
-		{map[string]any{"do_sample": false, "temperature": 0.7, "top_p": 0.9}, SamplerSpec{Name: "greedy"}, 0, ""},
-		{map[string]any{"do_sample": true}, SamplerSpec{Name: "temperature"}, 0, ""},
+		{map[string]any{"temperature": 0}, sampler.Spec{Name: "greedy"}, 0, ""},
+		{map[string]any{"temperature": 0.0, "do_sample": true}, sampler.Spec{Name: "greedy"}, 0, ""},
+		{map[string]any{"do_sample": false, "temperature": 0.7, "top_p": 0.9}, sampler.Spec{Name: "greedy"}, 0, ""},
+		{map[string]any{"do_sample": true}, sampler.Spec{Name: "temperature"}, 0, ""},
 		{map[string]any{"do_sample": true, "temperature": 0.6, "top_k": 20, "max_gen_toks": 512},
-			SamplerSpec{Name: "combined", Params: map[string]any{"temperature": 0.6, "top_k": 20.0}}, 512, ""},
-		{map[string]any{"top_k": 2.5}, SamplerSpec{}, 0, "top_k=2.5: want an integer"},
-		{map[string]any{"do_sample": "yes"}, SamplerSpec{}, 0, "do_sample=yes: want true or false"},
-		{map[string]any{"repetition_penalty": 1.1}, SamplerSpec{}, 0, "key repetition_penalty is not supported"},
+			sampler.Spec{Name: "combined", Params: map[string]any{"temperature": 0.6, "top_k": 20.0}}, 512, ""},
+		{map[string]any{"top_k": 2.5}, sampler.Spec{}, 0, "top_k=2.5: want an integer"},
+		{map[string]any{"do_sample": "yes"}, sampler.Spec{}, 0, "do_sample=yes: want true or false"},
+		{map[string]any{"repetition_penalty": 1.1}, sampler.Spec{}, 0, "key repetition_penalty is not supported"},
 	} {
 		got, maxNew, err := SamplerFromGenKwargs(tc.kw)
 		if tc.err != "" {

@@ -105,7 +105,7 @@ func attnViewOf(f SamplerFactory) *engine.AttnView {
 }
 
 // SamplerResolver builds a sampler from the user's spec, rejecting bad parameters.
-type SamplerResolver func(spec SamplerSpec) (SamplerFactory, error)
+type SamplerResolver func(spec sampler.Spec) (SamplerFactory, error)
 
 // Problem is one prepared benchmark item: the full prompt text (shots and chat
 // template applied) and the reference the grader compares against.

@@ -6,7 +6,6 @@ import "github.com/entropix-eval/entropix-eval/rundir"
 // reads run directories too and cannot import eval. Eval names them as its own.
 type (
 	Config      = rundir.Config
-	SamplerSpec = rundir.SamplerSpec
 	TaskSpec    = rundir.TaskSpec
 	Job         = rundir.Job
 	ItemKey     = rundir.ItemKey
@@ -47,12 +46,3 @@ func ParseShard(s string) (Shard, error) { return rundir.ParseShard(s) }
 
 // ExpandJobs lists a config's jobs in the canonical order (rundir.ExpandJobs).
 func ExpandJobs(c Config) []Job { return rundir.ExpandJobs(c) }
-
-// ParseSamplerList parses the flag form of a sampler list (rundir.ParseSamplerList).
-func ParseSamplerList(s string) ([]SamplerSpec, error) { return rundir.ParseSamplerList(s) }
-
-// ExpandSamplerGrids expands the samplers whose fields hold lists into one
-// sampler per combination (rundir.ExpandSamplerGrids).
-func ExpandSamplerGrids(specs []SamplerSpec) ([]SamplerSpec, error) {
-	return rundir.ExpandSamplerGrids(specs)
-}

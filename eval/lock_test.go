@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/entropix-eval/entropix-eval/engine"
+	"github.com/entropix-eval/entropix-eval/sampler"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -175,7 +176,7 @@ func TestPreflightDir(t *testing.T) {
 }
 
 func TestCheckTokenIDs(t *testing.T) {
-	specs := []SamplerSpec{{Name: "greedy"}, {Name: "entropix"}}
+	specs := []sampler.Spec{{Name: "greedy"}, {Name: "entropix"}}
 	samplers := []SamplerFactory{fakeSampler{"greedy"}, describedSampler(`{"name":"entropix","clarifying_token_id":99999,"top_k":27}`)}
 	err := CheckTokenIDs(specs, samplers, 49152)
 	require.ErrorContains(t, err, "samplers[1] entropix: clarifying_token_id 99999 is outside the model's vocabulary (49152 tokens)")

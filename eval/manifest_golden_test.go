@@ -14,6 +14,7 @@ import (
 	"github.com/entropix-eval/entropix-eval/datasets"
 	"github.com/entropix-eval/entropix-eval/hooks"
 	"github.com/entropix-eval/entropix-eval/rundir"
+	"github.com/entropix-eval/entropix-eval/sampler"
 )
 
 // everyField is a manifest with every field set, the nested ones included.
@@ -30,7 +31,7 @@ func everyField() *Manifest {
 			Task: "gsm8k_cot", IncludePaths: []string{"tasks/a"}, PythonHooks: true, Python: "python3.12", Dataset: "data/test.parquet", TrainDataset: "data/train.parquet",
 			DataDirs: []string{"mirror"}, NumFewshot: &shots, SystemInstruction: "Be brief.", FewShot: "old.jsonl", ChatTemplate: true,
 			FewshotAsMultiturn: &multi, Limit: 10, MaxNewTokens: 64, FirstTokenArgmax: true,
-			Samplers: []SamplerSpec{
+			Samplers: []sampler.Spec{
 				{Name: "greedy"},
 				{Name: "min_p", Label: "mp", Params: map[string]any{"min_p": 0.1, "temperature": 1.5, "order": "vllm-v1"}},
 			},
@@ -45,8 +46,8 @@ func everyField() *Manifest {
 		},
 		Backend: "cuda", Devices: []string{"cuda:0", "cuda:1"}, DeviceNames: []string{"NVIDIA H100", "NVIDIA H100"}, BatchSize: 16,
 		Samplers: []SamplerInfo{
-			{Label: "greedy", Spec: SamplerSpec{Name: "greedy"}, Description: json.RawMessage(`{"name":"greedy"}`)},
-			{Label: "mp", Spec: SamplerSpec{Name: "min_p", Label: "mp", Params: map[string]any{"min_p": 0.1}}, Description: json.RawMessage(`"min_p 0.1"`)},
+			{Label: "greedy", Spec: sampler.Spec{Name: "greedy"}, Description: json.RawMessage(`{"name":"greedy"}`)},
+			{Label: "mp", Spec: sampler.Spec{Name: "min_p", Label: "mp", Params: map[string]any{"min_p": 0.1}}, Description: json.RawMessage(`"min_p 0.1"`)},
 		},
 		FirstTokenArgmax: true,
 		Task: TaskSpec{

@@ -12,6 +12,7 @@ import (
 	"github.com/entropix-eval/entropix-eval/eval"
 	"github.com/entropix-eval/entropix-eval/internal/sharedtest"
 	"github.com/entropix-eval/entropix-eval/internal/usage"
+	"github.com/entropix-eval/entropix-eval/sampler"
 )
 
 // openConfig is two samplers × one seed over the first two GSM8K test problems
@@ -20,7 +21,7 @@ func openConfig(t *testing.T) eval.Config {
 	return eval.Config{
 		Model: sharedtest.Path(t, "models/stories260K-hf"), Task: "gsm8k_cot_zeroshot",
 		Dataset:  sharedtest.Path(t, "data/gsm8k/main/test-00000-of-00001.parquet"),
-		Samplers: []eval.SamplerSpec{{Name: "greedy"}, {Name: "min_p"}}, Limit: 2, MaxNewTokens: 4,
+		Samplers: []sampler.Spec{{Name: "greedy"}, {Name: "min_p"}}, Limit: 2, MaxNewTokens: 4,
 		Out: filepath.Join(t.TempDir(), "run"),
 	}.WithDefaults()
 }

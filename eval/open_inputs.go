@@ -13,6 +13,7 @@ import (
 	"github.com/entropix-eval/entropix-eval/engine"
 	"github.com/entropix-eval/entropix-eval/engine/tokenizer"
 	"github.com/entropix-eval/entropix-eval/internal/usage"
+	"github.com/entropix-eval/entropix-eval/sampler"
 )
 
 // ClarifyingLookalikes are tried in order for Entropix's clarifying token: its
@@ -43,7 +44,7 @@ func TokenTextLookup(tok *tokenizer.Tokenizer) func(string) (int32, bool) {
 // Entropix's " ..." (ClarifyingLookalikes, in order) and how to pick one, for a
 // spec whose clarifying token the vocabulary lacks. Nothing is picked for the
 // user: the token changes what Entropix emits.
-func clarifyingCandidates(tok *tokenizer.Tokenizer, s SamplerSpec) string {
+func clarifyingCandidates(tok *tokenizer.Tokenizer, s sampler.Spec) string {
 	lookup := TokenTextLookup(tok)
 	var found []string
 	first := int32(-1)

@@ -13,6 +13,7 @@ import (
 	"github.com/entropix-eval/entropix-eval/engine"
 	"github.com/entropix-eval/entropix-eval/internal/usage"
 	"github.com/entropix-eval/entropix-eval/rundir"
+	"github.com/entropix-eval/entropix-eval/sampler"
 )
 
 // Bounds on the size of one sweep. Every job is listed in manifest.json and every
@@ -113,7 +114,7 @@ func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
 // CheckTokenIDs checks every token id a sampler resolved (fields named *_token_id
 // in its description, e.g. Entropix's clarifying_token_id) against the model's
 // vocabulary; a negative id means unset.
-func CheckTokenIDs(specs []SamplerSpec, samplers []SamplerFactory, vocab int) error {
+func CheckTokenIDs(specs []sampler.Spec, samplers []SamplerFactory, vocab int) error {
 	var errs []error
 	for i, s := range samplers {
 		var desc map[string]any

@@ -50,7 +50,7 @@ func (f fakeRun) runner(dir string) *Runner {
 	cfg := Config{
 		Model: "fake-model", Task: "fake_task", Dataset: "fake.jsonl", Out: dir,
 		Devices: f.devices, BatchSize: f.batch, PrefillChunk: f.chunk, MaxSeqLen: 256,
-		Samplers: []SamplerSpec{{Name: "greedy"}, {Name: "sample", Params: map[string]any{"temperature": 1.0}}},
+		Samplers: []sampler.Spec{{Name: "greedy"}, {Name: "sample", Params: map[string]any{"temperature": 1.0}}},
 		Seeds:    []uint64{0, 1}, Repeats: 2, Shard: f.shard,
 	}
 	samplers := []SamplerFactory{fakeSampler{"greedy"}, fakeSampler{"sample"}}

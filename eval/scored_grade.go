@@ -141,6 +141,9 @@ func scoredSampleFields(task TaskSpec, g gradedRecord, line map[string]any) erro
 		resps[i] = []any{s.LogProb, s.Greedy}
 	}
 	line["arguments"], line["resps"], line["output_type"] = args, resps, d.OutputType
+	if d.OutputType == datasets.OutputMultipleChoice {
+		line["gold"] = d.Gold // lm-eval's gold index (-100: none), which brier_score's item holds
+	}
 	delete(line, "finish_reason")
 	delete(line, "gen_tokens")
 	return nil

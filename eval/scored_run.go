@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/entropix-eval/entropix-eval/eval/loglik"
+	"github.com/entropix-eval/entropix-eval/sampler"
 )
 
 // ScoredSampler labels the one job of a scored task's run: no sampler is
@@ -32,7 +33,7 @@ type ScoringTokenizer interface {
 // repeats: the numbers do not depend on them), so its manifest, resume and
 // output files hold one run whatever the config listed.
 func scoredConfig(cfg Config) Config {
-	cfg.Samplers = []SamplerSpec{{Name: ScoredSampler}}
+	cfg.Samplers = []sampler.Spec{{Name: ScoredSampler}}
 	cfg.Seeds = []uint64{0}
 	cfg.Repeats = 1
 	return cfg

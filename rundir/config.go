@@ -8,6 +8,7 @@ import (
 	"github.com/entropix-eval/entropix-eval/datasets"
 	"github.com/entropix-eval/entropix-eval/engine"
 	"github.com/entropix-eval/entropix-eval/internal/usage"
+	"github.com/entropix-eval/entropix-eval/sampler"
 )
 
 // Config is a sweep: what to evaluate, how, and where the run directory goes. It is
@@ -89,11 +90,11 @@ type Config struct {
 	// the original Entropix loop did; reports must say so, hence the manifest field.
 	FirstTokenArgmax bool `yaml:"first_token_argmax" json:"first_token_argmax"`
 
-	Samplers []SamplerSpec `yaml:"samplers" json:"samplers"`
-	Seeds    []uint64      `yaml:"seeds" json:"seeds"`
-	Repeats  int           `yaml:"repeats" json:"repeats"`
-	Shard    string        `yaml:"shard" json:"shard,omitempty"`
-	Out      string        `yaml:"out" json:"out"`
+	Samplers []sampler.Spec `yaml:"samplers" json:"samplers"`
+	Seeds    []uint64       `yaml:"seeds" json:"seeds"`
+	Repeats  int            `yaml:"repeats" json:"repeats"`
+	Shard    string         `yaml:"shard" json:"shard,omitempty"`
+	Out      string         `yaml:"out" json:"out"`
 
 	// PrimaryFilter is the filter whose comparisons form the report's Holm
 	// family and lead its page (default: the task's first filter).

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/entropix-eval/entropix-eval/reports"
+	"github.com/entropix-eval/entropix-eval/sampler"
 )
 
 // Manifest is manifest.json.
@@ -97,8 +98,8 @@ type CodeInfo struct {
 
 // SamplerInfo is one sampler as the run used it.
 type SamplerInfo struct {
-	Label string      `json:"label"`
-	Spec  SamplerSpec `json:"spec"`
+	Label string       `json:"label"`
+	Spec  sampler.Spec `json:"spec"`
 	// Description is the sampler's own account of every parameter in effect: its
 	// JSON when Describe returns JSON, else a JSON string.
 	Description json.RawMessage `json:"description"`

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"time"
+
+	"github.com/entropix-eval/entropix-eval/sampler"
 )
 
 // Field is one value of manifest.json as a reader in another language finds
@@ -34,7 +36,7 @@ func ManifestSchema() Field { return schemaOf(reflect.TypeFor[Manifest]()) }
 var (
 	rawType  = reflect.TypeFor[json.RawMessage]()
 	timeType = reflect.TypeFor[time.Time]()
-	specType = reflect.TypeFor[SamplerSpec]()
+	specType = reflect.TypeFor[sampler.Spec]()
 )
 
 // schemaOf follows encoding/json's rules for the types a manifest holds. A

@@ -18,7 +18,7 @@ type Baseline struct {
 }
 
 // NewBaseline returns a baseline sampler; name is only a label for traces and
-// manifests. Parameters are validated as in a Spec.
+// manifests. Parameters are validated as in a Config.
 func NewBaseline(name string, p Params, order Order) (*Baseline, error) {
 	if err := validateParams(p); err != nil {
 		return nil, fmt.Errorf("sampler %s: %w", name, err)

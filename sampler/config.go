@@ -26,68 +26,68 @@ var baselineDefaults = map[string]Params{
 	"combined":    {Temperature: 1, TopP: 1},
 }
 
-// SamplerNames lists every name a Spec accepts.
+// SamplerNames lists every name a Config accepts.
 var SamplerNames = []string{"greedy", "temperature", "top_k", "top_p", "min_p", "combined", "entropix"}
 
-// Spec is a validated sampler configuration: a baseline (Name, Params, Order) or
-// Entropix (Name "entropix", Entropix).
-type Spec struct {
+// Config is a validated sampler configuration, resolved from a Spec (what the user
+// wrote): a baseline (Name, Params, Order) or Entropix (Name "entropix", Entropix).
+type Config struct {
 	Name     string
 	Params   Params
 	Order    Order
 	Entropix EntropixConfig
 }
 
-// DefaultSpec returns a name's configuration with its documented defaults;
+// DefaultConfig returns a name's configuration with its documented defaults;
 // for "entropix" the variant is "original", fixed (not faithful).
-func DefaultSpec(name string) (Spec, error) {
-	return ParseSpec(map[string]any{"name": name})
+func DefaultConfig(name string) (Config, error) {
+	return ParseConfig(map[string]any{"name": name})
 }
 
-// ParseSpec decodes a generic map, as found inside a sweep config, e.g.
+// ParseConfig decodes a generic map, as found inside a sweep config, e.g.
 // {name: min_p, temperature: 1.0, min_p: 0.1} or
 // {name: entropix, variant: frog, faithful: true, high_logits_entropy: 2.5}.
 // Unknown names and fields and out-of-range values are errors naming the field.
-func ParseSpec(m map[string]any) (Spec, error) {
+func ParseConfig(m map[string]any) (Config, error) {
 	rawName, ok := m["name"]
 	if !ok {
-		return Spec{}, fmt.Errorf("sampler spec: field name is missing (want one of %s)", strings.Join(SamplerNames, ", "))
+		return Config{}, fmt.Errorf("sampler spec: field name is missing (want one of %s)", strings.Join(SamplerNames, ", "))
 	}
 	name, ok := rawName.(string)
 	if !ok {
-		return Spec{}, fmt.Errorf("sampler spec: field name: want a string, got %T", rawName)
+		return Config{}, fmt.Errorf("sampler spec: field name: want a string, got %T", rawName)
 	}
 	rest := maps.Clone(m)
 	delete(rest, "name")
 	if name == "entropix" {
 		cfg, err := decodeEntropix(rest)
 		if err != nil {
-			return Spec{}, fmt.Errorf("sampler entropix: %w", err)
+			return Config{}, fmt.Errorf("sampler entropix: %w", err)
 		}
-		return Spec{Name: name, Entropix: cfg}, nil
+		return Config{Name: name, Entropix: cfg}, nil
 	}
 	p, order, err := decodeBaseline(name, rest)
 	if err != nil {
-		return Spec{}, fmt.Errorf("sampler %s: %w", name, err)
+		return Config{}, fmt.Errorf("sampler %s: %w", name, err)
 	}
-	return Spec{Name: name, Params: p, Order: order}, nil
+	return Config{Name: name, Params: p, Order: order}, nil
 }
 
-// ParseSpecYAML decodes one spec from YAML (a mapping, e.g.
+// ParseConfigYAML decodes one configuration from YAML (a mapping, e.g.
 // "{name: top_p, temperature: 0.7, top_p: 0.95}").
-func ParseSpecYAML(b []byte) (Spec, error) {
-	var s Spec
+func ParseConfigYAML(b []byte) (Config, error) {
+	var s Config
 	if err := yaml.Unmarshal(b, &s); err != nil {
-		return Spec{}, err
+		return Config{}, err
 	}
 	if s.Name == "" {
-		return Spec{}, fmt.Errorf("sampler spec: empty document")
+		return Config{}, fmt.Errorf("sampler spec: empty document")
 	}
 	return s, nil
 }
 
-// UnmarshalYAML lets a Spec sit directly in a YAML config; errors carry the line.
-func (s *Spec) UnmarshalYAML(n *yaml.Node) error {
+// UnmarshalYAML lets a Config sit directly in a YAML config; errors carry the line.
+func (s *Config) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.MappingNode {
 		return fmt.Errorf("sampler spec (line %d): want a mapping such as {name: greedy}", n.Line)
 	}
@@ -95,7 +95,7 @@ func (s *Spec) UnmarshalYAML(n *yaml.Node) error {
 	if err := n.Decode(&m); err != nil {
 		return fmt.Errorf("sampler spec (line %d): %w", n.Line, err)
 	}
-	spec, err := ParseSpec(m)
+	spec, err := ParseConfig(m)
 	if err != nil {
 		return fmt.Errorf("line %d: %w", n.Line, err)
 	}
@@ -104,53 +104,8 @@ func (s *Spec) UnmarshalYAML(n *yaml.Node) error {
 }
 
 // MarshalYAML writes the full parameter set (Describe), which decodes back to the
-// same Spec.
-func (s Spec) MarshalYAML() (any, error) { return s.Describe(), nil }
-
-// ParseFlag decodes the short command-line form
-//
-//	name[:variant][,field=value]...
-//
-// e.g. "greedy", "min_p", "min_p,min_p=0.05,temperature=1.5", "entropix",
-// "entropix:frog", "entropix:smollm-360m,faithful=true", "combined:vllm-v1,top_p=0.9".
-// The part after ':' is the Entropix variant, or the order of "combined". Values are
-// YAML scalars.
-func ParseFlag(s string) (Spec, error) {
-	parts := strings.Split(strings.TrimSpace(s), ",")
-	head, suffix, hasSuffix := strings.Cut(strings.TrimSpace(parts[0]), ":")
-	head, suffix = strings.TrimSpace(head), strings.TrimSpace(suffix)
-	m := map[string]any{"name": head}
-	if hasSuffix {
-		switch head {
-		case "entropix":
-			m["variant"] = suffix
-		case "combined":
-			m["order"] = suffix
-		default:
-			return Spec{}, fmt.Errorf("sampler flag %q: only entropix:<variant> and combined:<order> take a ':' suffix", s)
-		}
-	}
-	for _, kv := range parts[1:] {
-		k, v, ok := strings.Cut(kv, "=")
-		k = strings.TrimSpace(k)
-		if !ok || k == "" {
-			return Spec{}, fmt.Errorf("sampler flag %q: %q is not field=value", s, kv)
-		}
-		if _, dup := m[k]; dup {
-			return Spec{}, fmt.Errorf("sampler flag %q: field %s given twice", s, k)
-		}
-		var val any
-		if err := yaml.Unmarshal([]byte(v), &val); err != nil {
-			return Spec{}, fmt.Errorf("sampler flag %q: field %s: %w", s, k, err)
-		}
-		m[k] = val
-	}
-	spec, err := ParseSpec(m)
-	if err != nil {
-		return Spec{}, fmt.Errorf("sampler flag %q: %w", s, err)
-	}
-	return spec, nil
-}
+// same Config.
+func (s Config) MarshalYAML() (any, error) { return s.Describe(), nil }
 
 // TokenText is the inverse of TokenLookup: a token id's text in the model's
 // tokenizer (ok false when the id is not in the vocabulary).
@@ -158,11 +113,11 @@ type TokenText func(id int32) (text string, ok bool)
 
 // New builds the sampler. lookup resolves Entropix's clarifying token text; it may
 // be nil when the spec gives clarifying_token_id or for baselines.
-func (s Spec) New(lookup TokenLookup) (Sampler, error) { return s.NewResolved(lookup, nil) }
+func (s Config) New(lookup TokenLookup) (Sampler, error) { return s.NewResolved(lookup, nil) }
 
 // NewResolved is New; text, when not nil, names the clarifying token given by
 // clarifying_token_id, so the sampler's description says which token ran.
-func (s Spec) NewResolved(lookup TokenLookup, text TokenText) (Sampler, error) {
+func (s Config) NewResolved(lookup TokenLookup, text TokenText) (Sampler, error) {
 	if s.Name != "entropix" {
 		return NewBaseline(s.Name, s.Params, s.Order)
 	}
@@ -201,7 +156,7 @@ func (s Spec) NewResolved(lookup TokenLookup, text TokenText) (Sampler, error) {
 var ErrNoClarifyingToken = errors.New("does not exist in this tokenizer's vocabulary")
 
 // Label is the short name traces and tables use ("min_p", "entropix:frog").
-func (s Spec) Label() string {
+func (s Config) Label() string {
 	if s.Name == "entropix" {
 		return "entropix:" + s.Entropix.Variant
 	}
@@ -209,7 +164,7 @@ func (s Spec) Label() string {
 }
 
 // Describe returns every parameter in effect, for manifests; it decodes back to s.
-func (s Spec) Describe() map[string]any {
+func (s Config) Describe() map[string]any {
 	if s.Name == "entropix" {
 		return s.Entropix.Describe()
 	}

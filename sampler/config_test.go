@@ -64,7 +64,7 @@ high_ent_thresh: 4.5      # the original code's name
 ada_score_int: 0.7
 clarifying_token_id: 2564
 `
-	s, err := ParseSpecYAML([]byte(doc))
+	s, err := ParseConfigYAML([]byte(doc))
 	require.NoError(t, err)
 	assert.Equal(t, 4.5, s.Entropix.LogitsEntropy.High)
 	assert.Equal(t, 0.7, s.Entropix.AdaScoreInt)
@@ -74,7 +74,7 @@ clarifying_token_id: 2564
 
 	// A Spec embedded in a larger config.
 	var sweep struct {
-		Samplers []Spec `yaml:"samplers"`
+		Samplers []Config `yaml:"samplers"`
 	}
 	require.NoError(t, yaml.Unmarshal([]byte("samplers:\n  - {name: greedy}\n  - {name: min_p, temperature: 1.5, min_p: 0.1, order: vllm-v1}\n"), &sweep))
 	require.Len(t, sweep.Samplers, 2)
@@ -113,7 +113,7 @@ func TestSpecErrorsNameTheField(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ParseSpec(tt.spec)
+			_, err := ParseConfig(tt.spec)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.want)
 		})
@@ -125,9 +125,9 @@ func TestFlagErrors(t *testing.T) {
 		_, err := ParseFlag(f)
 		assert.Error(t, err, "flag %q", f)
 	}
-	_, err := ParseSpecYAML([]byte("- greedy\n"))
+	_, err := ParseConfigYAML([]byte("- greedy\n"))
 	assert.ErrorContains(t, err, "mapping")
-	_, err = ParseSpecYAML([]byte("{name: min_p, min_p: 2}\n"))
+	_, err = ParseConfigYAML([]byte("{name: min_p, min_p: 2}\n"))
 	assert.ErrorContains(t, err, "line 1")
 }
 
@@ -139,12 +139,12 @@ func TestDescribeRoundTrip(t *testing.T) {
 		t.Run(f, func(t *testing.T) {
 			s, err := ParseFlag(f)
 			require.NoError(t, err)
-			back, err := ParseSpec(s.Describe())
+			back, err := ParseConfig(s.Describe())
 			require.NoError(t, err)
 			assert.Equal(t, s.Describe(), back.Describe())
 			out, err := yaml.Marshal(s)
 			require.NoError(t, err)
-			viaYAML, err := ParseSpecYAML(out)
+			viaYAML, err := ParseConfigYAML(out)
 			require.NoError(t, err)
 			assert.Equal(t, s.Describe(), viaYAML.Describe())
 		})
@@ -162,13 +162,13 @@ func TestClarifyingTokenResolution(t *testing.T) {
 	assert.Equal(t, int32(2564), smp.(*Entropix).ClarifyingID())
 	assert.Equal(t, 2564, smp.Describe()["clarifying_token_id"])
 
-	s, err = ParseSpec(map[string]any{"name": "entropix", "clarifying_token": " ?"})
+	s, err = ParseConfig(map[string]any{"name": "entropix", "clarifying_token": " ?"})
 	require.NoError(t, err)
 	smp, err = s.New(lookup)
 	require.NoError(t, err)
 	assert.Equal(t, int32(949), smp.(*Entropix).ClarifyingID())
 
-	s, err = ParseSpec(map[string]any{"name": "entropix", "clarifying_token": " hmm"})
+	s, err = ParseConfig(map[string]any{"name": "entropix", "clarifying_token": " hmm"})
 	require.NoError(t, err)
 	_, err = s.New(lookup)
 	assert.ErrorContains(t, err, `clarifying token " hmm" does not exist`)
@@ -189,7 +189,7 @@ func FuzzParseFlag(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if _, err := ParseSpec(spec.Describe()); err != nil {
+		if _, err := ParseConfig(spec.Describe()); err != nil {
 			t.Fatalf("accepted %q but not its description: %v", s, err)
 		}
 	})
@@ -200,11 +200,11 @@ func FuzzParseSpecYAML(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		spec, err := ParseSpecYAML([]byte(s))
+		spec, err := ParseConfigYAML([]byte(s))
 		if err != nil {
 			return
 		}
-		if _, err := ParseSpec(spec.Describe()); err != nil {
+		if _, err := ParseConfig(spec.Describe()); err != nil {
 			t.Fatalf("accepted %q but not its description: %v", s, err)
 		}
 	})

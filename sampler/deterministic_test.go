@@ -21,7 +21,7 @@ func TestBaselineDeterministic(t *testing.T) {
 		{map[string]any{"name": "top_k", "top_k": 1}, false}, // draws (from one token): not declared
 		{map[string]any{"name": "temperature", "temperature": 0.01}, false},
 	} {
-		s, err := ParseSpec(tc.spec)
+		s, err := ParseConfig(tc.spec)
 		require.NoError(t, err, "%v", tc.spec)
 		smp, err := s.New(nil)
 		require.NoError(t, err)

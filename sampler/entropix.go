@@ -43,7 +43,7 @@ type plan struct {
 }
 
 // NewEntropix builds the sampler from a configuration and the clarifying token id
-// (resolve it with Spec.New, which consults the tokenizer).
+// (resolve it with Config.New, which consults the tokenizer).
 func NewEntropix(cfg EntropixConfig, clarifyingID int32) (*Entropix, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("sampler entropix: %w", err)

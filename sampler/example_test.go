@@ -27,7 +27,7 @@ func Example() {
 	// Output: min_p sample 1.5 0.1 4 false
 }
 
-func ExampleSpec_New() {
+func ExampleConfig_New() {
 	spec, _ := sampler.ParseFlag("entropix:frog,faithful=true")
 	vocab := map[string]int32{" ...": 2564}
 	lookup := func(text string) (int32, bool) { id, ok := vocab[text]; return id, ok }

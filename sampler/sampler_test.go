@@ -219,7 +219,7 @@ func TestHotPathDoesNotAllocate(t *testing.T) {
 }
 
 func TestEntropixRefusesNonPositiveTemperature(t *testing.T) {
-	s, err := ParseSpec(map[string]any{"name": "entropix", "ada_temp_logits": -5.0, "clarifying_token_id": 3})
+	s, err := ParseConfig(map[string]any{"name": "entropix", "ada_temp_logits": -5.0, "clarifying_token_id": 3})
 	require.NoError(t, err)
 	smp, err := s.New(nil)
 	require.NoError(t, err)

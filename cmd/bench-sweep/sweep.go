@@ -18,6 +18,7 @@ import (
 	"github.com/entropix-eval/entropix-eval/eval"
 	"github.com/entropix-eval/entropix-eval/eval/lmevalout"
 	"github.com/entropix-eval/entropix-eval/reports/runreport"
+	"github.com/entropix-eval/entropix-eval/sampler"
 )
 
 // fullSweep is the GSM8K test split, the nightly sweep's problem count.
@@ -90,7 +91,7 @@ func runInProcess(ctx context.Context, o options, model, dataset, out string, v 
 		BatchSize: o.batch, Threads: o.threads, MaxNewTokens: o.maxNew, Out: out,
 	}
 	var err error
-	if cfg.Samplers, err = eval.ParseSamplerList(o.samplers); err != nil {
+	if cfg.Samplers, err = sampler.ParseSpecs(o.samplers); err != nil {
 		return fmt.Errorf("-samplers: %w", err)
 	}
 	for _, s := range strings.Split(o.seeds, ",") {

@@ -16,6 +16,7 @@ import (
 	"github.com/entropix-eval/entropix-eval/engine/tokenizer"
 	"github.com/entropix-eval/entropix-eval/eval"
 	"github.com/entropix-eval/entropix-eval/reports/runreport"
+	"github.com/entropix-eval/entropix-eval/sampler"
 )
 
 func init() {
@@ -179,7 +180,7 @@ func planDemo(f demoFlags, choice demoModelChoice) (demoPlan, error) {
 	cfg := eval.Config{
 		Name: "demo", Model: choice.Dir, Backend: "cpu",
 		Task: demoTask, Dataset: data, ChatTemplate: chat, Limit: f.limit, MaxNewTokens: maxNew,
-		Samplers: []eval.SamplerSpec{
+		Samplers: []sampler.Spec{
 			{Name: "greedy"},
 			{Name: "min_p", Label: "min_p", Params: map[string]any{"temperature": 1.0, "min_p": 0.1}},
 			entropix,
@@ -229,10 +230,10 @@ func demoTokenizer(dir string) (*tokenizer.Tokenizer, error) {
 // id given, else its usual " ..." (the default spec), else the first look-alike
 // that is one token here, which the returned note names. desc says which token
 // it is, for the header.
-func demoEntropixSpec(tok *tokenizer.Tokenizer, givenID int) (spec eval.SamplerSpec, desc, note string, err error) {
-	withID := func(id int32) eval.SamplerSpec {
+func demoEntropixSpec(tok *tokenizer.Tokenizer, givenID int) (spec sampler.Spec, desc, note string, err error) {
+	withID := func(id int32) sampler.Spec {
 		// The label stays "entropix" so tables read the same whatever the token.
-		return eval.SamplerSpec{Name: "entropix", Label: "entropix", Params: map[string]any{"clarifying_token_id": float64(id)}}
+		return sampler.Spec{Name: "entropix", Label: "entropix", Params: map[string]any{"clarifying_token_id": float64(id)}}
 	}
 	if givenID >= 0 {
 		if givenID >= tok.VocabSize() {
@@ -249,7 +250,7 @@ func demoEntropixSpec(tok *tokenizer.Tokenizer, givenID int) (spec eval.SamplerS
 		}
 		desc = fmt.Sprintf("clarifying token %q = id %d", text, id)
 		if i == 0 {
-			return eval.SamplerSpec{Name: "entropix"}, desc, "", nil
+			return sampler.Spec{Name: "entropix"}, desc, "", nil
 		}
 		note = fmt.Sprintf("this tokenizer has no %q token; Entropix inserts %q (id %d) as its clarifying token instead",
 			eval.ClarifyingLookalikes[0], text, id)

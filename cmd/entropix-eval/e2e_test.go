@@ -17,6 +17,7 @@ import (
 	"github.com/entropix-eval/entropix-eval/internal/sharedtest"
 	"github.com/entropix-eval/entropix-eval/reports"
 	"github.com/entropix-eval/entropix-eval/rundir"
+	"github.com/entropix-eval/entropix-eval/sampler"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -392,7 +393,7 @@ func TestClarifyingTokenResolvedPerVariant(t *testing.T) {
 		{llama, "entropix,clarifying_token_id=1131", 1131, "..."},
 		{smol, "entropix:smollm-360m,clarifying_token_id=4563", 4563, " ..."},
 	} {
-		specs, err := eval.ParseSamplerList(tc.sampler)
+		specs, err := sampler.ParseSpecs(tc.sampler)
 		require.NoError(t, err)
 		f, err := eval.NewSamplerResolver(eval.TokenTextLookup(tc.tok), eval.TokenIDText(tc.tok))(specs[0])
 		require.NoError(t, err, tc.sampler)

@@ -41,7 +41,7 @@ func greedyDecode(ctx context.Context, eng engine.Engine, prompt []int32, maxTok
 	if maxTokens == 0 {
 		return gen, nil
 	}
-	spec, err := sampler.DefaultSpec("greedy")
+	spec, err := sampler.DefaultConfig("greedy")
 	if err != nil {
 		return nil, err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/entropix-eval/entropix-eval/eval"
 	"github.com/entropix-eval/entropix-eval/internal/safepath"
 	"github.com/entropix-eval/entropix-eval/reports/runreport"
+	"github.com/entropix-eval/entropix-eval/sampler"
 )
 
 func init() {
@@ -239,7 +240,7 @@ func defaultSampler(cfg *eval.Config, listed []string, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}
-	cfg.Samplers = []eval.SamplerSpec{spec}
+	cfg.Samplers = []sampler.Spec{spec}
 	fmt.Fprintf(stderr, "no sampler given: %s, as lm-eval decodes the task (%s)\n", spec.DisplayLabel(), why)
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/entropix-eval/entropix-eval/eval"
+	"github.com/entropix-eval/entropix-eval/sampler"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -47,7 +48,7 @@ func TestParseRunArgs(t *testing.T) {
 		}},
 		{"no file", []string{"--model", "m", "--task", "gsm8k_cot", "--dataset", "d.jsonl", "--samplers", "greedy,min_p,entropix", "--seeds", "0", "--limit", "40", "--out", "o", "--devices", "cpu,cpu"},
 			func(t *testing.T, c eval.Config) {
-				assert.Equal(t, []eval.SamplerSpec{{Name: "greedy"}, {Name: "min_p"}, {Name: "entropix"}}, c.Samplers)
+				assert.Equal(t, []sampler.Spec{{Name: "greedy"}, {Name: "min_p"}, {Name: "entropix"}}, c.Samplers)
 				assert.Equal(t, []string{"cpu", "cpu"}, c.Devices)
 				assert.Equal(t, eval.DefaultBatchSize, c.BatchSize)
 				assert.False(t, c.NoPrefixCache)

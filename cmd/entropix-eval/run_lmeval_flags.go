@@ -28,7 +28,7 @@ var lmEvalModelTypes = []string{"hf", "hf-auto", "huggingface", "vllm", "local-c
 type lmEvalFlags struct {
 	pretrained, revision, dtype string
 	tokenizer                   string // model_args tokenizer=
-	samplers                    []eval.SamplerSpec
+	samplers                    []sampler.Spec
 	tasks                       []string    // --tasks, when it names several
 	sizing                      eval.Sizing // --batch-size auto, --limit 0.1
 }
@@ -68,7 +68,7 @@ func addRunAliases(fs *flag.FlagSet, cfg *eval.Config, lm *lmEvalFlags) {
 		return nil
 	})
 	fs.Func("sampler", `one sampler, repeatable: NAME[:VARIANT][:FIELD=VALUE,...] (or NAME[:VARIANT],FIELD=VALUE,...), e.g. --sampler min_p:temperature=0.7,min_p=0.1 --sampler entropix:frog,faithful=true`, func(s string) error {
-		spec, err := parseSamplerFlag(s)
+		spec, err := sampler.ParseSpec(s)
 		if err != nil {
 			return err
 		}
@@ -158,12 +158,12 @@ func (lm *lmEvalFlags) parseModelArgs(s string) error {
 // genKwargsSampler maps lm-eval's --gen_kwargs to one sampler spec: values are
 // read as lm-eval reads them (booleans, numbers), then mapped by
 // eval.SamplerFromGenKwargs, as a task's generation_kwargs are.
-func genKwargsSampler(s string) (eval.SamplerSpec, int, error) {
+func genKwargsSampler(s string) (sampler.Spec, int, error) {
 	kw := map[string]any{}
 	for _, kv := range splitList(s) {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
-			return eval.SamplerSpec{}, 0, fmt.Errorf("%q is not key=value", kv)
+			return sampler.Spec{}, 0, fmt.Errorf("%q is not key=value", kv)
 		}
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		if b, err := strconv.ParseBool(v); err == nil && k == "do_sample" {
@@ -175,37 +175,6 @@ func genKwargsSampler(s string) (eval.SamplerSpec, int, error) {
 		}
 	}
 	return eval.SamplerFromGenKwargs(kw)
-}
-
-// parseSamplerFlag parses one --sampler value: NAME or NAME:VARIANT, then
-// optionally FIELDS after ':' or ',' (NAME:VARIANT:FIELDS, or sampler.ParseFlag's
-// NAME:VARIANT,FIELDS), FIELDS being field=value pairs separated by commas. One
-// value is exactly one sampler: anything that would read as a second one is an
-// error, never a silently dropped part.
-func parseSamplerFlag(s string) (eval.SamplerSpec, error) {
-	name, fields := s, ""
-	if i := strings.IndexByte(s, '='); i >= 0 {
-		j := strings.LastIndexAny(s[:i], ":,")
-		if j < 0 {
-			return eval.SamplerSpec{}, fmt.Errorf("%q: write NAME:FIELD=VALUE,... (e.g. min_p:min_p=0.1)", s)
-		}
-		name, fields = s[:j], s[j+1:]
-	}
-	if strings.TrimSpace(name) == "" || strings.Contains(name, ",") {
-		return eval.SamplerSpec{}, fmt.Errorf("%q: want NAME[:VARIANT][:FIELD=VALUE,...]", s)
-	}
-	list := name
-	if fields != "" {
-		list += "," + fields
-	}
-	specs, err := eval.ParseSamplerList(list)
-	if err != nil {
-		return eval.SamplerSpec{}, err
-	}
-	if len(specs) != 1 {
-		return eval.SamplerSpec{}, fmt.Errorf("%q reads as %d samplers; give each its own --sampler", s, len(specs))
-	}
-	return specs[0], nil
 }
 
 // samplerListAmbiguity finds a --samplers entry FIELD=VALUE whose field is also a
@@ -235,7 +204,7 @@ func (lm *lmEvalFlags) addSamplerList(s string) error {
 	if err := samplerListAmbiguity(s); err != nil {
 		return err
 	}
-	specs, err := eval.ParseSamplerList(s)
+	specs, err := sampler.ParseSpecs(s)
 	if err != nil {
 		return err
 	}

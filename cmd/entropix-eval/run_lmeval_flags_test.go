@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/entropix-eval/entropix-eval/eval"
+	"github.com/entropix-eval/entropix-eval/sampler"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -66,25 +67,25 @@ func TestRunLMEvalSpellingErrors(t *testing.T) {
 func TestRunSamplerFlag(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
-		want eval.SamplerSpec
+		want sampler.Spec
 	}{
-		{"greedy", eval.SamplerSpec{Name: "greedy"}},
-		{"entropix:frog", eval.SamplerSpec{Name: "entropix:frog"}},
-		{"min_p:temperature=0.7,min_p=0.1", eval.SamplerSpec{Name: "min_p", Params: map[string]any{"temperature": 0.7, "min_p": 0.1}}},
-		{"entropix:frog:attn_mode=padded", eval.SamplerSpec{Name: "entropix:frog", Params: map[string]any{"attn_mode": "padded"}}},
+		{"greedy", sampler.Spec{Name: "greedy"}},
+		{"entropix:frog", sampler.Spec{Name: "entropix:frog"}},
+		{"min_p:temperature=0.7,min_p=0.1", sampler.Spec{Name: "min_p", Params: map[string]any{"temperature": 0.7, "min_p": 0.1}}},
+		{"entropix:frog:attn_mode=padded", sampler.Spec{Name: "entropix:frog", Params: map[string]any{"attn_mode": "padded"}}},
 		// sampler/README.md's spelling (sampler.ParseFlag's grammar): fields after ','.
-		{"entropix:frog,faithful=true", eval.SamplerSpec{Name: "entropix:frog", Params: map[string]any{"faithful": true}}},
-		{"entropix:smollm-360m,faithful=true,pad_len=64", eval.SamplerSpec{Name: "entropix:smollm-360m", Params: map[string]any{"faithful": true, "pad_len": 64.0}}},
-		{"combined:vllm-v1,top_p=0.9", eval.SamplerSpec{Name: "combined:vllm-v1", Params: map[string]any{"top_p": 0.9}}},
-		{"min_p,min_p=0.05,temperature=1.5", eval.SamplerSpec{Name: "min_p", Params: map[string]any{"min_p": 0.05, "temperature": 1.5}}},
+		{"entropix:frog,faithful=true", sampler.Spec{Name: "entropix:frog", Params: map[string]any{"faithful": true}}},
+		{"entropix:smollm-360m,faithful=true,pad_len=64", sampler.Spec{Name: "entropix:smollm-360m", Params: map[string]any{"faithful": true, "pad_len": 64.0}}},
+		{"combined:vllm-v1,top_p=0.9", sampler.Spec{Name: "combined:vllm-v1", Params: map[string]any{"top_p": 0.9}}},
+		{"min_p,min_p=0.05,temperature=1.5", sampler.Spec{Name: "min_p", Params: map[string]any{"min_p": 0.05, "temperature": 1.5}}},
 	} {
-		got, err := parseSamplerFlag(tc.in)
+		got, err := sampler.ParseSpec(tc.in)
 		require.NoError(t, err, tc.in)
 		assert.Equal(t, tc.want, got, tc.in)
 	}
 	// One value is one sampler: a second name is refused, not dropped.
 	for _, bad := range []string{"", "min_p=0.1", "greedy,min_p", ":x=1", "entropix:frog,faithful=true,greedy", "min_p:min_p=0.1,entropix"} {
-		_, err := parseSamplerFlag(bad)
+		_, err := sampler.ParseSpec(bad)
 		assert.Error(t, err, bad)
 	}
 	// Repeated, they keep their order and override the sweep file's list.
@@ -113,7 +114,7 @@ func TestRunSamplerFlagResolves(t *testing.T) {
 		{"entropix:smollm-135m,clarifying_token_id=5", map[string]any{"variant": "smollm-135m", "faithful": false}},
 		{"entropix,clarifying_token_id=5", map[string]any{"variant": "original", "faithful": false}},
 	} {
-		spec, err := parseSamplerFlag(tc.in)
+		spec, err := sampler.ParseSpec(tc.in)
 		require.NoError(t, err, tc.in)
 		f, err := eval.NewSamplerResolver(nil, nil)(spec)
 		require.NoError(t, err, tc.in)
@@ -128,13 +129,13 @@ func TestRunSamplerFlagResolves(t *testing.T) {
 func TestGenKwargsSampler(t *testing.T) {
 	for _, tc := range []struct {
 		in     string
-		want   eval.SamplerSpec
+		want   sampler.Spec
 		maxNew int
 	}{
-		{"temperature=0", eval.SamplerSpec{Name: "greedy"}, 0},
-		{"do_sample=False,temperature=0.7", eval.SamplerSpec{Name: "greedy"}, 0},
-		{"do_sample=True", eval.SamplerSpec{Name: "temperature"}, 0},
-		{"temperature=0.6,top_k=20,max_gen_toks=256", eval.SamplerSpec{Name: "combined", Params: map[string]any{"temperature": 0.6, "top_k": 20.0}}, 256},
+		{"temperature=0", sampler.Spec{Name: "greedy"}, 0},
+		{"do_sample=False,temperature=0.7", sampler.Spec{Name: "greedy"}, 0},
+		{"do_sample=True", sampler.Spec{Name: "temperature"}, 0},
+		{"temperature=0.6,top_k=20,max_gen_toks=256", sampler.Spec{Name: "combined", Params: map[string]any{"temperature": 0.6, "top_k": 20.0}}, 256},
 	} {
 		got, maxNew, err := genKwargsSampler(tc.in)
 		require.NoError(t, err, tc.in)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/entropix-eval/entropix-eval/eval"
 	"github.com/entropix-eval/entropix-eval/internal/sharedtest"
+	"github.com/entropix-eval/entropix-eval/sampler"
 )
 
 // A checkpoint without tokenizer.json runs with another directory's tokenizer,
@@ -96,7 +97,7 @@ func TestRunSuggestsNames(t *testing.T) {
 		"entropix:frogg":               `unknown Entropix variant "frogg" (did you mean frog?)`,
 		"entropix:frog,faithfull=true": "field faithfull: unknown Entropix field (did you mean faithful?)",
 	} {
-		spec, err := parseSamplerFlag(in)
+		spec, err := sampler.ParseSpec(in)
 		require.NoError(t, err, in)
 		_, err = eval.NewSamplerResolver(nil, nil)(spec)
 		assert.ErrorContains(t, err, want, in)

@@ -2,11 +2,13 @@ package lmevalout
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/entropix-eval/entropix-eval/datasets"
 	"github.com/entropix-eval/entropix-eval/eval/loglik"
 	"github.com/entropix-eval/entropix-eval/hooks"
 	"github.com/entropix-eval/entropix-eval/internal/pyjson"
+	"github.com/entropix-eval/entropix-eval/internal/pynumpy"
 )
 
 // scoredLine is a scored task's sample line as evaluator.py logs it and
@@ -15,7 +17,8 @@ import (
 // filtered_resps through sanitize_list (every number and bool as Python's
 // str: [[["-1.25", "False"]], …] and [["-1.25", "False"], …]; a rolling doc's
 // ["-148.6"] and "-148.6"), then each metric's process_results value: a float,
-// or (log-likelihood, words or bytes) for the weighted perplexities.
+// (log-likelihood, words or bytes) for the weighted perplexities, or (gold,
+// str(probabilities)) for brier_score.
 func scoredLine(s map[string]any, docID int64, target, docHash, promptHash, targetHash string, metrics []string) (*pyjson.Dict, error) {
 	outputType, _ := s["output_type"].(string)
 	rawArgs, _ := s["arguments"].([]any)
@@ -65,9 +68,36 @@ func scoredLine(s map[string]any, docID int64, target, docHash, promptHash, targ
 		if w, ok := weights[m].(float64); ok {
 			v = []any{v, int64(w)}
 		}
+		if m == "brier_score" {
+			item, err := brierItem(s, rawResps, metrics)
+			if err != nil {
+				return nil, fmt.Errorf("sample of doc %d: %w", docID, err)
+			}
+			v = item
+		}
 		line.Set(m, v)
 	}
 	return line, nil
+}
+
+// brierItem is brier_score's process_results item as lm-eval's samples file holds
+// it: (gold, prob_norm), prob_norm = utils.softmax of the choices' log-likelihoods
+// (the conditional ones when acc_mutual_info doubled the requests), a numpy array
+// that json.dumps writes as str(array).
+func brierItem(s map[string]any, resps []any, metrics []string) ([]any, error) {
+	gold, ok := s["gold"].(float64)
+	if !ok {
+		return nil, fmt.Errorf("brier_score: no gold index in the sample")
+	}
+	n := len(resps)
+	if slices.Contains(metrics, "acc_mutual_info") {
+		n /= 2
+	}
+	lls := make([]float64, n)
+	for i := range lls {
+		lls[i] = resps[i].([]any)[0].(float64) // checked by scoredLine
+	}
+	return []any{int64(gold), pynumpy.ArrayStr(loglik.Softmax(lls))}, nil
 }
 
 // scoredConfig corrects a scored run's config block: no --gen_kwargs, and

@@ -149,7 +149,7 @@ func (d *Doc) value(metric string, res []Result) (Value, error) {
 		if d.Gold < 0 || d.Gold >= len(lls) {
 			return Value{}, fmt.Errorf("gold index %d outside the %d choices", d.Gold, len(lls))
 		}
-		p := softmax(lls)
+		p := Softmax(logProbs(lls))
 		var s float64
 		for i, v := range p {
 			if i == d.Gold {
@@ -162,22 +162,64 @@ func (d *Doc) value(metric string, res []Result) (Value, error) {
 	return Value{}, fmt.Errorf("unknown metric %q", metric)
 }
 
-// softmax is lm-eval's utils.softmax: e^(x−max) / Σ e^(x−max).
-func softmax(lls []Result) []float64 {
+// Softmax is lm-eval's utils.softmax: e^(x−max) / Σ e^(x−max), the sum taken as
+// numpy's np.sum takes it (pairwiseSum), so the probabilities are numpy's bits
+// wherever math.Exp and the C library's exp agree (within 2 ulps elsewhere).
+func Softmax(x []float64) []float64 {
 	maxv := math.Inf(-1)
-	for _, r := range lls {
-		maxv = math.Max(maxv, r.LogProb)
+	for _, v := range x {
+		maxv = math.Max(maxv, v)
 	}
-	out := make([]float64, len(lls))
-	var z float64
-	for i, r := range lls {
-		out[i] = math.Exp(r.LogProb - maxv)
-		z += out[i]
+	out := make([]float64, len(x))
+	for i, v := range x {
+		out[i] = math.Exp(v - maxv)
 	}
+	z := pairwiseSum(out)
 	for i := range out {
 		out[i] /= z
 	}
 	return out
+}
+
+func logProbs(res []Result) []float64 {
+	out := make([]float64, len(res))
+	for i, r := range res {
+		out[i] = r.LogProb
+	}
+	return out
+}
+
+// pairwiseSum is numpy's pairwise summation of a contiguous float64 array
+// (numpy/core/src/umath/loops_utils.h, pairwise_sum_DOUBLE): under 8 values in
+// order; up to 128 in eight interleaved partial sums combined as a tree, the rest
+// in order; beyond, the two halves (the first a multiple of 8) summed apart.
+func pairwiseSum(a []float64) float64 {
+	n := len(a)
+	switch {
+	case n < 8:
+		var s float64
+		for _, x := range a {
+			s += x
+		}
+		return s
+	case n <= 128:
+		var r [8]float64
+		copy(r[:], a[:8])
+		i := 8
+		for ; i < n-n%8; i += 8 {
+			for j := range r {
+				r[j] += a[i+j]
+			}
+		}
+		s := ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+		for ; i < n; i++ {
+			s += a[i]
+		}
+		return s
+	}
+	half := n / 2
+	half -= half % 8
+	return pairwiseSum(a[:half]) + pairwiseSum(a[half:])
 }
 
 // argmax is np.argmax over n values: the first index of the largest (a NaN

@@ -18,6 +18,7 @@ import (
 	"github.com/entropix-eval/entropix-eval/reports"
 	"github.com/entropix-eval/entropix-eval/reports/model"
 	"github.com/entropix-eval/entropix-eval/rundir"
+	"github.com/entropix-eval/entropix-eval/sampler"
 )
 
 // File names inside a run directory: rundir's, which eval writes by and the
@@ -342,7 +343,7 @@ func (r *run) canonicalSpecs() map[string]string {
 
 // specJSON is a sampler's spec as manifest.json writes it; nil for a sampler
 // the manifest does not specify.
-func specJSON(s rundir.SamplerSpec) json.RawMessage {
+func specJSON(s sampler.Spec) json.RawMessage {
 	b, err := json.Marshal(s)
 	if err != nil || s.Name == "" {
 		return nil

@@ -1,4 +1,4 @@
-package rundir
+package sampler
 
 import (
 	"errors"
@@ -13,7 +13,7 @@ import (
 // instead of filling memory.
 const MaxGridSamplers = 10_000
 
-// ExpandSamplerGrids expands every sampler whose fields hold lists (no sampler
+// ExpandGrids expands every sampler whose fields hold lists (no sampler
 // field takes a list, so a list is a grid) into one sampler per combination:
 // {name: min_p, temperature: [0.7, 1.0], min_p: [0.05, 0.1]} is four min_p
 // samplers. The grid's fields vary in alphabetical order, the last fastest,
@@ -21,8 +21,8 @@ const MaxGridSamplers = 10_000
 // with the grid's settings, "label(min_p=0.05,temperature=0.7)"; without a
 // label each gets the label its written-out spec would get. Samplers without
 // a list pass through unchanged, so a grid equals the hand-written list.
-func ExpandSamplerGrids(specs []SamplerSpec) ([]SamplerSpec, error) {
-	var out []SamplerSpec
+func ExpandGrids(specs []Spec) ([]Spec, error) {
+	var out []Spec
 	var errs []error
 	for i, s := range specs {
 		grid, err := s.gridKeys()
@@ -51,7 +51,7 @@ func ExpandSamplerGrids(specs []SamplerSpec) ([]SamplerSpec, error) {
 
 // gridKeys lists the fields holding lists, sorted, refusing lists that cannot
 // be a grid (empty, or holding lists or mappings).
-func (s SamplerSpec) gridKeys() ([]string, error) {
+func (s Spec) gridKeys() ([]string, error) {
 	var keys []string
 	for k, v := range s.Params {
 		list, ok := v.([]any)
@@ -74,11 +74,11 @@ func (s SamplerSpec) gridKeys() ([]string, error) {
 }
 
 // expandGrid makes the n samplers of the grid over keys.
-func (s SamplerSpec) expandGrid(keys []string, n int) []SamplerSpec {
-	out := make([]SamplerSpec, 0, n)
+func (s Spec) expandGrid(keys []string, n int) []Spec {
+	out := make([]Spec, 0, n)
 	idx := make([]int, len(keys))
 	for range n {
-		one := SamplerSpec{Name: s.Name, Params: make(map[string]any, len(s.Params))}
+		one := Spec{Name: s.Name, Params: make(map[string]any, len(s.Params))}
 		for k, v := range s.Params {
 			one.Params[k] = v
 		}
