@@ -45,8 +45,8 @@ bench:
 # BENCH_FLAGS passes more, e.g. BENCH_FLAGS="-no-cache-too -max-new-tokens 64".
 N           ?= 24
 BENCH_FLAGS ?=
-bench-sweep: build
-	$(GO) run ./cmd/bench-sweep -bin $(BIN) -n $(N) $(BENCH_FLAGS)
+bench-sweep:
+	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/bench-sweep -n $(N) $(BENCH_FLAGS)
 
 lint:
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }

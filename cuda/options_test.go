@@ -9,7 +9,7 @@ import (
 )
 
 // The CUDA engine computes its GEMMs one way (BF16 inputs, FP32 accumulation:
-// computeDType); --matmul-precision bf16 is the CPU backend's option and is
+// eval.ComputeDType); --matmul-precision bf16 is the CPU backend's option and is
 // refused here by name rather than silently ignored.
 func TestResolveOptionsRefusesMatmulPrecision(t *testing.T) {
 	c := llama1B(t)

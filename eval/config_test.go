@@ -87,31 +87,6 @@ samplers: [greedy, greedy]
 	}
 }
 
-func TestParseShard(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want Shard
-		err  bool
-	}{
-		{"", Shard{0, 1}, false},
-		{"0/1", Shard{0, 1}, false},
-		{"2/3", Shard{2, 3}, false},
-		{"3/3", Shard{}, true},
-		{"-1/3", Shard{}, true},
-		{"1", Shard{}, true},
-		{"a/b", Shard{}, true},
-		{"0/0", Shard{}, true},
-	} {
-		got, err := ParseShard(tc.in)
-		if tc.err {
-			assert.Error(t, err, tc.in)
-			continue
-		}
-		require.NoError(t, err, tc.in)
-		assert.Equal(t, tc.want, got, tc.in)
-	}
-}
-
 func TestParseSamplerList(t *testing.T) {
 	specs, err := sampler.ParseSpecs("greedy, min_p,entropix")
 	require.NoError(t, err)

@@ -158,7 +158,7 @@ func ScoreExternal(dir string, cfg Config, task *datasets.Task, src datasets.Dat
 	m := &Manifest{Format: 1, Status: StatusRunning, Config: cfg, Code: ReadCodeInfo(), Backend: ExternalSampler,
 		Provenance: Provenance{Datasets: sums}, Task: spec, Problems: n, Jobs: ExpandJobs(cfg), Started: time.Now().UTC(),
 		Samplers: []SamplerInfo{{Label: ExternalSampler, Spec: cfg.Samplers[0], Description: describeJSON(`"responses generated elsewhere, scored by entropix-eval score"`)}}}
-	if m.Fingerprint, err = m.fingerprint(); err != nil {
+	if m.Fingerprint, err = fingerprint(m); err != nil {
 		return err
 	}
 	// The rules of a run's directory: one writer at a time, and never a

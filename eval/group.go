@@ -14,10 +14,6 @@ import (
 	"github.com/entropix-eval/entropix-eval/reports"
 )
 
-// GroupResultsFile is where a group run writes its groups' aggregate scores,
-// beside its tasks' run directories (OUT/<task>/results.json).
-const GroupResultsFile = "group_results.json"
-
 // GroupResults is group_results.json: lm-eval's "groups" and "group_subtasks"
 // sections. A group entry is keyed "group|run_id" like a task's entry in
 // results.json: each sampler × seed run is aggregated on its own, from the

@@ -13,7 +13,7 @@ import (
 // directory can grow instead of starting over. It returns cur with the grown
 // fields set back to old's, for fingerprintDiff to check that nothing else
 // changed.
-func (old *Manifest) grownInto(cur *Manifest) (*Manifest, bool) {
+func grownInto(old, cur *Manifest) (*Manifest, bool) {
 	c := *cur
 	grew := false
 	if !slices.Equal(old.Config.Seeds, cur.Config.Seeds) && subset(old.Config.Seeds, cur.Config.Seeds) {

@@ -11,9 +11,6 @@ import (
 	"sync"
 )
 
-// JournalFile is the run directory's append-only log of finished work items.
-const JournalFile = "journal.jsonl"
-
 // journalFile is the part of *os.File the journal writes through (tests inject
 // failing writes).
 type journalFile interface {

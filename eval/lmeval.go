@@ -12,14 +12,6 @@ import (
 	"github.com/entropix-eval/entropix-eval/reports"
 )
 
-// Output files in lm-evaluation-harness's shapes, so existing tooling reads them.
-const (
-	ResultsJSONFile = "results.json"
-	SamplesFile     = "samples.jsonl"
-	ResultsArrow    = "results.arrow"
-	TracesArrow     = "traces.arrow"
-)
-
 // keyTruncatedGen is results.json's share of responses cut at the token limit.
 const keyTruncatedGen = "finish_length_share"
 

@@ -9,10 +9,6 @@ import (
 	"strings"
 )
 
-// LockFile is the advisory lock of a run directory: whoever holds it (a run, a
-// merge or a report writing into the directory) is the directory's only writer.
-const LockFile = ".lock"
-
 // ErrLocked marks a directory another live process holds.
 var ErrLocked = errors.New("directory is locked by another process")
 

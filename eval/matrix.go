@@ -26,10 +26,6 @@ type Cell struct {
 	Config Config `json:"-"`
 }
 
-// IsMatrix says whether the sweep lists models or tasks: each model × task then
-// runs into its own directory under Out.
-func (c Config) IsMatrix() bool { return len(c.Models) > 0 || len(c.Tasks) > 0 }
-
 // ExpandMatrix turns a matrix sweep into its cells, models outermost, each
 // cell's Config the sweep one would write by hand for that model and task
 // (model and task set, models and tasks empty, out OUT/<model>/<task>), so

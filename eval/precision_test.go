@@ -30,7 +30,7 @@ func TestResumeRefusesAPrecisionChange(t *testing.T) {
 
 	old := *m
 	old.Config.MatmulPrecision = ""
-	fo, err := old.fingerprint()
+	fo, err := fingerprint(&old)
 	require.NoError(t, err)
 	require.Equal(t, m.Fingerprint, fo)
 	require.Empty(t, fingerprintDiff(&old, m))

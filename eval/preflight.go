@@ -12,6 +12,7 @@ import (
 
 	"github.com/entropix-eval/entropix-eval/engine"
 	"github.com/entropix-eval/entropix-eval/internal/usage"
+	"github.com/entropix-eval/entropix-eval/rundir"
 	"github.com/entropix-eval/entropix-eval/sampler"
 )
 
@@ -20,29 +21,15 @@ import (
 // at once instead of growing memory before evaluating anything.
 const (
 	// MaxJobs bounds samplers × seeds × repeats (manifest.json lists each job).
-	MaxJobs = 100_000
+	MaxJobs = rundir.MaxJobs
 	// MaxItems bounds jobs × problems (the work queue and results.arrow hold each).
 	MaxItems = 4_000_000
 )
 
-// jobCount is samplers × seeds × repeats, in arithmetic that cannot overflow.
-func jobCount(c Config) float64 {
-	return float64(len(c.Samplers)) * float64(len(c.Seeds)) * float64(c.Repeats)
-}
-
-// jobsBeyondBound refuses more than MaxJobs jobs (Config.Validate calls it).
-func jobsBeyondBound(c Config) error {
-	if jobs := jobCount(c); jobs > MaxJobs {
-		return usage.Errorf("samplers × seeds × repeats = %d × %d × %d = %.0f jobs, more than the %d one run directory holds; split the sweep",
-			len(c.Samplers), len(c.Seeds), c.Repeats, jobs, MaxJobs)
-	}
-	return nil
-}
-
 // checkWorkBounds refuses sweeps beyond MaxItems (the job bound is
 // Config.Validate's, checked before).
 func checkWorkBounds(cfg Config, problems int) error {
-	jobs := jobCount(cfg)
+	jobs := rundir.JobCount(cfg)
 	if items := jobs * float64(problems); items > MaxItems {
 		return usage.Errorf("%.0f jobs × %d problems = %.0f items, more than the %d one run directory holds; shard the run (--shard i/n) or lower --limit",
 			jobs, problems, items, MaxItems)

@@ -16,10 +16,6 @@ import (
 	"github.com/entropix-eval/entropix-eval/internal/pyjson"
 )
 
-// ProblemsFile keeps the exact prompts and targets of a run, so samples.jsonl,
-// rescore and merge never need the dataset or the tokenizer again.
-const ProblemsFile = "problems.jsonl"
-
 // ProblemEntry is one line of problems.jsonl.
 type ProblemEntry struct {
 	Index        int    `json:"index"`

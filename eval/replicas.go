@@ -41,7 +41,7 @@ func planWork(jobs []Job, problems []*preparedProblem, samplers []SamplerFactory
 	var ready []Record
 	for _, p := range problems {
 		for _, j := range jobs {
-			key := j.item(p.Index)
+			key := j.Item(p.Index)
 			if finished[key] != nil {
 				continue
 			}
@@ -50,7 +50,7 @@ func planWork(jobs []Job, problems []*preparedProblem, samplers []SamplerFactory
 				q.items = append(q.items, workItem{job: j, problem: p, sampler: samplers[j.SamplerIndex]})
 				continue
 			}
-			srcKey := src.item(p.Index)
+			srcKey := src.Item(p.Index)
 			if rec := finished[srcKey]; rec != nil {
 				ready = append(ready, replicaOf(*rec, key))
 				continue

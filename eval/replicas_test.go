@@ -54,15 +54,15 @@ func TestPlanWorkReplicas(t *testing.T) {
 	problems := []*preparedProblem{{Index: 0}, {Index: 1}}
 	samplers := []SamplerFactory{deterministicFake{fakeSampler{"greedy"}}, fakeSampler{"sample"}}
 	// Problem 0's greedy source is journaled, its copy is not (killed between them).
-	done := []Record{{ItemKey: jobs[0].item(0), Response: "r0"}}
+	done := []Record{{ItemKey: jobs[0].Item(0), Response: "r0"}}
 	q, plan, ready := planWork(jobs, problems, samplers, done)
 	require.Len(t, ready, 1)
-	assert.Equal(t, jobs[1].item(0), ready[0].ItemKey)
+	assert.Equal(t, jobs[1].Item(0), ready[0].ItemKey)
 	assert.Equal(t, "r0", ready[0].Response)
 	var queued []ItemKey
 	for _, it := range q.items {
-		queued = append(queued, it.job.item(it.problem.Index))
+		queued = append(queued, it.job.Item(it.problem.Index))
 	}
-	assert.Equal(t, []ItemKey{jobs[2].item(0), jobs[3].item(0), jobs[0].item(1), jobs[2].item(1), jobs[3].item(1)}, queued)
-	assert.Equal(t, replicas{jobs[0].item(1): {jobs[1].item(1)}}, plan)
+	assert.Equal(t, []ItemKey{jobs[2].Item(0), jobs[3].Item(0), jobs[0].Item(1), jobs[2].Item(1), jobs[3].Item(1)}, queued)
+	assert.Equal(t, replicas{jobs[0].Item(1): {jobs[1].Item(1)}}, plan)
 }

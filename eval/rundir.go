@@ -10,17 +10,14 @@ import (
 
 	"github.com/entropix-eval/entropix-eval/internal/usage"
 	"github.com/entropix-eval/entropix-eval/reports"
-	"github.com/entropix-eval/entropix-eval/reports/runreport"
+	"github.com/entropix-eval/entropix-eval/rundir"
 )
 
-// RunDirMarker is the file that makes a directory ours: it is written first,
-// before any other file, into a directory that was new or empty. Only a
-// directory holding it (or, from before the marker existed, a manifest.json)
-// is ever written into, and only the files we create there by name are ever
-// removed or rewritten, so --out pointed at a directory of someone's own files
-// is refused instead of cleared.
-const RunDirMarker = ".entropix-eval-run"
-
+// markerText is RunDirMarker's content. Only a directory holding the marker
+// (or, from before the marker existed, a manifest.json) is ever written into,
+// and only the files we create there by name are ever removed or rewritten, so
+// --out pointed at a directory of someone's own files is refused instead of
+// cleared.
 const markerText = "entropix-eval writes this directory; it removes or rewrites only the files it made here, by name\n"
 
 // ErrNotRunDir marks a directory that holds files but is not a run directory.
@@ -105,16 +102,16 @@ var tempOf = regexp.MustCompile(`^\.(.+)\.tmp-[0-9]+$`)
 var ourTopFiles = map[string]bool{
 	RunDirMarker: true, ManifestFile: true, ProblemsFile: true, JournalFile: true,
 	ResultsArrow: true, TracesArrow: true, ResultsJSONFile: true, SamplesFile: true, GroupResultsFile: true,
-	runreport.SummaryFile: true, runreport.ComparisonsFile: true, runreport.HTMLFile: true,
+	rundir.SummaryFile: true, rundir.ComparisonsFile: true, rundir.HTMLFile: true,
 	reports.ParquetPath(ResultsArrow): true, reports.ParquetPath(TracesArrow): true,
-	reports.ParquetPath(runreport.SummaryFile): true, reports.ParquetPath(runreport.ComparisonsFile): true,
+	reports.ParquetPath(rundir.SummaryFile): true, reports.ParquetPath(rundir.ComparisonsFile): true,
 }
 
 // ourSubdirFile says whether name is a file the report writes into its
 // figures/ or tables/ folder (the names carry sampler slugs, the extensions are fixed).
 var ourSubdirFile = map[string]*regexp.Regexp{
-	runreport.FiguresDir: regexp.MustCompile(`^[A-Za-z0-9._-]+\.(svg|pdf)$`),
-	runreport.TablesDir:  regexp.MustCompile(`^[A-Za-z0-9._-]+\.(tex|md)$`),
+	rundir.FiguresDir: regexp.MustCompile(`^[A-Za-z0-9._-]+\.(svg|pdf)$`),
+	rundir.TablesDir:  regexp.MustCompile(`^[A-Za-z0-9._-]+\.(tex|md)$`),
 }
 
 // removeStaleTemps deletes the atomic-write temporaries of files we write,
@@ -123,7 +120,7 @@ var ourSubdirFile = map[string]*regexp.Regexp{
 // file, dot-file or temporary-looking name stays.
 func removeStaleTemps(dir string) ([]string, error) {
 	var removed []string
-	for _, sub := range []string{"", runreport.FiguresDir, runreport.TablesDir} {
+	for _, sub := range []string{"", rundir.FiguresDir, rundir.TablesDir} {
 		names, err := readNames(filepath.Join(dir, sub))
 		if err != nil {
 			return removed, fmt.Errorf("remove stale temporary files in %s: %w", dir, err)

@@ -206,7 +206,7 @@ func (r *Runner) startManifest(cfg Config, task TaskSpec, shard Shard) (*Manifes
 	for i, s := range cfg.Samplers {
 		m.Samplers = append(m.Samplers, SamplerInfo{Label: s.DisplayLabel(), Spec: s, Description: describeJSON(r.Samplers[i].Describe())})
 	}
-	fp, err := m.fingerprint()
+	fp, err := fingerprint(m)
 	if err != nil {
 		return nil, err
 	}
@@ -236,7 +236,7 @@ func (r *Runner) claimDir(dir string, m *Manifest, problems []ProblemEntry) erro
 	// differently, and a moved model or few-shot directory is the same run.
 	diffs := fingerprintDiff(old, m)
 	grows := false
-	if grown, ok := old.grownInto(m); ok && len(diffs) > 0 {
+	if grown, ok := grownInto(old, m); ok && len(diffs) > 0 {
 		// More seeds, samplers or problems: finished items are kept, new ones run.
 		diffs, grows = fingerprintDiff(old, grown), true
 	}

@@ -99,7 +99,7 @@ func (r *Runner) runScored(ctx context.Context, cfg Config, task TaskSpec, shard
 		Samplers: []SamplerInfo{{Label: ScoredSampler, Spec: cfg.Samplers[0], Description: json.RawMessage(`{"name":"loglikelihood"}`)}},
 	}
 	m.Provenance.SamplerOrder = ""
-	if m.Fingerprint, err = m.fingerprint(); err != nil {
+	if m.Fingerprint, err = fingerprint(m); err != nil {
 		return nil, err
 	}
 	if err := r.claimDir(cfg.Out, m, entries); err != nil {
@@ -135,7 +135,7 @@ func (r *Runner) runScored(ctx context.Context, cfg Config, task TaskSpec, shard
 		if !p.started.IsZero() {
 			latency = float64(time.Since(p.started).Microseconds()) / 1000
 		}
-		rec := Record{ItemKey: job.item(p.entry.Index), ProblemID: p.entry.ID, PromptHash: p.entry.PromptHash,
+		rec := Record{ItemKey: job.Item(p.entry.Index), ProblemID: p.entry.ID, PromptHash: p.entry.PromptHash,
 			PromptTokens: p.entry.PromptTokens, Response: scoredResponse(p.entry.Scoring, res), FinishReason: FinishStop,
 			LatencyMS: latency, Scores: res}
 		return journal.Append(rec)

@@ -213,7 +213,7 @@ func (s *sequence) record() Record {
 	}
 	p := s.item.problem
 	return Record{
-		ItemKey:      s.item.job.item(p.Index),
+		ItemKey:      s.item.job.Item(p.Index),
 		ProblemID:    p.ID,
 		PromptHash:   p.Hash,
 		PromptTokens: s.promptLen,

@@ -3,8 +3,9 @@
 // (`make bench-sweep`):
 //
 //   - the sweep: gsm8k_cot (8-shot) on a random-weight SmolLM2-135M (BF16) with the
-//     real SmolLM2 tokenizer, 3 samplers × 3 seeds over N problems, run by the
-//     entropix-eval binary: problems/s, generated tok/s, prefill tokens computed
+//     real SmolLM2 tokenizer, 3 samplers × 3 seeds over N problems, run in this
+//     process through package eval as entropix-eval run runs it (or, with -bin,
+//     by another build's binary): problems/s, generated tok/s, prefill tokens computed
 //     against requested, the share of time outside the engine, and the projected
 //     time of the full 1319-problem sweep;
 //   - the peer table: decode at batch 1/8/32 and a 512-token prefill, ours and
@@ -58,7 +59,7 @@ func main() {
 	if shared == "" {
 		shared = "../shared"
 	}
-	flag.StringVar(&o.bin, "bin", "bin/entropix-eval", "the entropix-eval binary that runs the sweep")
+	flag.StringVar(&o.bin, "bin", "", "run the sweep with this entropix-eval binary (another build, to time beside this one) instead of in this process")
 	flag.StringVar(&o.shared, "shared", shared, "the shared data folder (default $ENTROPIX_SHARED or ../shared)")
 	flag.StringVar(&o.work, "work", filepath.Join(cache, "entropix-eval", "bench-sweep"), "where the model, GGUF, node packages and runs go")
 	flag.IntVar(&o.problems, "n", 24, "GSM8K test problems in the sweep")

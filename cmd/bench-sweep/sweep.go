@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,8 +13,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/entropix-eval/entropix-eval/backends"
 	"github.com/entropix-eval/entropix-eval/engine"
 	"github.com/entropix-eval/entropix-eval/eval"
+	"github.com/entropix-eval/entropix-eval/eval/lmevalout"
+	"github.com/entropix-eval/entropix-eval/reports/runreport"
+	"github.com/entropix-eval/entropix-eval/sampler"
 )
 
 // fullSweep is the GSM8K test split, the nightly sweep's problem count.
@@ -37,36 +43,34 @@ type sweepResult struct {
 	stats   eval.RunStats
 }
 
-// sweepVariant is one way of running the sweep: its label in the printout and the
-// flags it adds to entropix-eval run.
+// sweepVariant is one way of running the sweep: its label in the printout, what
+// it changes in the sweep, and the same as flags of an entropix-eval binary
+// (-bin, for timing another build).
 type sweepVariant struct {
 	label string
+	apply func(*eval.Config)
 	args  []string
 }
 
 var (
-	withPrefixCache = sweepVariant{label: "prefix cache on"}
-	noPrefixCache   = sweepVariant{label: "--no-prefix-cache", args: []string{"--no-prefix-cache"}}
-	bf16Precision   = sweepVariant{label: "prefix cache on, --matmul-precision bf16", args: []string{"--matmul-precision", "bf16"}}
+	withPrefixCache = sweepVariant{label: "prefix cache on", apply: func(*eval.Config) {}}
+	noPrefixCache   = sweepVariant{label: "--no-prefix-cache", apply: func(c *eval.Config) { c.NoPrefixCache = true }, args: []string{"--no-prefix-cache"}}
+	bf16Precision   = sweepVariant{label: "prefix cache on, --matmul-precision bf16", apply: func(c *eval.Config) { c.MatmulPrecision = "bf16" }, args: []string{"--matmul-precision", "bf16"}}
 )
 
+// runSweep runs the sweep into a new run directory under the work folder and
+// reads its manifest's counts: in this process through the library (eval.Open,
+// as entropix-eval run does), or with -bin by that binary.
 func runSweep(ctx context.Context, o options, model string, v sweepVariant) (*sweepResult, error) {
 	out := filepath.Join(o.work, "runs", time.Now().UTC().Format("20060102-150405.000"))
-	args := []string{"run", "--model", model, "--task", "gsm8k_cot",
-		"--dataset", filepath.Join(o.shared, "data", "gsm8k", "main", "test-00000-of-00001.parquet"),
-		"--samplers", o.samplers, "--seeds", o.seeds, "--limit", strconv.Itoa(o.problems),
-		"--batch-size", strconv.Itoa(o.batch), "--threads", strconv.Itoa(o.threads),
-		"--progress", "log", "--out", out}
-	if o.maxNew > 0 {
-		args = append(args, "--max-new-tokens", strconv.Itoa(o.maxNew))
-	}
-	args = append(args, v.args...)
-	cmd := exec.CommandContext(ctx, o.bin, args...)
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	fmt.Fprintf(os.Stderr, "$ %s %s\n", o.bin, strings.Join(args, " "))
+	dataset := filepath.Join(o.shared, "data", "gsm8k", "main", "test-00000-of-00001.parquet")
 	t0 := time.Now()
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("sweep: %s: %w", o.bin, err)
+	run := runInProcess
+	if o.bin != "" {
+		run = runBinary
+	}
+	if err := run(ctx, o, model, dataset, out, v); err != nil {
+		return nil, fmt.Errorf("sweep: %w", err)
 	}
 	wall := time.Since(t0)
 	m, err := eval.ReadManifest(out)
@@ -77,6 +81,70 @@ func runSweep(ctx context.Context, o options, model string, v sweepVariant) (*sw
 		return nil, fmt.Errorf("sweep: %s has no stats", out)
 	}
 	return &sweepResult{variant: v, wall: wall, jobs: len(m.Jobs), stats: *m.Stats}, nil
+}
+
+// runInProcess is entropix-eval run's path without the CLI: a Config, Open,
+// Run, and the report and lm-eval files written as run writes them.
+func runInProcess(ctx context.Context, o options, model, dataset, out string, v sweepVariant) error {
+	cfg := eval.Config{
+		Model: model, Task: "gsm8k_cot", Dataset: dataset, Limit: o.problems,
+		BatchSize: o.batch, Threads: o.threads, MaxNewTokens: o.maxNew, Out: out,
+	}
+	var err error
+	if cfg.Samplers, err = sampler.ParseSpecs(o.samplers); err != nil {
+		return fmt.Errorf("-samplers: %w", err)
+	}
+	for _, s := range strings.Split(o.seeds, ",") {
+		seed, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64)
+		if err != nil {
+			return fmt.Errorf("-seeds %q: want non-negative integers", o.seeds)
+		}
+		cfg.Seeds = append(cfg.Seeds, seed)
+	}
+	v.apply(&cfg)
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "sweep in process (%s): %s samplers %s seeds %s -n %d -batch %d -threads %d\n",
+		v.label, model, o.samplers, o.seeds, o.problems, o.batch, o.threads)
+	runner, release, err := eval.Open(ctx, cfg, backends.Builtin, eval.Sizing{})
+	if err != nil {
+		return err
+	}
+	defer release()
+	runner.Progress = eval.NewLogLines(slog.Default(), 30*time.Second)
+	runner.Outputs.Report = func(dir string) error {
+		if _, err := runreport.Build(dir, runreport.Options{}); err != nil {
+			return err
+		}
+		if _, err := lmevalout.Write(dir); err != nil && !errors.Is(err, lmevalout.ErrNotWritten) {
+			return err
+		}
+		return nil
+	}
+	_, err = runner.Run(ctx)
+	return err
+}
+
+// runBinary runs the sweep with an entropix-eval binary, another build to time
+// beside this one.
+func runBinary(ctx context.Context, o options, model, dataset, out string, v sweepVariant) error {
+	args := []string{"run", "--model", model, "--task", "gsm8k_cot", "--dataset", dataset,
+		"--samplers", o.samplers, "--seeds", o.seeds, "--limit", strconv.Itoa(o.problems),
+		"--batch-size", strconv.Itoa(o.batch), "--threads", strconv.Itoa(o.threads),
+		"--progress", "log", "--out", out}
+	if o.maxNew > 0 {
+		args = append(args, "--max-new-tokens", strconv.Itoa(o.maxNew))
+	}
+	args = append(args, v.args...)
+	cmd := exec.CommandContext(ctx, o.bin, args...)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	fmt.Fprintf(os.Stderr, "$ %s %s\n", o.bin, strings.Join(args, " "))
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%s: %w", o.bin, err)
+	}
+	return nil
 }
 
 // projected scales the measured time to the full test split (the few-shot prefix

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/entropix-eval/entropix-eval/backends"
 	"github.com/entropix-eval/entropix-eval/datasets"
 	"github.com/entropix-eval/entropix-eval/engine"
 	"github.com/entropix-eval/entropix-eval/engine/tokenizer"
@@ -39,12 +40,6 @@ const (
 	demoRealMaxNew   = eval.DefaultMaxNewTokens
 	demoTask         = "gsm8k_cot_zeroshot"
 )
-
-// demoClarifyingTexts are tried in order for Entropix's clarifying token: its
-// usual " ..." first, then look-alikes a tokenizer without it may have, as text
-// or as the raw vocabulary strings of SentencePiece-style vocabularies ("▁..." and
-// the newline byte token, which is how configs/demo.yaml runs stories260K).
-var demoClarifyingTexts = []string{" ...", "\u2581...", "...", "\n", "<0x0A>"}
 
 type demoFlags struct {
 	model, out, cacheDir, progress string
@@ -103,7 +98,7 @@ func runDemo(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 
 	// The same wiring and runner as 'entropix-eval run': the demo is a sweep.
-	runner, cleanup, err := wireRunner(ctx, plan.cfg, runSizing{})
+	runner, cleanup, err := eval.Open(ctx, plan.cfg, backends.Builtin, eval.Sizing{})
 	if err != nil {
 		return err
 	}
@@ -247,8 +242,8 @@ func demoEntropixSpec(tok *tokenizer.Tokenizer, givenID int) (spec sampler.Spec,
 		text, _ := tok.Decode([]int32{int32(givenID)}, false)
 		return withID(int32(givenID)), fmt.Sprintf("clarifying token %q = id %d, as given", text, givenID), "", nil
 	}
-	lookup := tokenTextLookup(tok)
-	for i, text := range demoClarifyingTexts {
+	lookup := eval.TokenTextLookup(tok)
+	for i, text := range eval.ClarifyingLookalikes {
 		id, ok := lookup(text)
 		if !ok {
 			continue
@@ -258,8 +253,8 @@ func demoEntropixSpec(tok *tokenizer.Tokenizer, givenID int) (spec sampler.Spec,
 			return sampler.Spec{Name: "entropix"}, desc, "", nil
 		}
 		note = fmt.Sprintf("this tokenizer has no %q token; Entropix inserts %q (id %d) as its clarifying token instead",
-			demoClarifyingTexts[0], text, id)
+			eval.ClarifyingLookalikes[0], text, id)
 		return withID(id), desc, note, nil
 	}
-	return spec, "", "", fmt.Errorf("%w: this tokenizer has none of %q as one token; pass --clarifying-token-id", errUsage, demoClarifyingTexts)
+	return spec, "", "", fmt.Errorf("%w: this tokenizer has none of %q as one token; pass --clarifying-token-id", errUsage, eval.ClarifyingLookalikes)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/entropix-eval/entropix-eval/eval"
 	"github.com/entropix-eval/entropix-eval/internal/sharedtest"
 	"github.com/entropix-eval/entropix-eval/reports"
+	"github.com/entropix-eval/entropix-eval/rundir"
 	"github.com/entropix-eval/entropix-eval/sampler"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -23,7 +24,10 @@ import (
 
 // checkRunScript is the independent checker of a run directory: apache-arrow
 // reads the Arrow files and JavaScript re-derives what they must hold.
-var checkRunScript = filepath.Join("..", "..", "reports", "arrowcheck", "checkrun.mjs")
+var (
+	checkRunScript      = filepath.Join("..", "..", "reports", "arrowcheck", "checkrun.mjs")
+	checkManifestScript = filepath.Join("..", "..", "reports", "arrowcheck", "checkmanifest.mjs")
+)
 
 // e2eModel is one real checkpoint of ../shared the end-to-end test runs.
 type e2eModel struct {
@@ -107,6 +111,7 @@ func TestE2ERunCheckedByApacheArrow(t *testing.T) {
 
 			if node != "" {
 				runCheckRun(t, node, dir, "")
+				runCheckManifest(t, node, dir, "")
 				// The same checker on a rescored copy whose responses hit every
 				// scoring branch (the tiny models answer nothing right).
 				graded := gradedCopy(t, dir)
@@ -123,7 +128,7 @@ func TestE2ERunCheckedByApacheArrow(t *testing.T) {
 func TestE2EClarifyingTokenText(t *testing.T) {
 	tok, err := tokenizer.Load(sharedtest.Path(t, "models/tiny-llama3/tokenizer.json"))
 	require.NoError(t, err)
-	lookup := tokenTextLookup(tok)
+	lookup := eval.TokenTextLookup(tok)
 	for text, want := range map[string]int32{" ...": 2564, "Ġ...": 2564, "...": 1131, "<|eot_id|>": 128009} {
 		id, ok := lookup(text)
 		assert.True(t, ok, "%q", text)
@@ -160,26 +165,61 @@ func arrowcheckNode(t *testing.T) string {
 // with a message containing wantErr.
 func runCheckRun(t *testing.T, node, dir, wantErr string) {
 	t.Helper()
-	spec, err := json.Marshal(reports.Spec())
+	runNodeCheck(t, node, wantErr, checkRunScript, dir, writeSchema(t, reports.Spec()))
+}
+
+// runCheckManifest runs checkmanifest.mjs on dir's manifest.json against
+// rundir.ManifestSchema(), as runCheckRun does checkrun.mjs.
+func runCheckManifest(t *testing.T, node, dir, wantErr string) {
+	t.Helper()
+	runNodeCheck(t, node, wantErr, checkManifestScript, filepath.Join(dir, rundir.ManifestFile), writeSchema(t, rundir.ManifestSchema()))
+}
+
+// writeSchema writes a checker's schema as JSON to a temporary file.
+func writeSchema(t *testing.T, schema any) string {
+	t.Helper()
+	b, err := json.Marshal(schema)
 	require.NoError(t, err)
-	specPath := filepath.Join(t.TempDir(), "schema.json")
-	require.NoError(t, os.WriteFile(specPath, spec, 0o644))
-	out, err := exec.Command(node, checkRunScript, dir, specPath).CombinedOutput()
+	path := filepath.Join(t.TempDir(), "schema.json")
+	require.NoError(t, os.WriteFile(path, b, 0o644))
+	return path
+}
+
+// runNodeCheck runs a checker script: it must pass when wantErr is "", else
+// fail with a message containing wantErr.
+func runNodeCheck(t *testing.T, node, wantErr, script string, args ...string) {
+	t.Helper()
+	out, err := exec.Command(node, append([]string{script}, args...)...).CombinedOutput()
+	name := filepath.Base(script)
 	if wantErr == "" {
-		require.NoError(t, err, "checkrun.mjs rejects the run directory:\n%s", out)
+		require.NoError(t, err, "%s rejects a good run directory:\n%s", name, out)
 		t.Logf("%s", strings.TrimSpace(string(out)))
 		return
 	}
-	require.Error(t, err, "checkrun.mjs accepted a broken run directory (want %q):\n%s", wantErr, out)
+	require.Error(t, err, "%s accepted a broken run directory (want %q):\n%s", name, wantErr, out)
 	require.Contains(t, string(out), wantErr)
 }
 
-// mustCatch breaks copies of a good run directory in three places, one per data
-// path, and requires the checker to say what is wrong.
+// mustCatch breaks copies of a good run directory in several places, one per
+// data path, and requires the checkers to say what is wrong.
 func mustCatch(t *testing.T, node, good string) {
 	t.Helper()
-	// results.json disagrees with results.arrow.
+	// manifest.json spells a key as only Go's case-insensitive reading accepts.
 	dir := copyRunDir(t, good)
+	editFile(t, filepath.Join(dir, rundir.ManifestFile), func(s string) string {
+		return strings.Replace(s, `"max_new_tokens": 24,`, `"MaxNewTokens": 24,`, 1)
+	})
+	runCheckManifest(t, node, dir, `manifest.config.MaxNewTokens: no such key in a manifest (the key is spelled "max_new_tokens")`)
+
+	// manifest.json's run key is not its fingerprint and start.
+	dir = copyRunDir(t, good)
+	editFile(t, filepath.Join(dir, rundir.ManifestFile), func(s string) string {
+		return strings.Replace(s, `"run_key": "`, `"run_key": "0`, 1)
+	})
+	runCheckManifest(t, node, dir, "is not fingerprint@started")
+
+	// results.json disagrees with results.arrow.
+	dir = copyRunDir(t, good)
 	editFile(t, filepath.Join(dir, eval.ResultsJSONFile), func(s string) string {
 		return strings.Replace(s, `"exact_match,strict-match": 0,`, `"exact_match,strict-match": 0.25,`, 1)
 	})
@@ -355,7 +395,7 @@ func TestClarifyingTokenResolvedPerVariant(t *testing.T) {
 	} {
 		specs, err := sampler.ParseSpecs(tc.sampler)
 		require.NoError(t, err)
-		f, err := eval.NewSamplerResolver(tokenTextLookup(tc.tok), tokenIDText(tc.tok))(specs[0])
+		f, err := eval.NewSamplerResolver(eval.TokenTextLookup(tc.tok), eval.TokenIDText(tc.tok))(specs[0])
 		require.NoError(t, err, tc.sampler)
 		var desc map[string]any
 		require.NoError(t, json.Unmarshal([]byte(f.Describe()), &desc))

@@ -41,7 +41,7 @@ func runMerge(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	if *out == "" || fs.NArg() == 0 {
 		return fmt.Errorf("%w: merge needs --out and at least one shard directory", errUsage)
 	}
-	o := defaultOutputs()
+	o := eval.DefaultOutputs()
 	o.Report = reportTo(stdout)
 	if _, err := os.Stat(filepath.Join(fs.Arg(0), eval.SweepIndexFile)); err == nil {
 		return mergeMatrix(*out, fs.Args(), o, stdout)

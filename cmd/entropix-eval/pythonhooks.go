@@ -5,12 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"time"
 
+	"github.com/entropix-eval/entropix-eval/backends"
 	"github.com/entropix-eval/entropix-eval/datasets"
 	"github.com/entropix-eval/entropix-eval/eval"
-	"github.com/entropix-eval/entropix-eval/eval/pytask"
 	"github.com/entropix-eval/entropix-eval/pyhooks"
 )
 
@@ -115,24 +114,8 @@ func orNone(s string) string {
 	return s
 }
 
-// startPython starts the interpreter a run's --python-hooks names and gives
-// it to the task's preparation (cfg.PythonRunner); stop ends it once the
-// prompts are built, and interp describes it for the manifest.
+// startPython starts the interpreter score's and rescore's --python-hooks
+// names (eval.StartPython; run's starts in eval.Open).
 func startPython(ctx context.Context, cfg *eval.Config) (stop func(), interp string, err error) {
-	if !cfg.PythonHooks {
-		return func() {}, "", nil
-	}
-	b := pyhooks.New(pyhooks.Options{Python: cfg.Python})
-	in, err := b.Interpreter(ctx)
-	if err != nil {
-		b.Close()
-		return nil, "", err
-	}
-	cfg.PythonRunner = pytask.NewRunner(ctx, b)
-	return func() {
-		cfg.PythonRunner = nil
-		if err := b.Close(); err != nil {
-			slog.Warn("stop the Python hooks' interpreter", "err", err)
-		}
-	}, in.Executable + " (Python " + in.Version + ")", nil
+	return eval.StartPython(ctx, backends.Builtin, cfg)
 }

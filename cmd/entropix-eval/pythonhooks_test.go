@@ -141,7 +141,7 @@ func TestScoreWithPythonProcessResults(t *testing.T) {
 	assert.Regexp(t, `"acc,none": 0\.5[,\n]`, string(b))
 	assert.Regexp(t, `"short,none": 0\.5[,\n]`, string(b))
 
-	_, _, err = eval.Rescore(out, defaultOutputs())
+	_, _, err = eval.Rescore(out, eval.DefaultOutputs())
 	assert.ErrorContains(t, err, "grading it needs the interpreter (--python-hooks), which rescore and merge do not start yet")
 	require.NoError(t, runRescore(context.Background(), []string{"--python-hooks", "--python", py, out}, io.Discard, io.Discard))
 	again, err := os.ReadFile(filepath.Join(out, eval.ResultsJSONFile))

@@ -46,7 +46,7 @@ func runRescore(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	dir := fs.Arg(0)
 	// The report and lm-eval files are built from the rescored files, so they are
 	// rebuilt with them rather than left stale.
-	out := defaultOutputs()
+	out := eval.DefaultOutputs()
 	stopPython, _, err := startPython(context.Background(), &py)
 	if err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/entropix-eval/entropix-eval/backends"
 	"github.com/entropix-eval/entropix-eval/engine"
 	"github.com/entropix-eval/entropix-eval/eval"
 	"github.com/entropix-eval/entropix-eval/internal/safepath"
@@ -309,7 +310,7 @@ func runSweepTasks(ctx context.Context, cfg eval.Config, rf *runFlags, stdout io
 // runOne evaluates one task into cfg.Out.
 func runOne(ctx context.Context, cfg eval.Config, rf *runFlags, stdout io.Writer) error {
 	sz, progress, perSeed := rf.lm.sizing, rf.progress, rf.perSeed
-	runner, cleanup, err := wireRunner(ctx, cfg, sz)
+	runner, cleanup, err := eval.Open(ctx, cfg, backends.Builtin, sz)
 	if err != nil {
 		return err
 	}

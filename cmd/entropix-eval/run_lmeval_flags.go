@@ -12,8 +12,6 @@ import (
 	"strings"
 
 	"github.com/entropix-eval/entropix-eval/datasets"
-	"github.com/entropix-eval/entropix-eval/engine"
-	"github.com/entropix-eval/entropix-eval/engine/cpu"
 	"github.com/entropix-eval/entropix-eval/eval"
 	"github.com/entropix-eval/entropix-eval/eval/lmevalout"
 	"github.com/entropix-eval/entropix-eval/sampler"
@@ -24,9 +22,6 @@ import (
 // --model_args pretrained=".
 var lmEvalModelTypes = []string{"hf", "hf-auto", "huggingface", "vllm", "local-completions", "local-chat-completions"}
 
-// maxAutoBatch caps --batch-size auto, as lm-eval's --max_batch_size default.
-const maxAutoBatch = 64
-
 // lmEvalFlags holds what run's lm-eval spellings set that needs the whole
 // command line to interpret: --model_args may name the checkpoint while --model
 // holds lm-eval's model type, --batch_size auto needs the model.
@@ -34,14 +29,8 @@ type lmEvalFlags struct {
 	pretrained, revision, dtype string
 	tokenizer                   string // model_args tokenizer=
 	samplers                    []sampler.Spec
-	tasks                       []string // --tasks, when it names several
-	sizing                      runSizing
-}
-
-// runSizing is what run can only size once the model and data are loaded.
-type runSizing struct {
-	autoBatch     bool    // --batch-size auto
-	limitFraction float64 // --limit 0.1: a fraction of the problems, rounded up
+	tasks                       []string    // --tasks, when it names several
+	sizing                      eval.Sizing // --batch-size auto, --limit 0.1
 }
 
 // addRunAliases registers run's flags whose values need parsing beyond a plain
@@ -50,14 +39,14 @@ type runSizing struct {
 func addRunAliases(fs *flag.FlagSet, cfg *eval.Config, lm *lmEvalFlags) {
 	fs.Func("batch-size", "sequences decoded together per worker (default 8), or auto: the most that fit in memory (CPU backend, at most 64)", func(s string) error {
 		if s == "auto" {
-			lm.sizing.autoBatch = true
+			lm.sizing.AutoBatch = true
 			return nil
 		}
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 {
 			return fmt.Errorf("want a positive integer or auto, got %q", s)
 		}
-		cfg.BatchSize, lm.sizing.autoBatch = n, false
+		cfg.BatchSize, lm.sizing.AutoBatch = n, false
 		return nil
 	})
 	fs.Func("limit", "evaluate only the first N problems, or a fraction of them (0.1: the first 10%, rounded up, as lm-eval)", func(s string) error {
@@ -70,11 +59,11 @@ func addRunAliases(fs *flag.FlagSet, cfg *eval.Config, lm *lmEvalFlags) {
 			// evaluates no document.
 			return fmt.Errorf("%q evaluates nothing; leave --limit out to evaluate the whole split", s)
 		case v < 1 && v > 0:
-			lm.sizing.limitFraction, cfg.Limit = v, 0
+			lm.sizing.LimitFraction, cfg.Limit = v, 0
 		case v != math.Trunc(v):
 			return fmt.Errorf("%q: a count is a whole number; a fraction is below 1", s)
 		default:
-			lm.sizing.limitFraction, cfg.Limit = 0, int(v)
+			lm.sizing.LimitFraction, cfg.Limit = 0, int(v)
 		}
 		return nil
 	})
@@ -253,7 +242,7 @@ func (lm *lmEvalFlags) checkDType(backend string) error {
 	if lm.dtype == "" || lm.dtype == "auto" {
 		return nil
 	}
-	torchName := map[string]string{"F32": "float32", "BF16": "bfloat16"}[computeDType(backend)]
+	torchName := map[string]string{"F32": "float32", "BF16": "bfloat16"}[eval.ComputeDType(backend)]
 	if lm.dtype != torchName {
 		hint := ""
 		if backend == "cpu" && lm.dtype == "bfloat16" {
@@ -264,37 +253,10 @@ func (lm *lmEvalFlags) checkDType(backend string) error {
 	return nil
 }
 
-// autoBatchSize is the most slots of the CPU engine that fit in memory at cfg's
-// other settings, capped at maxAutoBatch.
-func autoBatchSize(cfg eval.Config, model *engine.Model, opts engine.Options) (int, error) {
-	if cfg.Backend != "cpu" {
-		return 0, fmt.Errorf("%w: --batch-size auto: only the cpu backend can size its batch before opening the device; give a number for %s", errUsage, cfg.Backend)
-	}
-	n, _, err := cpu.MaxSlots(model, opts, maxAutoBatch)
-	if err != nil {
-		return 0, err
-	}
-	if n == 0 {
-		return 0, fmt.Errorf("--batch-size auto: not even one sequence of %d tokens fits in the memory available", opts.MaxSeqLen)
-	}
-	return n, nil
-}
-
 // finish applies the lm-eval spellings over cfg; probeModel is --model's value
 // as given on the command line alone ("" when not given).
 func (rf *runFlags) finish(cfg *eval.Config, probeModel string) error {
 	return rf.lm.finish(cfg, probeModel, probeModel != "")
-}
-
-// applyLimit cuts the problems to a --limit fraction (rounded up, as lm-eval)
-// and returns the count as the config's limit, so the manifest records it.
-func (sz runSizing) applyLimit(in eval.TaskInputs, limit int) (eval.TaskInputs, int) {
-	if sz.limitFraction <= 0 {
-		return in, limit
-	}
-	n := int(math.Ceil(float64(len(in.Problems)) * sz.limitFraction))
-	in.Problems = in.Problems[:n]
-	return in, n
 }
 
 // writeLMEvalFiles writes a finished run directory's lm-eval output files

@@ -70,7 +70,7 @@ func TestRunPortedHookTasks(t *testing.T) {
 				assert.Equal(t, p.Doc["answer"], p.Target, "the target is the processed doc's answer")
 			}
 			before := runOutputs(t, out)
-			_, _, err = eval.Rescore(out, defaultOutputs())
+			_, _, err = eval.Rescore(out, eval.DefaultOutputs())
 			require.NoError(t, err)
 			assert.Equal(t, before[eval.ResultsJSONFile], runOutputs(t, out)[eval.ResultsJSONFile], "rescoring with the recorded ports")
 		})

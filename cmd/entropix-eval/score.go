@@ -77,7 +77,7 @@ func runScore(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	src := eval.DataSourceOf(cfg, task, engine.HFCacheDirs())
-	o := pythonOutputs(cfg, task)
+	o := eval.PythonOutputs(cfg, task)
 	o.Report = reportTo(stdout)
 	if err := eval.ScoreExternal(*out, cfg, task, src, resps, o); err != nil {
 		return err

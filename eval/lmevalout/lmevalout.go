@@ -12,6 +12,8 @@
 package lmevalout
 
 import (
+	"github.com/entropix-eval/entropix-eval/rundir"
+
 	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
@@ -33,7 +35,7 @@ import (
 var ErrNotWritten = errors.New("lm-eval files not written")
 
 // Dir is the run directory's folder of lm-eval output paths.
-const Dir = "lm-eval"
+const Dir = rundir.LMEvalDir
 
 // maxSampleLine bounds one samples.jsonl line (a long response and its doc).
 const maxSampleLine = 64 << 20

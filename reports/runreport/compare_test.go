@@ -92,7 +92,7 @@ func TestCompareNumbers(t *testing.T) {
 // line in the other pairs by its canonical spec, not its label text.
 func TestComparePairsByCanonicalSpec(t *testing.T) {
 	manifest := func(label string, spec map[string]any) map[string]any {
-		return map[string]any{"status": "complete", "task": map[string]any{"Name": "gsm8k"}, "samplers": []map[string]any{
+		return map[string]any{"status": "complete", "task": map[string]any{"name": "gsm8k"}, "samplers": []map[string]any{
 			{"label": label, "spec": spec, "description": map[string]any{"name": "min_p", "temperature": 1.0, "min_p": 0.1, "top_k": 0, "top_p": 1.0, "order": "hf"}},
 		}}
 	}

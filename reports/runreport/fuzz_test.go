@@ -11,7 +11,7 @@ import (
 // FuzzRunFiles feeds arbitrary manifest.json and problems.jsonl to a report:
 // bad files are errors naming the file, never panics.
 func FuzzRunFiles(f *testing.F) {
-	f.Add([]byte(`{"task":{"Name":"gsm8k"},"samplers":[{"label":"greedy","spec":{"name":"greedy"},"description":{"name":"greedy"}}]}`),
+	f.Add([]byte(`{"task":{"name":"gsm8k"},"samplers":[{"label":"greedy","spec":{"name":"greedy"},"description":{"name":"greedy"}}]}`),
 		[]byte(`{"index":0,"question":"Q?"}`+"\n"))
 	f.Add([]byte(`{"samplers":[{"label":"e","description":{"low_logits_entropy":"x"}}],"config":{"seeds":[1e400]}}`), []byte("\n\n{}"))
 	f.Add([]byte(`null`), []byte(`{"index": 99999999999}`))

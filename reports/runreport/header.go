@@ -49,7 +49,7 @@ func (r *run) header(rep *model.Report) []model.KeyValue {
 	if len(m.Config.Seeds) > 0 {
 		seeds := make([]string, len(m.Config.Seeds))
 		for i, s := range m.Config.Seeds {
-			seeds[i] = s.String()
+			seeds[i] = strconv.FormatUint(s, 10)
 		}
 		add("seeds", strings.Join(seeds, ", "))
 	}
@@ -67,7 +67,7 @@ func (r *run) header(rep *model.Report) []model.KeyValue {
 	if budget := r.budget(); budget > 0 {
 		add("token budget", strconv.Itoa(budget))
 	}
-	date := m.Started
+	date := timeText(&m.Started)
 	if len(date) >= 10 {
 		date = date[:10]
 	}

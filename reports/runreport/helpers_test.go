@@ -60,7 +60,7 @@ func taskManifest(task string, samplers ...string) map[string]any {
 	for _, s := range samplers {
 		ss = append(ss, map[string]any{"label": s, "spec": map[string]any{"name": s}, "description": map[string]any{"name": s}})
 	}
-	return map[string]any{"status": "complete", "task": map[string]any{"Name": task}, "samplers": ss}
+	return map[string]any{"status": "complete", "task": map[string]any{"name": task}, "samplers": ss}
 }
 
 func writeFile(path, s string) error { return os.WriteFile(path, []byte(s), 0o644) }

@@ -12,96 +12,33 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/entropix-eval/entropix-eval/internal/pyjson"
 	"github.com/entropix-eval/entropix-eval/reports"
 	"github.com/entropix-eval/entropix-eval/reports/model"
+	"github.com/entropix-eval/entropix-eval/rundir"
+	"github.com/entropix-eval/entropix-eval/sampler"
 )
 
-// File names inside a run directory (package eval writes the inputs; reports
-// cannot import eval, so the names are repeated here).
+// File names inside a run directory: rundir's, which eval writes by and the
+// fixtures use too.
 const (
-	ManifestFile    = "manifest.json"
-	ProblemsFile    = "problems.jsonl"
-	ResultsFile     = "results.arrow"
-	TracesFile      = "traces.arrow"
-	SummaryFile     = "summary.arrow"
-	ComparisonsFile = "comparisons.arrow"
-	HTMLFile        = "report.html"
-	FiguresDir      = "figures"
-	TablesDir       = "tables"
+	ManifestFile    = rundir.ManifestFile
+	ProblemsFile    = rundir.ProblemsFile
+	ResultsFile     = rundir.ResultsFile
+	TracesFile      = rundir.TracesFile
+	SummaryFile     = rundir.SummaryFile
+	ComparisonsFile = rundir.ComparisonsFile
+	HTMLFile        = rundir.HTMLFile
+	FiguresDir      = rundir.FiguresDir
+	TablesDir       = rundir.TablesDir
 )
-
-// manifest is the part of eval's manifest.json the report reads. Everything
-// else is shown verbatim.
-type manifest struct {
-	Fingerprint string `json:"fingerprint"`
-	RunKey      string `json:"run_key"`
-	Status      string `json:"status"`
-	Config      struct {
-		Name         string        `json:"name"`
-		Model        string        `json:"model"`
-		Task         string        `json:"task"`
-		Dataset      string        `json:"dataset"`
-		ChatTemplate bool          `json:"chat_template"`
-		MaxNewTokens int           `json:"max_new_tokens"`
-		AttnMode     string        `json:"attn_mode"`
-		Seeds        []json.Number `json:"seeds"` // uint64 in eval; shown, not used
-
-		Repeats         int    `json:"repeats"`
-		PrimaryFilter   string `json:"primary_filter"`
-		NumFewshot      *int   `json:"num_fewshot"`
-		Limit           int    `json:"limit"`
-		MaxSeqLen       int    `json:"max_seq_len"`
-		MatmulPrecision string `json:"matmul_precision"`
-	} `json:"config"`
-	Stats *struct {
-		WallSeconds     float64 `json:"wall_seconds"`
-		GeneratedTokens int64   `json:"generated_tokens"`
-		PromptsCut      int     `json:"prompts_left_truncated"`
-	} `json:"stats"`
-	Code struct {
-		Version  string `json:"version"`
-		Revision string `json:"revision"`
-		Modified bool   `json:"modified"`
-	} `json:"code"`
-	Provenance struct {
-		DType        string `json:"dtype"`
-		SamplerOrder string `json:"sampler_order"`
-		ModelFiles   []struct {
-			Path   string `json:"path"`
-			SHA256 string `json:"sha256"`
-		} `json:"model_files"`
-	} `json:"provenance"`
-	Backend          string   `json:"backend"`
-	Devices          []string `json:"devices"`
-	DeviceNames      []string `json:"device_names"`
-	BatchSize        int      `json:"batch_size"`
-	FirstTokenArgmax bool     `json:"first_token_argmax"`
-	Samplers         []struct {
-		Label       string          `json:"label"`
-		Spec        json.RawMessage `json:"spec"`
-		Description json.RawMessage `json:"description"`
-	} `json:"samplers"`
-	Task struct {
-		Name         string `json:"name"`
-		MaxNewTokens int    `json:"max_new_tokens"`
-		// Config is the task's result-defining configuration; num_fewshot
-		// is the shot count in effect (the task's, or the --num_fewshot
-		// override).
-		Config struct {
-			NumFewshot *int `json:"num_fewshot"`
-		} `json:"config"`
-	} `json:"task"`
-	Problems int    `json:"problems"`
-	Started  string `json:"started"`
-	Finished string `json:"finished"`
-}
 
 // run is what a report reads from a run directory.
 type run struct {
 	dir      string
-	manifest manifest
+	manifest rundir.Manifest
 	raw      []byte
 	// questions and prompts by problem id; nil when problems.jsonl is missing.
 	questions map[int32]problemText
@@ -187,10 +124,11 @@ func readQuestions(path string) (map[int32]problemText, error) {
 // fewShot is the run's shot count: the manifest task's num_fewshot (the count
 // in effect), else the sweep's override; −1 when the manifest says neither.
 func (r *run) fewShot() int {
-	for _, n := range []*int{r.manifest.Task.Config.NumFewshot, r.manifest.Config.NumFewshot} {
-		if n != nil {
-			return *n
-		}
+	if n, ok := r.manifest.Task.Config["num_fewshot"].(float64); ok {
+		return int(n)
+	}
+	if n := r.manifest.Config.NumFewshot; n != nil {
+		return *n
 	}
 	return -1
 }
@@ -231,13 +169,13 @@ func (r *run) isEntropix(label string) bool {
 		if s.Label != label {
 			continue
 		}
-		var spec struct {
-			Name string `json:"name"`
-		}
-		if json.Unmarshal(s.Spec, &spec) == nil && strings.HasPrefix(spec.Name, "entropix") {
+		if strings.HasPrefix(s.Spec.Name, "entropix") {
 			return true
 		}
-		if json.Unmarshal(s.Description, &spec) == nil && strings.HasPrefix(spec.Name, "entropix") {
+		var desc struct {
+			Name string `json:"name"`
+		}
+		if json.Unmarshal(s.Description, &desc) == nil && strings.HasPrefix(desc.Name, "entropix") {
 			return true
 		}
 	}
@@ -330,7 +268,7 @@ func (r *run) manifestView() model.Manifest {
 	if len(m.Config.Seeds) > 0 {
 		seeds := make([]string, len(m.Config.Seeds))
 		for i, s := range m.Config.Seeds {
-			seeds[i] = s.String()
+			seeds[i] = strconv.FormatUint(s, 10)
 		}
 		add("seeds", strings.Join(seeds, ", "))
 	}
@@ -361,14 +299,22 @@ func (r *run) manifestView() model.Manifest {
 			r.throughput(), st.GeneratedTokens, st.WallSeconds))
 	}
 	add("status", m.Status)
-	add("started", m.Started)
-	add("finished", m.Finished)
+	add("started", timeText(&m.Started))
+	add("finished", timeText(m.Finished))
 	var pretty bytes.Buffer
 	if r.raw != nil && json.Indent(&pretty, r.raw, "", "  ") != nil {
 		pretty.Reset()
 		pretty.Write(r.raw)
 	}
 	return model.Manifest{Highlights: kv, Pretty: pretty.String()}
+}
+
+// timeText is a manifest's time as manifest.json spells it; "" when unset.
+func timeText(t *time.Time) string {
+	if t == nil || t.IsZero() {
+		return ""
+	}
+	return t.Format(time.RFC3339Nano)
 }
 
 // throughput is generated tokens per wall-clock second of the run's last
@@ -390,7 +336,17 @@ func (r *run) canonicalSpecs() map[string]string {
 		out[label] = reports.CanonicalSpec(label, nil, nil)
 	}
 	for _, s := range r.manifest.Samplers {
-		out[s.Label] = reports.CanonicalSpec(s.Label, s.Description, s.Spec)
+		out[s.Label] = reports.CanonicalSpec(s.Label, s.Description, specJSON(s.Spec))
 	}
 	return out
+}
+
+// specJSON is a sampler's spec as manifest.json writes it; nil for a sampler
+// the manifest does not specify.
+func specJSON(s sampler.Spec) json.RawMessage {
+	b, err := json.Marshal(s)
+	if err != nil || s.Name == "" {
+		return nil
+	}
+	return b
 }

@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/entropix-eval/entropix-eval/reports"
 	"github.com/entropix-eval/entropix-eval/reports/model"
@@ -28,14 +27,9 @@ func Accuracies(dir string) (*model.RunAccuracies, error) {
 		return nil, fmt.Errorf("run directory %s: %w", dir, err)
 	}
 	m := r.manifest
-	out := &model.RunAccuracies{Dir: dir, Task: r.task(), RunKey: m.RunKey, Model: m.Config.Model,
+	out := &model.RunAccuracies{Dir: dir, Task: r.task(), RunKey: m.RunKey, Model: m.Config.Model, Started: m.Started,
 		CodeRevision: m.Code.Revision, CodeModified: m.Code.Modified, Throughput: r.throughput()}
-	if m.Started != "" {
-		if out.Started, err = time.Parse(time.RFC3339Nano, m.Started); err != nil {
-			return nil, fmt.Errorf("run directory %s: %s: started: %w", dir, ManifestFile, err)
-		}
-	}
-	for _, f := range m.Provenance.ModelFiles {
+	for _, f := range m.Provenance.Model {
 		out.ModelFiles = append(out.ModelFiles, f.SHA256)
 	}
 	if len(r.results) == 0 {
@@ -93,7 +87,7 @@ func (r *run) familyOf(label string) (string, float64) {
 			continue
 		}
 		var spec, desc map[string]any
-		if json.Unmarshal(s.Spec, &spec) != nil {
+		if json.Unmarshal(specJSON(s.Spec), &spec) != nil {
 			break
 		}
 		_ = json.Unmarshal(s.Description, &desc) // a string description has no fields

@@ -1,4 +1,4 @@
-package eval
+package rundir
 
 import (
 	"fmt"
@@ -40,7 +40,8 @@ type ItemKey struct {
 	ProblemIndex int    `json:"problem_index"`
 }
 
-func (j Job) item(problem int) ItemKey {
+// Item is the job's work item for one problem.
+func (j Job) Item(problem int) ItemKey {
 	return ItemKey{Sampler: j.Sampler, Seed: j.Seed, Repeat: j.Repeat, ProblemIndex: problem}
 }
 

@@ -1,4 +1,4 @@
-package main
+package backends
 
 import (
 	"testing"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/entropix-eval/entropix-eval/cuda"
 	"github.com/entropix-eval/entropix-eval/engine"
+	"github.com/entropix-eval/entropix-eval/internal/usage"
 )
 
 func TestGPUIndex(t *testing.T) {
@@ -37,10 +38,10 @@ func TestGPUIndex(t *testing.T) {
 }
 
 func TestEngineOpenerBackends(t *testing.T) {
-	_, err := engineOpener("tpu", &engine.Model{}, engine.Options{})
-	assert.ErrorIs(t, err, errUsage)
+	_, err := Builtin.Opener("tpu", &engine.Model{}, engine.Options{})
+	assert.ErrorIs(t, err, usage.Err)
 
-	_, err = engineOpener("cuda", &engine.Model{}, engine.Options{})
+	_, err = Builtin.Opener("cuda", &engine.Model{}, engine.Options{})
 	if cuda.Built {
 		assert.NoError(t, err)
 	} else {
