@@ -12,23 +12,20 @@ import (
 	"strings"
 
 	"github.com/entropix-eval/entropix-eval/reports/model"
+	"github.com/entropix-eval/entropix-eval/rundir"
 )
-
-// resultsJSONFile is the run's results in lm-eval's layout, which alone
-// holds the scores a Python aggregation computed (results.arrow has one
-// number per response; these have none).
-const resultsJSONFile = "results.json"
 
 // NoStderrPython is what a table shows where a Python aggregation's score
 // would have its standard error: lm-eval reports "N/A" for an aggregation
 // it does not know, and nothing valid stands in for it.
 const NoStderrPython = "n/a: Python aggregation"
 
-// pythonAggregated reads results.json's Python-aggregated scores: their
+// pythonAggregated reads results.json's Python-aggregated scores (only it
+// holds them: results.arrow has no per-response score for them): their
 // keys in run order, and per sampler each key's value, the mean of its
 // seeds' values; no keys when the run has none.
 func pythonAggregated(dir string) ([]string, map[string]map[string]float64, error) {
-	b, err := os.ReadFile(filepath.Join(dir, resultsJSONFile))
+	b, err := os.ReadFile(filepath.Join(dir, rundir.ResultsJSONFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
 	}
@@ -40,7 +37,7 @@ func pythonAggregated(dir string) ([]string, map[string]map[string]float64, erro
 		Order   []string                  `json:"run_order"`
 	}
 	if err := json.Unmarshal(b, &rj); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", resultsJSONFile, err)
+		return nil, nil, fmt.Errorf("%s: %w", rundir.ResultsJSONFile, err)
 	}
 	type sum struct {
 		total float64
