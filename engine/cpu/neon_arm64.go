@@ -2,8 +2,9 @@
 
 package cpu
 
-// useNEON selects the AdvSIMD kernels of neon_arm64.s for dot, dotBF16 and
-// axpy. AdvSIMD is part of every ARMv8-A core Go runs on; the kernels give the
+// useNEON selects the AdvSIMD kernels of neon_arm64.s (dot, dotBF16, axpy,
+// the matmul block) and attn_neon_arm64.s (attention scores and weighted
+// sums). AdvSIMD is part of every ARMv8-A core Go runs on; the kernels give the
 // Go lane kernels' bits (TestNEONKernelsMatchGo, run under qemu-user on amd64),
 // so the choice changes speed only. Tests may switch it off.
 var useNEON = true
@@ -23,3 +24,20 @@ func axpyNEON(y *float32, a float32, x *float32, n int)
 //
 //go:noescape
 func dotF32x8NEON(w *float32, wstride int, x *float32, xstride int, n int, out *[8]float32, part *[64]float32)
+
+// groupScores64NEON is groupScores64AVX2 on NEON (attn_neon_arm64.s), in
+// blocks of 4 keys; groupScores says what it computes.
+//
+//go:noescape
+func groupScores64NEON(q *float32, heads int, k *float32, kstride int, blocks int, scale float32, out *float32, ostride int)
+
+// groupScores128NEON is groupScores64NEON for head dim 128.
+//
+//go:noescape
+func groupScores128NEON(q *float32, heads int, k *float32, kstride int, blocks int, scale float32, out *float32, ostride int)
+
+// weightedSumGroup32NEON is weightedSumGroup32AVX2 on NEON (attn_neon_arm64.s):
+// one or two heads over 32 elements; addWeightedValues says what it computes.
+//
+//go:noescape
+func weightedSumGroup32NEON(out *float32, ostride int, p *float32, pstride int, heads int, v *float32, vstride int, n int)

@@ -67,3 +67,65 @@ func TestNEONKernelsMatchGo(t *testing.T) {
 		}
 	}
 }
+
+// TestNEONAttentionKernelsMatchGo is a property test of the NEON attention
+// kernels against the Go definitions spelled out here (not through dot and
+// axpy, which run NEON too): on random shapes — head dims 64 and 128, 1-5
+// heads, key counts that leave 0-3 keys to the tail, strides wider than a
+// head — groupScores must give dotF32Lanes(q_g, k_j)·scale, and
+// addWeightedValues must continue each element's chain from what out held,
+// out + float32(p·v) position by position, bit for bit. Half the draws use
+// N(0,1) values (where any change of order shows), half attnValue's eight
+// decades, ±0, subnormals and overflowing products.
+func TestNEONAttentionKernelsMatchGo(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	for draw := range 200 {
+		hd := []int{64, 128}[draw%2]
+		heads, n := 1+r.IntN(5), 1+r.IntN(70)
+		kstride := hd * (1 + r.IntN(3))
+		value := attnValue
+		if draw%4 < 2 {
+			value = func(r *rand.Rand) float32 { return float32(r.NormFloat64()) }
+		}
+		fill := func(n int) []float32 {
+			v := make([]float32, n)
+			for i := range v {
+				v[i] = value(r)
+			}
+			return v
+		}
+		q, k := fill(heads*hd), fill((n-1)*kstride+hd)
+		scale := float32(1 / math.Sqrt(float64(hd)))
+		sstride := n + r.IntN(3)
+		want := make([]float32, heads*sstride)
+		for g := range heads {
+			for j := range n {
+				want[g*sstride+j] = dotF32Lanes(q[g*hd:(g+1)*hd], k[j*kstride:j*kstride+hd]) * scale
+			}
+		}
+		got := make([]float32, len(want))
+		groupScores(got, sstride, n, q, heads, hd, k, kstride, scale)
+		require.Equal(t, bitsOf(want), bitsOf(got), "scores draw %d: heads=%d hd=%d n=%d", draw, heads, hd, n)
+
+		wd := []int{32, 64, 128}[r.IntN(3)]
+		vstride := wd * (1 + r.IntN(3))
+		v, out := fill((n-1)*vstride+wd), fill(heads*wd)
+		p := make([]float32, heads*sstride)
+		for i := range p {
+			p[i] = float32(r.Float64())
+		}
+		wantOut := append([]float32(nil), out...)
+		for g := range heads {
+			for i := range wd {
+				o := wantOut[g*wd+i]
+				for j := range n {
+					o += float32(p[g*sstride+j] * v[j*vstride+i])
+				}
+				wantOut[g*wd+i] = o
+			}
+		}
+		require.True(t, canAddWeightedValues(wd))
+		addWeightedValues(out, p, sstride, heads, wd, v, vstride, n)
+		require.Equal(t, bitsOf(wantOut), bitsOf(out), "weighted sums draw %d: heads=%d hd=%d n=%d", draw, heads, wd, n)
+	}
+}

@@ -11,3 +11,15 @@ func axpyNEON(y *float32, a float32, x *float32, n int) { panic("unreachable") }
 func dotF32x8NEON(w *float32, wstride int, x *float32, xstride int, n int, out *[8]float32, part *[64]float32) {
 	panic("unreachable")
 }
+
+func groupScores64NEON(q *float32, heads int, k *float32, kstride int, blocks int, scale float32, out *float32, ostride int) {
+	panic("unreachable")
+}
+
+func groupScores128NEON(q *float32, heads int, k *float32, kstride int, blocks int, scale float32, out *float32, ostride int) {
+	panic("unreachable")
+}
+
+func weightedSumGroup32NEON(out *float32, ostride int, p *float32, pstride int, heads int, v *float32, vstride int, n int) {
+	panic("unreachable")
+}
