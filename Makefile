@@ -32,7 +32,7 @@ test-arm64:
 	GOARCH=arm64 $(GO) vet ./engine/cpu/
 	GOARCH=arm64 $(GO) test -c -o bin/cpu-arm64.test ./engine/cpu/
 	cd engine/cpu && qemu-aarch64-static ../../bin/cpu-arm64.test -test.count=1 \
-		-test.run 'NEON|SIMD|Dot|Axpy|Matmul|Matvec|GroupScores|WeightedSum|Attention|Kernels|Invariance|SharedPrefix|PrefixSharing' \
+		-test.run 'NEON|SIMD|Dot|Axpy|Matmul|Matvec|GroupScores|WeightedSum|Attention|Kernels|Expf|Softmax|Invariance|SharedPrefix|PrefixSharing' \
 		-test.skip 'Invariance/.*/bf16|PrefixSharingIsBitIdentical/.*/bf16'
 
 demo: build

@@ -41,3 +41,12 @@ func groupScores128NEON(q *float32, heads int, k *float32, kstride int, blocks i
 //
 //go:noescape
 func weightedSumGroup32NEON(out *float32, ostride int, p *float32, pstride int, heads int, v *float32, vstride int, n int)
+
+// swigluNEON and expSubNEON are swigluAVX2 and expSubAVX2 on NEON
+// (expf_arm64.s): n is a multiple of 4, and they return how many they did.
+//
+//go:noescape
+func swigluNEON(gate *float32, up *float32, n int) int
+
+//go:noescape
+func expSubNEON(s *float32, m float32, n int) int

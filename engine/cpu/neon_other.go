@@ -23,3 +23,6 @@ func groupScores128NEON(q *float32, heads int, k *float32, kstride int, blocks i
 func weightedSumGroup32NEON(out *float32, ostride int, p *float32, pstride int, heads int, v *float32, vstride int, n int) {
 	panic("unreachable")
 }
+
+func swigluNEON(gate *float32, up *float32, n int) int { panic("unreachable") }
+func expSubNEON(s *float32, m float32, n int) int      { panic("unreachable") }
