@@ -2,8 +2,8 @@
 
 package cpu
 
-// useNEON selects the AdvSIMD kernels of neon_arm64.s (dot, dotBF16, axpy,
-// the matmul block) and attn_neon_arm64.s (attention scores and weighted
+// useNEON selects the AdvSIMD kernels of neon_arm64.s (dot, dotBF16, dotF16,
+// axpy, the F16 widening, the matmul block) and attn_neon_arm64.s (attention scores and weighted
 // sums). AdvSIMD is part of every ARMv8-A core Go runs on; the kernels give the
 // Go lane kernels' bits (TestNEONKernelsMatchGo, run under qemu-user on amd64),
 // so the choice changes speed only. Tests may switch it off.
@@ -18,7 +18,15 @@ func dotF32NEON(w *float32, x *float32, n int) float32
 func dotBF16NEON(w *uint16, x *float32, n int) float32
 
 //go:noescape
+func dotF16NEON(w *uint16, x *float32, n int) float32
+
+//go:noescape
 func axpyNEON(y *float32, a float32, x *float32, n int)
+
+// decodeF16NEON widens n (a multiple of 16) IEEE halves exactly.
+//
+//go:noescape
+func decodeF16NEON(dst *float32, src *uint16, n int)
 
 // dotF32x8NEON is dotF32x8AVX2 on NEON (neon_arm64.s), part its scratch.
 //

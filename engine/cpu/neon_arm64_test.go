@@ -22,8 +22,9 @@ func setSIMD(t testing.TB, on bool) {
 // hasSIMDKernels is true: every arm64 core Go runs on has AdvSIMD.
 func hasSIMDKernels() bool { return true }
 
-// TestNEONKernelsMatchGo checks the NEON dot, dotBF16 and axpy kernels against
-// the Go lane kernels bit for bit, on plain values (where any change of order
+// TestNEONKernelsMatchGo checks the NEON dot, dotBF16, dotF16, axpy and F16
+// widening kernels against the Go ones bit for bit (F16 weights with
+// subnormals and zeros), on plain values (where any change of order
 // shows), on values over eight decades, and with ±0 and subnormals in the
 // activations plus one infinity or NaN (with a payload) per vector: where two
 // NaNs meet, which payload survives depends on operand order, and the Go
@@ -38,6 +39,7 @@ func TestNEONKernelsMatchGo(t *testing.T) {
 			x := make([]float32, n)
 			wf := make([]float32, n)
 			wb := make([]uint16, n)
+			wh := make([]uint16, n)
 			y := make([]float32, n)
 			for i := range x {
 				x[i], wf[i], y[i] = float32(r.NormFloat64()), float32(r.NormFloat64()), float32(r.NormFloat64())
@@ -48,21 +50,26 @@ func TestNEONKernelsMatchGo(t *testing.T) {
 					x[i] = special[r.IntN(len(special))]
 				}
 				wb[i] = engine.F32ToBF16(float32(r.NormFloat64()))
+				wh[i] = randF16(r)
 			}
 			if kind == "special" {
 				x[r.IntN(n)] = oneOff[r.IntN(len(oneOff))]
 			}
 			a := float32(r.NormFloat64())
-			run := func(neon bool) (d, db float32, ax []float32) {
+			run := func(neon bool) (d, db, dh float32, ax, wide []float32) {
 				setSIMD(t, neon)
 				ax = append([]float32(nil), y...)
 				axpy(ax, a, x)
-				return dot(wf, x), dotBF16(wb, x), ax
+				wide = make([]float32, n)
+				decodeF16(wide, wh)
+				return dot(wf, x), dotBF16(wb, x), dotF16(wh, x), ax, wide
 			}
-			d1, db1, ax1 := run(true)
-			d0, db0, ax0 := run(false)
+			d1, db1, dh1, ax1, wide1 := run(true)
+			d0, db0, dh0, ax0, wide0 := run(false)
 			require.Equal(t, math.Float32bits(d0), math.Float32bits(d1), "dot n=%d %s", n, kind)
 			require.Equal(t, math.Float32bits(db0), math.Float32bits(db1), "dotBF16 n=%d %s", n, kind)
+			require.Equal(t, math.Float32bits(dh0), math.Float32bits(dh1), "dotF16 n=%d %s", n, kind)
+			require.Equal(t, bitsOf(wide0), bitsOf(wide1), "decodeF16 n=%d", n)
 			require.Equal(t, bitsOf(ax0), bitsOf(ax1), "axpy n=%d %s", n, kind)
 		}
 	}

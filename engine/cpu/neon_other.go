@@ -7,7 +7,9 @@ const useNEON = false
 
 func dotF32NEON(w *float32, x *float32, n int) float32  { panic("unreachable") }
 func dotBF16NEON(w *uint16, x *float32, n int) float32  { panic("unreachable") }
+func dotF16NEON(w *uint16, x *float32, n int) float32   { panic("unreachable") }
 func axpyNEON(y *float32, a float32, x *float32, n int) { panic("unreachable") }
+func decodeF16NEON(dst *float32, src *uint16, n int)    { panic("unreachable") }
 func dotF32x8NEON(w *float32, wstride int, x *float32, xstride int, n int, out *[8]float32, part *[64]float32) {
 	panic("unreachable")
 }
