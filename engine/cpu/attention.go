@@ -174,11 +174,15 @@ func softmax(s []float32) {
 }
 
 // softmaxRows runs softmax on each of the rows s[g·n:(g+1)·n], g < rows, with
-// the same bits. With AVX2 its passes are vector kernels, and the float64 sums,
-// serial chains that SIMD cannot split without changing their bits, run four
-// rows side by side.
+// the same bits. With AVX2 or NEON its passes are vector kernels, and the
+// float64 sums, serial chains that SIMD cannot split without changing their
+// bits, run four rows side by side.
 func softmaxRows(s []float32, n, rows int) {
-	if !useSIMD || n < 8 {
+	maxKernel, scaleKernel := maxAVX2, scaleF64AVX2
+	if useNEON {
+		maxKernel, scaleKernel = maxNEON, scaleF64NEON
+	}
+	if !useSIMD && !useNEON || n < 8 {
 		for g := range rows {
 			softmax(s[g*n : (g+1)*n])
 		}
@@ -193,7 +197,7 @@ func softmaxRows(s []float32, n, rows int) {
 			row[g] = s[(g0+min(g, k-1))*n:][:n] // a short group repeats its last row
 		}
 		for g := range k {
-			m, ordered := maxAVX2(&row[g][0], n&^7)
+			m, ordered := maxKernel(&row[g][0], n&^7)
 			for _, v := range row[g][n&^7:] {
 				m = max(m, v)
 			}
@@ -210,7 +214,7 @@ func softmaxRows(s []float32, n, rows int) {
 				continue
 			}
 			inv := 1 / z[g]
-			scaleF64AVX2(&row[g][0], inv, n&^7)
+			scaleKernel(&row[g][0], inv, n&^7)
 			for j, v := range row[g][n&^7:] {
 				row[g][n&^7+j] = float32(float64(v) * inv)
 			}

@@ -44,6 +44,6 @@ func Kernels() (choices []KernelChoice, bf16Native bool) {
 			"groupScores64AVX2 (8 keys × the group's heads)", "groupScores64NEON (NEON, 4 keys × the group's heads)", goLanes)},
 		{"attention weighted sum", pick("weightedSumGroup64AVX512 (4 heads × 64)",
 			"weightedSumGroup32AVX2 (2 heads × 32)", "weightedSumGroup32NEON (NEON, 2 heads × 32)", "axpy (Go)")},
-		{"softmax, SiLU exp", pick("expSubAVX2, swigluAVX2 (AVX2)", "expSubAVX2, swigluAVX2 (AVX2)", "expSubNEON, swigluNEON (NEON)", "expf (Go)")},
+		{"softmax, SiLU exp", pick("expSubAVX2, swigluAVX2 (AVX2)", "expSubAVX2, swigluAVX2 (AVX2)", "expSubNEON, swigluNEON, maxNEON, scaleF64NEON (NEON)", "expf (Go)")},
 	}, useBF16Asm
 }

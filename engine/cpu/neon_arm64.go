@@ -58,3 +58,16 @@ func swigluNEON(gate *float32, up *float32, n int) int
 
 //go:noescape
 func expSubNEON(s *float32, m float32, n int) int
+
+// The softmax passes on NEON (softmax_arm64.s): maxAVX2, sumsF64 and
+// scaleF64AVX2 for arm64; softmaxRows says what they compute. maxNEON and
+// scaleF64NEON take a multiple of 4.
+
+//go:noescape
+func maxNEON(s *float32, n int) (m float32, ordered bool)
+
+//go:noescape
+func sumsF64(s0, s1, s2, s3 *float32, n int, z *[4]float64)
+
+//go:noescape
+func scaleF64NEON(s *float32, inv float64, n int)

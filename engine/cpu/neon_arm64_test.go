@@ -136,3 +136,30 @@ func TestNEONAttentionKernelsMatchGo(t *testing.T) {
 		require.Equal(t, bitsOf(wantOut), bitsOf(out), "weighted sums draw %d: heads=%d hd=%d n=%d", draw, heads, wd, n)
 	}
 }
+
+// TestMaxNEONReportsOrder checks maxNEON directly, since softmaxRows' bits
+// would hide a kernel that always sent its rows to Go: without NaN it gives
+// Go's max and ordered; a NaN anywhere makes it unordered.
+func TestMaxNEONReportsOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(51, 52))
+	for _, n := range []int{4, 8, 12, 64, 100} {
+		s := make([]float32, n)
+		for i := range s {
+			s[i] = float32(r.NormFloat64() * 10)
+		}
+		want := s[0]
+		for _, v := range s {
+			want = max(want, v)
+		}
+		m, ordered := maxNEON(&s[0], n)
+		require.True(t, ordered, "n=%d", n)
+		require.Equal(t, math.Float32bits(want), math.Float32bits(m), "n=%d", n)
+		for _, at := range []int{0, n / 2, n - 1} {
+			old := s[at]
+			s[at] = float32(math.NaN())
+			_, ordered = maxNEON(&s[0], n)
+			require.False(t, ordered, "n=%d, NaN at %d", n, at)
+			s[at] = old
+		}
+	}
+}

@@ -28,3 +28,6 @@ func weightedSumGroup32NEON(out *float32, ostride int, p *float32, pstride int, 
 
 func swigluNEON(gate *float32, up *float32, n int) int { panic("unreachable") }
 func expSubNEON(s *float32, m float32, n int) int      { panic("unreachable") }
+
+func maxNEON(s *float32, n int) (m float32, ordered bool) { panic("unreachable") }
+func scaleF64NEON(s *float32, inv float64, n int)         { panic("unreachable") }
