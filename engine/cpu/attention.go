@@ -62,7 +62,8 @@ func (e *Engine) attention(layer int, rows []tokenRow, q, out []float32, capture
 // kernel that scores a block against each head in turn (same bits, each key
 // load serving the group's heads): with AVX-512 16 keys for head dim 64 or
 // 128 (groupScores64AVX512, groupScores128AVX512), with AVX2 alone 8 keys
-// (groupScores64AVX2, groupScores128AVX2); dot4 and dot do the rest, as they
+// (groupScores64AVX2, groupScores128AVX2), with NEON 4 keys
+// (groupScores64NEON, groupScores128NEON); dot4 and dot do the rest, as they
 // do everything elsewhere.
 func groupScores(s []float32, sstride, n int, q []float32, heads, hd int, k []float32, kstride int, scale float32) {
 	type scoresKernel = func(q *float32, heads int, k *float32, kstride int, blocks int, scale float32, out *float32, ostride int)
@@ -72,6 +73,8 @@ func groupScores(s []float32, sstride, n int, q []float32, heads, hd int, k []fl
 		block, k64, k128 = 16, groupScores64AVX512, groupScores128AVX512
 	case useSIMD:
 		block, k64, k128 = 8, groupScores64AVX2, groupScores128AVX2
+	case useNEON:
+		block, k64, k128 = 4, groupScores64NEON, groupScores128NEON
 	}
 	done := 0
 	if block > 0 && (hd == 64 || hd == 128) && n >= block {
@@ -121,14 +124,14 @@ func weightedSums(out, p []float32, n, heads, hd int, v []float32, stride int) {
 // weightedSums' group kernel, and the stretches that reading a shared prefix
 // from other slots splits a row's positions into, both need it.
 func canAddWeightedValues(hd int) bool {
-	return useAVX512 && hd%64 == 0 || useSIMD && hd%32 == 0
+	return useAVX512 && hd%64 == 0 || (useSIMD || useNEON) && hd%32 == 0
 }
 
 // addWeightedValues continues weightedSums' chains over n more positions:
 // out[g·hd+i] += p[g·pstride+j]·v[j·stride+i] for j < n in order, where
 // canAddWeightedValues(hd) (the elements' chains are independent, so the
 // kernels split them freely): with AVX-512 a call runs up to four heads over
-// 64 elements, with AVX2 alone up to two heads over 32.
+// 64 elements, with AVX2 alone or NEON up to two heads over 32.
 func addWeightedValues(out, p []float32, pstride, heads, hd int, v []float32, stride, n int) {
 	_, _, _ = out[heads*hd-1], p[(heads-1)*pstride+n-1], v[(n-1)*stride+hd-1]
 	if useAVX512 && hd%64 == 0 {
@@ -140,10 +143,14 @@ func addWeightedValues(out, p []float32, pstride, heads, hd int, v []float32, st
 		}
 		return
 	}
+	kernel := weightedSumGroup32AVX2
+	if useNEON {
+		kernel = weightedSumGroup32NEON
+	}
 	for g := 0; g < heads; g += 2 { // the kernel holds two heads' sums
 		k := min(2, heads-g)
 		for i := 0; i < hd; i += 32 {
-			weightedSumGroup32AVX2(&out[g*hd+i], hd, &p[g*pstride], pstride, k, &v[i], stride, n)
+			kernel(&out[g*hd+i], hd, &p[g*pstride], pstride, k, &v[i], stride, n)
 		}
 	}
 }
@@ -167,11 +174,15 @@ func softmax(s []float32) {
 }
 
 // softmaxRows runs softmax on each of the rows s[g·n:(g+1)·n], g < rows, with
-// the same bits. With AVX2 its passes are vector kernels, and the float64 sums,
-// serial chains that SIMD cannot split without changing their bits, run four
-// rows side by side.
+// the same bits. With AVX2 or NEON its passes are vector kernels, and the
+// float64 sums, serial chains that SIMD cannot split without changing their
+// bits, run four rows side by side.
 func softmaxRows(s []float32, n, rows int) {
-	if !useSIMD || n < 8 {
+	maxKernel, scaleKernel := maxAVX2, scaleF64AVX2
+	if useNEON {
+		maxKernel, scaleKernel = maxNEON, scaleF64NEON
+	}
+	if !useSIMD && !useNEON || n < 8 {
 		for g := range rows {
 			softmax(s[g*n : (g+1)*n])
 		}
@@ -186,7 +197,7 @@ func softmaxRows(s []float32, n, rows int) {
 			row[g] = s[(g0+min(g, k-1))*n:][:n] // a short group repeats its last row
 		}
 		for g := range k {
-			m, ordered := maxAVX2(&row[g][0], n&^7)
+			m, ordered := maxKernel(&row[g][0], n&^7)
 			for _, v := range row[g][n&^7:] {
 				m = max(m, v)
 			}
@@ -203,7 +214,7 @@ func softmaxRows(s []float32, n, rows int) {
 				continue
 			}
 			inv := 1 / z[g]
-			scaleF64AVX2(&row[g][0], inv, n&^7)
+			scaleKernel(&row[g][0], inv, n&^7)
 			for j, v := range row[g][n&^7:] {
 				row[g][n&^7+j] = float32(float64(v) * inv)
 			}

@@ -35,7 +35,8 @@ func attnValue(r *rand.Rand) float32 {
 	}
 }
 
-// withKernels runs f with each kernel set this CPU has: AVX-512, AVX2 only, Go.
+// withKernels runs f with each kernel set this CPU has: AVX-512, AVX2 only or
+// NEON, Go.
 func withKernels(t *testing.T, f func(t *testing.T)) {
 	t.Run("simd", f)
 	if useAVX512 {
@@ -44,7 +45,7 @@ func withKernels(t *testing.T, f func(t *testing.T)) {
 			f(t)
 		})
 	}
-	if useSIMD {
+	if useSIMD || useNEON {
 		t.Run("go", func(t *testing.T) {
 			setSIMD(t, false)
 			f(t)

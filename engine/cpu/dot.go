@@ -162,9 +162,12 @@ func dotF16(a []uint16, b []float32) float32 {
 	m := n &^ (dotLanes - 1)
 	var s float32
 	if m > 0 {
-		if useSIMD {
+		switch {
+		case useSIMD:
 			s = dotF16AVX2(&a[0], &b[0], m)
-		} else {
+		case useNEON:
+			s = dotF16NEON(&a[0], &b[0], m)
+		default:
 			s = dotF16Lanes(a[:m], b[:m])
 		}
 	}
@@ -327,11 +330,15 @@ func decodeBF16(dst []float32, src []uint16) {
 
 // decodeF16 widens IEEE halves through a 64K-entry table, exact for subnormals
 // (tiny-smollm2 checks them) and much cheaper than branching per element.
-// With F16C, VCVTPH2PS widens 8 at a time, exactly as well.
+// With F16C, VCVTPH2PS widens 8 at a time, exactly as well; on arm64 FCVTL 16.
 func decodeF16(dst []float32, src []uint16) {
 	src = src[:len(dst)]
 	if m := len(dst) &^ 7; useSIMD && m > 0 {
 		decodeF16AVX2(&dst[0], &src[0], m)
+		dst, src = dst[m:], src[m:]
+	}
+	if m := len(dst) &^ 15; useNEON && m > 0 {
+		decodeF16NEON(&dst[0], &src[0], m)
 		dst, src = dst[m:], src[m:]
 	}
 	t := f16Table()

@@ -51,36 +51,58 @@ func expf(x float32) float32 {
 }
 
 // swiglu sets gate = silu(gate) · up, SiLU(g) = g / (1 + e^−g), in float32 with
-// expf; the AVX2 kernel does eight at a time with the same bits.
+// expf; the AVX2 kernel does eight at a time, the NEON one four, with the same
+// bits.
 func swiglu(gate, up []float32) {
 	up = up[:len(gate)]
-	one := func(i int) { gate[i] = gate[i] / (1 + expf(-gate[i])) * up[i] }
-	i := 0
-	for useSIMD && len(gate)-i >= 8 {
-		i += swigluAVX2(&gate[i], &up[i], (len(gate)-i)&^7)
-		if len(gate)-i >= 8 { // a block the kernel leaves to expf's special cases
-			for end := i + 8; i < end; i++ {
-				one(i)
-			}
-		}
+	block, kernel := expBlock(), swigluAVX2
+	if useNEON {
+		kernel = swigluNEON
 	}
-	for ; i < len(gate); i++ {
+	one := func(i int) { gate[i] = gate[i] / (1 + expf(-gate[i])) * up[i] }
+	for i := inBlocks(len(gate), block, func(i, m int) int { return kernel(&gate[i], &up[i], m) }, one); i < len(gate); i++ {
 		one(i)
 	}
 }
 
-// expSub sets s[j] = expf(s[j] − m), eight at a time on AVX2 (same bits).
+// expSub sets s[j] = expf(s[j] − m), eight at a time on AVX2, four on NEON
+// (same bits).
 func expSub(s []float32, m float32) {
+	block, kernel := expBlock(), expSubAVX2
+	if useNEON {
+		kernel = expSubNEON
+	}
+	i := inBlocks(len(s), block, func(i, n int) int { return kernel(&s[i], m, n) }, func(i int) { s[i] = expf(s[i] - m) })
+	for ; i < len(s); i++ { // the tail, and everything without a kernel, in a plain loop
+		s[i] = expf(s[i] - m)
+	}
+}
+
+// expBlock is the lane count of the exp kernels here (0: none, Go only).
+func expBlock() int {
+	switch {
+	case useSIMD:
+		return 8
+	case useNEON:
+		return 4
+	}
+	return 0
+}
+
+// inBlocks runs the exp kernel over the whole blocks of n elements where there
+// is one (block > 0) and returns where the rest (fewer than block) starts:
+// kernel(i, m) does some of the m elements from i (a multiple of block) and
+// returns how many, stopping before a block holding values outside its range,
+// which one(i) then does element by element.
+func inBlocks(n, block int, kernel func(i, m int) int, one func(i int)) int {
 	i := 0
-	for useSIMD && len(s)-i >= 8 {
-		i += expSubAVX2(&s[i], m, (len(s)-i)&^7)
-		if len(s)-i >= 8 {
-			for end := i + 8; i < end; i++ {
-				s[i] = expf(s[i] - m)
+	for block > 0 && n-i >= block {
+		i += kernel(i, (n-i)/block*block)
+		if n-i >= block {
+			for end := i + block; i < end; i++ {
+				one(i)
 			}
 		}
 	}
-	for ; i < len(s); i++ {
-		s[i] = expf(s[i] - m)
-	}
+	return i
 }

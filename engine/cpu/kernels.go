@@ -36,14 +36,14 @@ func Kernels() (choices []KernelChoice, bf16Native bool) {
 	}
 	return []KernelChoice{
 		{"matmul fp32, several tokens", pick("dotF32x8AVX512 (AVX-512F, 2 rows × 4 tokens)",
-			"dotF32x12AVX2 (AVX2, 2 rows × 6 tokens; dotF32x8AVX2 for 4)", "dotF32NEON / dotBF16NEON (NEON, one row × one token)", goLanes)},
+			"dotF32x12AVX2 (AVX2, 2 rows × 6 tokens; dotF32x8AVX2 for 4)", "dotF32x8NEON (NEON, 2 rows × 4 tokens)", goLanes)},
 		{"matmul fp32, one token, BF16 weights", pick("dotBF16EvenOddAVX512 (AVX-512F, 16 rows)",
 			"dotBF16AVX2 (AVX2, one row)", "dotBF16NEON (NEON, one row)", goLanes)},
 		{"matmul bf16 precision", bf16},
 		{"attention scores", pick("groupScores64AVX512 (16 keys × the group's heads)",
-			"groupScores64AVX2 (8 keys × the group's heads)", "dotF32NEON (NEON, one key)", goLanes)},
+			"groupScores64AVX2 (8 keys × the group's heads)", "groupScores64NEON (NEON, 4 keys × the group's heads)", goLanes)},
 		{"attention weighted sum", pick("weightedSumGroup64AVX512 (4 heads × 64)",
-			"weightedSumGroup32AVX2 (2 heads × 32)", "axpyNEON (NEON, one position)", "axpy (Go)")},
-		{"softmax, SiLU exp", pick("expSubAVX2, swigluAVX2 (AVX2)", "expSubAVX2, swigluAVX2 (AVX2)", "expf (Go)", "expf (Go)")},
+			"weightedSumGroup32AVX2 (2 heads × 32)", "weightedSumGroup32NEON (NEON, 2 heads × 32)", "axpy (Go)")},
+		{"softmax, SiLU exp", pick("expSubAVX2, swigluAVX2 (AVX2)", "expSubAVX2, swigluAVX2 (AVX2)", "expSubNEON, swigluNEON, maxNEON, scaleF64NEON (NEON)", "expf (Go)")},
 	}, useBF16Asm
 }

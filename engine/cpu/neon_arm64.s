@@ -11,7 +11,7 @@
 // activation; the sum, then the product). AArch64 SIMD arithmetic obeys FPCR
 // like the scalar unit does, so subnormals behave the same in both.
 //
-// The Go assembler has no mnemonics for vector FADD/FMUL, SHLL or scalar FADDP:
+// The Go assembler has no mnemonics for vector FADD/FMUL, SHLL, FCVTL or scalar FADDP:
 // the macros below emit their A64 encodings (register numbers, not names).
 
 #define FMUL4S(d, n, m) WORD $(0x6E20DC00 | ((m)<<16) | ((n)<<5) | (d))
@@ -24,6 +24,10 @@
 // left by 16: bfloat16 to float32, exactly.
 #define SHLL4S(d, n) WORD $(0x2E613800 | ((n)<<5) | (d))
 #define SHLL24S(d, n) WORD $(0x6E613800 | ((n)<<5) | (d))
+// FCVTL4S and FCVTL24S widen the lower / upper four IEEE halves of Vn to
+// float32, exactly (subnormals included: Go leaves FPCR.FZ16 clear).
+#define FCVTL4S(d, n) WORD $(0x0E217800 | ((n)<<5) | (d))
+#define FCVTL24S(d, n) WORD $(0x4E217800 | ((n)<<5) | (d))
 
 // MULADD8 multiplies V0-V7 (weights) by V8-V15 (activations) into V0-V7 and
 // adds them to the lane sums V24-V31.
@@ -91,28 +95,54 @@ f32loop:
 	FMOVS F0, ret+24(FP)
 	RET
 
+// DOT16 is the body of dotBF16NEON and dotF16NEON: LO and HI widen the lower
+// and upper four of eight 16-bit weights to float32.
+#define DOT16(label, LO, HI) \
+	MOVD w+0(FP), R0 \
+	MOVD x+8(FP), R1 \
+	MOVD n+16(FP), R2 \
+	ZERO8 \
+label: \
+	VLD1.P 64(R0), [V16.H8, V17.H8, V18.H8, V19.H8] \
+	LO(0, 16) \
+	HI(1, 16) \
+	LO(2, 17) \
+	HI(3, 17) \
+	LO(4, 18) \
+	HI(5, 18) \
+	LO(6, 19) \
+	HI(7, 19) \
+	LOADX \
+	MULADD8 \
+	SUBS $32, R2, R2 \
+	BNE  label \
+	REDUCE32 \
+	FMOVS F0, ret+24(FP) \
+	RET
+
 // func dotBF16NEON(w *uint16, x *float32, n int) float32
 TEXT ·dotBF16NEON(SB), NOSPLIT, $0-28
-	MOVD w+0(FP), R0
-	MOVD x+8(FP), R1
+	DOT16(bf16loop, SHLL4S, SHLL24S)
+
+// func dotF16NEON(w *uint16, x *float32, n int) float32
+TEXT ·dotF16NEON(SB), NOSPLIT, $0-28
+	DOT16(f16loop, FCVTL4S, FCVTL24S)
+
+// func decodeF16NEON(dst *float32, src *uint16, n int)
+// dst[i] = float32(src[i]) for IEEE halves, n (> 0) a multiple of 16.
+TEXT ·decodeF16NEON(SB), NOSPLIT, $0-24
+	MOVD dst+0(FP), R0
+	MOVD src+8(FP), R1
 	MOVD n+16(FP), R2
-	ZERO8
-bf16loop:
-	VLD1.P 64(R0), [V16.H8, V17.H8, V18.H8, V19.H8]
-	SHLL4S(0, 16)
-	SHLL24S(1, 16)
-	SHLL4S(2, 17)
-	SHLL24S(3, 17)
-	SHLL4S(4, 18)
-	SHLL24S(5, 18)
-	SHLL4S(6, 19)
-	SHLL24S(7, 19)
-	LOADX
-	MULADD8
-	SUBS $32, R2, R2
-	BNE  bf16loop
-	REDUCE32
-	FMOVS F0, ret+24(FP)
+decodef16loop:
+	VLD1.P 32(R1), [V16.H8, V17.H8]
+	FCVTL4S(0, 16)
+	FCVTL24S(1, 16)
+	FCVTL4S(2, 17)
+	FCVTL24S(3, 17)
+	VST1.P [V0.S4, V1.S4, V2.S4, V3.S4], 64(R0)
+	SUBS $16, R2, R2
+	BNE  decodef16loop
 	RET
 
 // func axpyNEON(y *float32, a float32, x *float32, n int)

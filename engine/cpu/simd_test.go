@@ -76,7 +76,7 @@ func TestSIMDKernelsMatchGo(t *testing.T) {
 			}
 			got := [][3]float32{{dot(wf, x), dotBF16(wb, x), dotF16(wh, x)}}
 			want := [3]float32{dot(wf, x), dot(wbf, x), dot(whf, x)}
-			if useSIMD {
+			if useSIMD || useNEON {
 				setSIMD(t, false)
 				got = append(got, [3]float32{dot(wf, x), dotBF16(wb, x), dotF16(wh, x)})
 				var wbg, whg = make([]float32, n), make([]float32, n)

@@ -11,3 +11,8 @@ var useExpKernel = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
 //go:noescape
 func expShiftedAVX2(dst *float64, src *float32, shift float64, n int) int
+
+// expShiftedKernel is this architecture's kernel.
+func expShiftedKernel(dst *float64, src *float32, shift float64, n int) int {
+	return expShiftedAVX2(dst, src, shift, n)
+}
