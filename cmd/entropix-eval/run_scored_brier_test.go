@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/entropix-eval/entropix-eval/internal/pythontest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -18,13 +19,7 @@ import (
 // log-likelihoods, a numpy array json.dumps prints with str(). The expected
 // line comes from numpy itself (Debian's python3) on the logged log-likelihoods.
 func TestRunScoredBrierItemAsLMEval(t *testing.T) {
-	const py = "/usr/bin/python3"
-	if err := exec.Command(py, "-c", "import numpy").Run(); err != nil {
-		if os.Getenv("ENTROPIX_REQUIRE_PYTHON") != "" {
-			t.Fatalf("%s with numpy is required (ENTROPIX_REQUIRE_PYTHON): %v", py, err)
-		}
-		t.Skipf("%s with numpy not available: %v", py, err)
-	}
+	py := pythontest.Python(t, "numpy")
 	out, _, samples := runScoredTask(t, "arc_tiny")
 	lm, _ := filepath.Glob(filepath.Join(out, "lm-eval", "*", "*", "samples_arc_tiny_*.jsonl"))
 	require.Len(t, lm, 1)

@@ -3,7 +3,6 @@ package loglik
 import (
 	"math"
 	"math/rand/v2"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/entropix-eval/entropix-eval/internal/pythontest"
 	"github.com/entropix-eval/entropix-eval/internal/sharedtest"
 )
 
@@ -22,13 +22,7 @@ import (
 // reach lm-eval's printed arrays (8 digits) at a rounding boundary. Sizes cross
 // numpy's pairwise-sum blocks (8, 128).
 func TestSoftmaxMatchesLMEval(t *testing.T) {
-	const py = "/usr/bin/python3"
-	if err := exec.Command(py, "-c", "import numpy").Run(); err != nil {
-		if os.Getenv("ENTROPIX_REQUIRE_PYTHON") != "" {
-			t.Fatalf("%s with numpy is required (ENTROPIX_REQUIRE_PYTHON): %v", py, err)
-		}
-		t.Skipf("%s with numpy not available: %v", py, err)
-	}
+	py := pythontest.Python(t, "numpy")
 	utils := sharedtest.Path(t, "tasks/lm-eval-core/utils.py")
 	rng := rand.New(rand.NewPCG(3, 5))
 	var cases [][]float64

@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/entropix-eval/entropix-eval/internal/pythontest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -39,13 +39,7 @@ func TestArrayStrCases(t *testing.T) {
 // long ones that wrap — equals ArrayStr's, byte for byte. Debian's python3 with
 // python3-numpy (.ci/run installs it).
 func TestArrayStrMatchesNumpy(t *testing.T) {
-	const py = "/usr/bin/python3"
-	if err := exec.Command(py, "-c", "import numpy").Run(); err != nil {
-		if os.Getenv("ENTROPIX_REQUIRE_PYTHON") != "" {
-			t.Fatalf("%s with numpy is required (ENTROPIX_REQUIRE_PYTHON): %v", py, err)
-		}
-		t.Skipf("%s with numpy not available: %v", py, err)
-	}
+	py := pythontest.Python(t, "numpy")
 	rng := rand.New(rand.NewPCG(7, 11))
 	var arrays [][]float64
 	for i := range 600 {
