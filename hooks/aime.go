@@ -10,7 +10,8 @@ import (
 var aimeSources = []Source{{"aime", "e5072ebf08479745698bec6cfa103faa4f3ac5764db09bcbe760953227f9082b"}}
 
 func init() {
-	registerPort(Port{Function: "process_results", Sources: aimeSources, Results: aimeProcessResults})
+	registerPort(Port{Function: "process_results", Sources: aimeSources, Results: aimeProcessResults,
+		IntResults: []string{"exact_match"}})
 }
 
 // aimeProcessResults: the answer is the response's $...$ span (or the whole

@@ -9,7 +9,8 @@ var hendrycksMathSources = []Source{{"hendrycks_math", "8332e42f23c62043b23d74ee
 
 func init() {
 	registerPort(Port{Function: "process_docs", Sources: hendrycksMathSources, Docs: hendrycksProcessDocs})
-	registerPort(Port{Function: "process_results", Sources: hendrycksMathSources, Results: hendrycksProcessResults})
+	registerPort(Port{Function: "process_results", Sources: hendrycksMathSources, Results: hendrycksProcessResults,
+		IntResults: []string{"exact_match"}})
 }
 
 // boxedAnswer is remove_boxed(last_boxed_only_string(solution)), failing

@@ -68,6 +68,9 @@ type Port struct {
 	// Results is a process_results for one filtered response; columns is
 	// the doc's key order.
 	Results func(doc map[string]any, columns []string, response string) ([]Result, error)
+	// IntResults are the metrics the Python process_results returns as int
+	// (1 if … else 0): lm-eval's samples file logs them as 1, not 1.0.
+	IntResults []string
 	// Filter is a filter class used as filter_list function.
 	Filter *Filter
 	// UsesRandom says Docs draws from Python's global random module, so the

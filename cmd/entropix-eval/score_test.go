@@ -20,7 +20,8 @@ import (
 // ../shared/tasks/expected/hooks.json, the first invented response of each
 // doc with `entropix-eval score` and checks lm-eval's samples file it
 // writes: the prompt (arguments.gen_args_0.arg_0), filtered_resps and every
-// metric, against what lm-eval's Python produced.
+// metric, against what lm-eval's Python produced, byte for byte (an int as 1,
+// a float as 1.0).
 func TestScoreMatchesLMEval(t *testing.T) {
 	var file struct {
 		Tasks []struct {
@@ -30,11 +31,11 @@ func TestScoreMatchesLMEval(t *testing.T) {
 				Prompt   string `json:"prompt"`
 			} `json:"docs"`
 			Responses []struct {
-				DocIndex int                       `json:"doc_index"`
-				Response string                    `json:"response"`
-				Filtered map[string]*string        `json:"filtered"`
-				Metrics  map[string]map[string]any `json:"metrics"`
-				NotRun   []string                  `json:"not_run"`
+				DocIndex int                                   `json:"doc_index"`
+				Response string                                `json:"response"`
+				Filtered map[string]*string                    `json:"filtered"`
+				Metrics  map[string]map[string]json.RawMessage `json:"metrics"`
+				NotRun   []string                              `json:"not_run"`
 			} `json:"responses"`
 		} `json:"tasks"`
 	}
@@ -81,6 +82,8 @@ func TestScoreMatchesLMEval(t *testing.T) {
 			for sc.Scan() {
 				var line map[string]any
 				require.NoError(t, json.Unmarshal(sc.Bytes(), &line))
+				var rawLine map[string]json.RawMessage
+				require.NoError(t, json.Unmarshal(sc.Bytes(), &rawLine))
 				doc := int(line["doc_id"].(float64))
 				want := task.Responses[first[doc]]
 				args := line["arguments"].(map[string]any)["gen_args_0"].(map[string]any)
@@ -90,8 +93,9 @@ func TestScoreMatchesLMEval(t *testing.T) {
 					assert.Equal(t, []any{*w}, line["filtered_resps"], "doc %d: %s", doc, filter)
 				}
 				for metric, v := range want.Metrics[filter] {
-					if f, ok := v.(float64); ok {
-						assert.Equal(t, f, line[metric], "doc %d: %s,%s", doc, metric, filter)
+					if string(v) != "null" {
+						// As Python's json.dumps wrote it: 1 for an int, 1.0 for a float.
+						assert.Equal(t, string(v), string(rawLine[metric]), "doc %d: %s,%s", doc, metric, filter)
 					}
 				}
 				lines++

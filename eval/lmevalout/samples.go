@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/entropix-eval/entropix-eval/eval"
+	"github.com/entropix-eval/entropix-eval/hooks"
 	"github.com/entropix-eval/entropix-eval/internal/pyjson"
 	"github.com/entropix-eval/entropix-eval/reports"
 )
@@ -58,6 +59,10 @@ func scoreOrder(spec eval.TaskSpec, samples []map[string]any) (filters []string,
 func (r run) sampleLines(docs [][]map[string]any) ([]*pyjson.Dict, error) {
 	filters, metrics := scoreOrder(r.m.Task, r.samples)
 	gen := r.genKwargs()
+	ints, err := intResults(r.m.Task.ProcessResults)
+	if err != nil {
+		return nil, err
+	}
 	byFilter := make([][]*pyjson.Dict, len(filters))
 	for i, lines := range docs {
 		s := lines[0]
@@ -100,12 +105,29 @@ func (r run) sampleLines(docs [][]map[string]any) ([]*pyjson.Dict, error) {
 				"prompt_hash", promptHash,
 				"target_hash", targetHash)
 			for _, m := range metrics[f] {
-				line.Set(m, values[m])
+				v := values[m]
+				if x, ok := v.(float64); ok && slices.Contains(ints, m) {
+					v = int64(x)
+				}
+				line.Set(m, v)
 			}
 			byFilter[fi] = append(byFilter[fi], line)
 		}
 	}
 	return slices.Concat(byFilter...), nil
+}
+
+// intResults are the metrics a task's ported process_results returns as
+// Python ints (hooks.Port.IntResults), which lm-eval logs as 1, not 1.0.
+func intResults(ref *hooks.PortRef) ([]string, error) {
+	if ref == nil {
+		return nil, nil
+	}
+	p, err := hooks.LookupPort(*ref)
+	if err != nil {
+		return nil, fmt.Errorf("process_results %s: %w", ref, err)
+	}
+	return p.IntResults, nil
 }
 
 // pyInt is a whole JSON number as the Python int lm-eval logs (doc_id).
