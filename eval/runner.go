@@ -8,11 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/entropix-eval/entropix-eval/internal/safepath"
-	"golang.org/x/sync/errgroup"
 )
 
 // DefaultMaxNewTokens is lm-eval's generation budget when neither task nor config set one.
@@ -310,62 +308,14 @@ func (ws workerStats) addTo(rs *RunStats) {
 	}
 }
 
-// runWorkers runs one scheduler per device. A failing worker does not stop the
-// others: they drain the queue, so one bad device loses only its in-flight items.
-// Cancelling ctx stops every worker.
+// runWorkers runs one generation scheduler per device over the shared queue
+// (runEngines).
 func (r *Runner) runWorkers(ctx context.Context, devices []string, q *workQueue, lim *limits, finished func(Record) error) (workerStats, error) {
-	stats := make(workerStats, len(devices))
-	var (
-		mu   sync.Mutex
-		errs []error
-		g    errgroup.Group
-	)
-	if r.Progress != nil {
-		r.Progress.Start(devices, len(q.items))
-		defer r.Progress.Finish()
-	}
 	var sink progressSink
 	if r.Progress != nil {
 		sink = r.Progress
 	}
-	for w, dev := range devices {
-		g.Go(func() error {
-			st, err := r.runWorker(ctx, w, dev, q, lim, finished, sink)
-			stats[w] = st
-			if err != nil {
-				mu.Lock()
-				errs = append(errs, err)
-				mu.Unlock()
-			}
-			return nil
-		})
-	}
-	_ = g.Wait() // workers report through errs so every failure is kept
-	return stats, errors.Join(errs...)
-}
-
-func (r *Runner) runWorker(ctx context.Context, w int, dev string, q *workQueue, lim *limits, finished func(Record) error, p progressSink) (SchedulerStats, error) {
-	eng, closeEngine, err := r.OpenEngine(ctx, w, dev)
-	if err != nil {
-		return SchedulerStats{}, fmt.Errorf("worker %d (%s): open engine: %w", w, dev, err)
-	}
-	defer func() {
-		if closeEngine != nil {
-			if err := closeEngine(); err != nil {
-				r.logger().Warn("close engine", "worker", w, "err", err)
-			}
-		}
-	}()
-	s, err := newScheduler(w, eng, q, r.Tokenizer, lim, finished, p)
-	if err != nil {
-		return SchedulerStats{}, err
-	}
-	if n, ok := eng.(interface{ DeviceName() string }); ok {
-		s.stats.Device = n.DeviceName()
-	}
-	err = s.run(ctx)
-	if err != nil && ctx.Err() == nil {
-		err = fmt.Errorf("worker %d (%s): %w", w, dev, err)
-	}
-	return s.stats, err
+	return r.runEngines(ctx, devices, len(q.items), func(w int, eng Engine) (workerScheduler, error) {
+		return newScheduler(w, eng, q, r.Tokenizer, lim, finished, sink)
+	})
 }

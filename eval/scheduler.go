@@ -93,11 +93,11 @@ func newScheduler(worker int, eng Engine, q *workQueue, tok Tokenizer, lim *limi
 		finished: finished, progress: p,
 		live: make([]*sequence, opts.Slots),
 	}
-	if ps, ok := eng.(engine.PrefixSharer); ok && opts.PrefixCacheBytes >= 0 {
-		s.prefix = ps
-	}
+	s.prefix = prefixSharerOf(eng, opts)
 	return s, nil
 }
+
+func (s *scheduler) schedulerStats() *SchedulerStats { return &s.stats }
 
 // run steps until the queue is empty and every sequence finished, or ctx ends. A
 // sequence that was live when it stops is simply not journaled: the resumed run
@@ -106,12 +106,7 @@ func (s *scheduler) run(ctx context.Context) (err error) {
 	start := time.Now()
 	defer func() {
 		s.stats.Wall = time.Since(start)
-		for slot, seq := range s.live {
-			if seq != nil {
-				s.eng.Free(slot)
-				s.live[slot] = nil
-			}
-		}
+		freeLive(s.eng, s.live)
 	}()
 	for {
 		if err := ctx.Err(); err != nil {

@@ -3,14 +3,10 @@ package eval
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
-	"sync"
 	"time"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/entropix-eval/entropix-eval/eval/loglik"
 	"github.com/entropix-eval/entropix-eval/sampler"
@@ -188,65 +184,18 @@ func scoredResponse(d *loglik.Doc, res []loglik.Result) string {
 }
 
 // runScoredWorkers runs one scoring scheduler per device over the shared
-// queue; a failing worker leaves the queue to the others.
+// queue (runEngines).
 func (r *Runner) runScoredWorkers(ctx context.Context, devices []string, q *seqQueue, items int, finished func(*scoredProblem) error) (workerStats, error) {
-	stats := make(workerStats, len(devices))
-	var (
-		mu   sync.Mutex
-		errs []error
-		g    errgroup.Group
-	)
-	if r.Progress != nil {
-		r.Progress.Start(devices, items)
-		defer r.Progress.Finish()
-	}
-	for w, dev := range devices {
-		g.Go(func() error {
-			st, err := r.runScoredWorker(ctx, w, dev, q, finished)
-			stats[w] = st
-			if err != nil {
-				mu.Lock()
-				errs = append(errs, err)
-				mu.Unlock()
+	return r.runEngines(ctx, devices, items, func(w int, eng Engine) (workerScheduler, error) {
+		done := func(p *scoredProblem) error {
+			if err := finished(p); err != nil {
+				return err
+			}
+			if r.Progress != nil {
+				r.Progress.Done(w)
 			}
 			return nil
-		})
-	}
-	_ = g.Wait()
-	return stats, errors.Join(errs...)
-}
-
-func (r *Runner) runScoredWorker(ctx context.Context, w int, dev string, q *seqQueue, finished func(*scoredProblem) error) (SchedulerStats, error) {
-	eng, closeEngine, err := r.OpenEngine(ctx, w, dev)
-	if err != nil {
-		return SchedulerStats{}, fmt.Errorf("worker %d (%s): open engine: %w", w, dev, err)
-	}
-	defer func() {
-		if closeEngine != nil {
-			if err := closeEngine(); err != nil {
-				r.logger().Warn("close engine", "worker", w, "err", err)
-			}
 		}
-	}()
-	done := func(p *scoredProblem) error {
-		if err := finished(p); err != nil {
-			return err
-		}
-		if r.Progress != nil {
-			r.Progress.Done(w)
-		}
-		return nil
-	}
-	s, err := newScoredScheduler(w, eng, q, done)
-	if err != nil {
-		return SchedulerStats{}, err
-	}
-	if n, ok := eng.(interface{ DeviceName() string }); ok {
-		s.stats.Device = n.DeviceName()
-	}
-	err = s.run(ctx)
-	if err != nil && ctx.Err() == nil {
-		err = fmt.Errorf("worker %d (%s): %w", w, dev, err)
-	}
-	return s.stats, err
+		return newScoredScheduler(w, eng, q, done)
+	})
 }

@@ -169,29 +169,23 @@ func newScoredScheduler(worker int, eng Engine, q *seqQueue, finished func(*scor
 		return nil, fmt.Errorf("worker %d: engine has %d slots", worker, opts.Slots)
 	}
 	if s, ok := eng.(engine.TokenScorer); !ok || !s.ScoresTokens() {
-		return nil, fmt.Errorf("worker %d: this backend does not score given tokens (loglikelihood tasks); use backend cpu", worker)
+		return nil, fmt.Errorf("worker %d: this backend does not score given tokens (loglikelihood tasks); use backend cpu or cuda", worker)
 	}
 	chunk := opts.PrefillChunk
 	if chunk <= 0 {
 		chunk = 1 << 30
 	}
-	s := &scoredScheduler{worker: worker, eng: eng, queue: q, chunk: chunk, finished: finished, live: make([]*scoredSeq, opts.Slots)}
-	if ps, ok := eng.(engine.PrefixSharer); ok && opts.PrefixCacheBytes >= 0 {
-		s.prefix = ps
-	}
-	return s, nil
+	return &scoredScheduler{worker: worker, eng: eng, prefix: prefixSharerOf(eng, opts), queue: q, chunk: chunk,
+		finished: finished, live: make([]*scoredSeq, opts.Slots)}, nil
 }
+
+func (s *scoredScheduler) schedulerStats() *SchedulerStats { return &s.stats }
 
 func (s *scoredScheduler) run(ctx context.Context) (err error) {
 	start := time.Now()
 	defer func() {
 		s.stats.Wall = time.Since(start)
-		for slot, q := range s.live {
-			if q != nil {
-				s.eng.Free(slot)
-				s.live[slot] = nil
-			}
-		}
+		freeLive(s.eng, s.live)
 	}()
 	for {
 		if err := ctx.Err(); err != nil {
