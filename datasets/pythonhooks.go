@@ -164,6 +164,9 @@ func (t *Task) Hook(key string) (PythonHook, bool) {
 // isGoMetric: the registry (package hooks) has a Go metric of that name.
 func isGoMetric(name string) bool { _, ok := hooks.LookupMetric(name); return ok }
 
+// isCorpusMetric: the registry has a corpus metric (bleu, chrf, ter) of that name.
+func isCorpusMetric(name string) bool { _, ok := hooks.LookupCorpusMetric(name); return ok }
+
 // pythonFunctionName is how a hook stands in a filter step or metric name
 // (FilterStep.Function, MetricSpec.Metric/Aggregation).
 func pythonFunctionName(f pyFunction) string { return "!function " + path.Clean(f.Spec) }
@@ -213,11 +216,6 @@ func (g *getter) recordedHook(p string) *PythonHook {
 	return nil
 }
 
-// NativeCorpusMetrics are metrics computed natively (package textmetrics)
-// over the whole corpus, each with its own aggregation of the same name:
-// lm-eval keeps (reference, response) per doc and calls sacrebleu once.
-var NativeCorpusMetrics = []string{"bleu", "chrf", "ter"}
-
 // pythonMetric reads a metric_list entry with --python-hooks: a metric or
 // aggregation function run by the bridge, a metric a process_results hook
 // returns, bleu or chrf (native, corpus-level), or lm-eval's passthrough f1
@@ -236,12 +234,12 @@ func (g *getter) pythonMetric(t *Task, i int, m map[string]any) (MetricSpec, boo
 		switch {
 		case isGoMetric(x) && !hasResults && !aggIsHook:
 			return MetricSpec{}, false // the regular rules
-		case slices.Contains(NativeCorpusMetrics, x):
+		case isCorpusMetric(x):
 			ms.Aggregation = x // lm-eval's default for it, also over process_results values
 		case hasResults, isGoMetric(x) && aggIsHook, x == "f1" && aggIsHook:
 		default:
 			g.block("metric_list", "metric "+x, "entry %d: metric %s is not supported (with --python-hooks: %s, %s, f1 with a Python aggregation, a !function metric, or any metric a process_results hook returns)",
-				i, x, strings.Join(hooks.MetricNames(), ", "), strings.Join(NativeCorpusMetrics, ", "))
+				i, x, strings.Join(hooks.MetricNames(), ", "), strings.Join(hooks.CorpusMetricNames(), ", "))
 			return MetricSpec{}, false
 		}
 	default:

@@ -167,6 +167,16 @@ type MetricSpec struct {
 	PythonAggregation *PythonHook `json:",omitempty"`
 }
 
+// Corpus returns the corpus metric (bleu, chrf, ter) that aggregates m, if
+// one does: its per-doc value is [reference, response] and its score is
+// computed over every doc at once.
+func (m MetricSpec) Corpus() (hooks.CorpusMetric, bool) {
+	if m.PythonAggregation != nil {
+		return hooks.CorpusMetric{}, false
+	}
+	return hooks.LookupCorpusMetric(m.Aggregation)
+}
+
 // EvalSplit is the split lm-eval evaluates: test_split, else validation_split.
 func (t *Task) EvalSplit() string {
 	if t.TestSplit != "" {

@@ -29,13 +29,15 @@ func TestTaskRefusals(t *testing.T) {
 		{"function inside a filter", minimalTask + "filter_list:\n  - name: f\n    filter:\n      - function: !function utils.custom\n", []string{"key filter_list", "filter_list[0].filter[0].function"}},
 		{"unknown key", minimalTask + "doc_to_decorate: x\n", []string{"key doc_to_decorate: unknown task key"}},
 		{"unknown filter", minimalTask + "filter_list:\n  - name: f\n    filter:\n      - function: format_span\n", []string{`function "format_span" is not supported`}},
-		{"unknown metric", minimalTask + "metric_list:\n  - metric: bleu\n", []string{"metric bleu is not supported"}},
+		{"unknown metric", minimalTask + "metric_list:\n  - metric: rouge\n", []string{"metric rouge is not supported"}},
+		{"corpus metric with another aggregation", minimalTask + "metric_list:\n  - metric: bleu\n    aggregation: mean\n", []string{"bleu: aggregation mean is not supported (a corpus metric aggregates as bleu)"}},
+		{"corpus metric with a per-response option", minimalTask + "metric_list:\n  - metric: chrf\n    ignore_case: true\n", []string{"chrf: option ignore_case is not supported"}},
 		{"metric option", minimalTask + "metric_list:\n  - metric: exact_match\n    ignore_whitespace: true\n", []string{"option ignore_whitespace is not supported"}},
 		{"aggregation", minimalTask + "metric_list:\n  - metric: exact_match\n    aggregation: median\n", []string{"aggregation median is not supported (supported: mean)"}},
 		{"filter argument", minimalTask + "filter_list:\n  - name: f\n    filter:\n      - function: regex\n        regex: x\n", []string{"argument regex is not supported"}},
 		{"sampler", minimalTask + "fewshot_config:\n  sampler: balanced\n", []string{`sampler "balanced"`}},
 		{"dataset kwargs", minimalTask + "dataset_kwargs:\n  revision: main\n", []string{"revision is not supported"}},
-		{"every blocker", minimalTask + "output_type: generate\nmetric_list:\n  - metric: bleu\nprocess_docs: !function utils.process_docs\n", []string{"3 blockers", `"generate" is not one of`, "metric bleu", "utils.py"}},
+		{"every blocker", minimalTask + "output_type: generate\nmetric_list:\n  - metric: rouge\nprocess_docs: !function utils.process_docs\n", []string{"3 blockers", `"generate" is not one of`, "metric rouge", "utils.py"}},
 		{"bad jinja", "task: t\ndataset_path: a/b\ntest_split: test\ndoc_to_text: \"{{ q \"\n", []string{"doc_to_text: invalid Jinja"}},
 		{"no split", "task: t\ndataset_path: a/b\ndoc_to_text: q\n", []string{"neither test_split nor validation_split"}},
 	}
@@ -51,6 +53,27 @@ func TestTaskRefusals(t *testing.T) {
 			}
 		})
 	}
+}
+
+// lm-eval's translation tasks (wmt_common_yaml: bleu, ter, chrf with no
+// options) build without Python: each metric aggregates as itself over the
+// corpus, higher_is_better as lm-eval registers it unless the task says.
+func TestCorpusMetricsBuildNatively(t *testing.T) {
+	task, err := buildFromFS(fstest.MapFS{"t.yaml": {Data: []byte(minimalTask +
+		"metric_list:\n  - metric: bleu\n  - metric: ter\n    higher_is_better: false\n  - metric: chrf\n    aggregation: chrf\n")}}, "t.yaml")
+	require.NoError(t, err)
+	assert.Equal(t, []MetricSpec{
+		{Metric: "bleu", Aggregation: "bleu", HigherIsBetter: true},
+		{Metric: "ter", Aggregation: "ter", HigherIsBetter: false},
+		{Metric: "chrf", Aggregation: "chrf", HigherIsBetter: true},
+	}, task.Metrics)
+	for _, m := range task.Metrics {
+		cm, ok := m.Corpus()
+		require.True(t, ok, m.Metric)
+		assert.Equal(t, m.Metric, cm.Name)
+	}
+	_, ok := MetricSpec{Metric: "exact_match", Aggregation: "mean"}.Corpus()
+	assert.False(t, ok)
 }
 
 // A ported process_results scores generated responses; the scored output

@@ -242,8 +242,16 @@ func (g *getter) metrics(t *Task) []MetricSpec {
 			}
 			return nil
 		}
+		if cm, ok := hooks.LookupCorpusMetric(name); ok && !hookScored {
+			ms, ok := g.corpusMetric(cm, m)
+			if !ok {
+				return nil
+			}
+			out = append(out, ms)
+			continue
+		}
 		if _, known := hooks.LookupMetric(name); !known && !hookScored {
-			g.block("metric_list", "metric "+name, "entry %d: metric %v is not supported (supported: %s)", i, name, strings.Join(hooks.MetricNames(), ", "))
+			g.block("metric_list", "metric "+name, "entry %d: metric %v is not supported (supported: %s)", i, name, strings.Join(append(hooks.MetricNames(), hooks.CorpusMetricNames()...), ", "))
 			return nil
 		}
 		ms := MetricSpec{Metric: name, Aggregation: "mean", HigherIsBetter: true}
@@ -288,4 +296,32 @@ func (g *getter) metrics(t *Task) []MetricSpec {
 		out = append(out, ms)
 	}
 	return out
+}
+
+// corpusMetric reads a metric_list entry naming a corpus metric (bleu, chrf,
+// ter): its aggregation is its own, as lm-eval's registry pairs them, and
+// it takes no per-response options (lm-eval's passthrough ignores them).
+func (g *getter) corpusMetric(cm hooks.CorpusMetric, m map[string]any) (MetricSpec, bool) {
+	ms := MetricSpec{Metric: cm.Name, Aggregation: cm.Name, HigherIsBetter: cm.HigherIsBetter}
+	for _, key := range sortedKeys(m) {
+		switch key {
+		case "metric":
+		case "aggregation":
+			if a, _ := m[key].(string); a != cm.Name {
+				g.block("metric_list", "aggregation "+hooks.PyStr(m[key]), "%s: aggregation %v is not supported (a corpus metric aggregates as %s)", cm.Name, m[key], cm.Name)
+				return MetricSpec{}, false
+			}
+		case "higher_is_better":
+			b, ok := m[key].(bool)
+			if !ok {
+				g.fail("metric_list", "%s: higher_is_better: want true or false", cm.Name)
+				return MetricSpec{}, false
+			}
+			ms.HigherIsBetter = b
+		default:
+			g.fail("metric_list", "%s: option %s is not supported (a corpus metric takes aggregation and higher_is_better)", cm.Name, key)
+			return MetricSpec{}, false
+		}
+	}
+	return ms, true
 }

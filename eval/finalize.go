@@ -77,7 +77,7 @@ func Finalize(dir string, out Outputs) error {
 		return err
 	}
 	summary := summarize(m, grs)
-	if err := pythonAggregates(m, grs, out.Grader, summary); err != nil {
+	if err := corpusAggregates(m, grs, out.Grader, summary); err != nil {
 		return fmt.Errorf("run directory %s: %w", dir, err)
 	}
 	if m.Task.OutputType != "" {

@@ -144,7 +144,7 @@ type Reference struct {
 // Grade is one response's answer per filter and score per (metric, filter).
 // Values are the metrics a Python aggregation folds (IFEval's
 // instruction-level lists): kept per doc as Python returned them, they exist
-// as a score only aggregated over docs (pythonAggregates), so they are not
+// as a score only aggregated over docs (corpusAggregates), so they are not
 // among Scores, which the report pairs problem by problem.
 //
 // Raw are scores whose value Python returned as a bool: the samples files

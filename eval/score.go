@@ -82,12 +82,13 @@ func (g *LMEvalGrader) scorer(task TaskSpec) (*taskScorer, error) {
 		}
 		s.filters = append(s.filters, p)
 	}
+	if i := slices.IndexFunc(task.Metrics, aggregatedOverDocs); i >= 0 && task.Repeats > 1 {
+		return nil, fmt.Errorf("task %s: metric %s aggregates over the corpus (%s) with repeats %d: lm-eval aggregates one value per doc; run it without repeats",
+			task.Name, task.Metrics[i].Metric, task.Metrics[i].Aggregation, task.Repeats)
+	}
 	if h := task.PythonResults; h != nil {
 		if g.Python == nil {
 			return nil, errNoPython(task.Name, "process_results "+h.Function)
-		}
-		if task.Repeats > 1 && slices.ContainsFunc(task.Metrics, func(m datasets.MetricSpec) bool { return m.PythonAggregation != nil }) {
-			return nil, fmt.Errorf("task %s: a Python aggregation with repeats %d: lm-eval aggregates one value per doc; run it without repeats", task.Name, task.Repeats)
 		}
 		py, name := g.Python, task.Name
 		s.results = func(doc map[string]any, columns []string, response string) ([]MetricValue, error) {
@@ -151,6 +152,9 @@ func (g *LMEvalGrader) compileMetric(task string, m datasets.MetricSpec) (hooks.
 		}
 		return g.Python.Metric(task, *m.Python, m.Args)
 	}
+	if _, ok := m.Corpus(); ok {
+		return nil, nil // no per-doc score: Grade keeps [reference, response]
+	}
 	reg, ok := hooks.LookupMetric(m.Metric)
 	if !ok {
 		return nil, fmt.Errorf("metric %q is not supported", m.Metric)
@@ -197,8 +201,16 @@ func (g *LMEvalGrader) Grade(task TaskSpec, ref Reference, responses []string) (
 				}
 				continue
 			}
-			scores[k] = make([]reports.Score, len(s.metrics))
+			scores[k] = make([]reports.Score, 0, len(s.metrics))
 			for j, m := range s.metrics {
+				if m == nil {
+					v, err := corpusItem(task, s.names[j], f.Name, targets, a)
+					if err != nil {
+						return nil, err
+					}
+					values[k] = append(values[k], v)
+					continue
+				}
 				v := 0.0
 				if hasTarget {
 					for _, t := range targets {
@@ -215,7 +227,7 @@ func (g *LMEvalGrader) Grade(task TaskSpec, ref Reference, responses []string) (
 						}
 					}
 				}
-				scores[k][j] = reports.Score{Metric: s.names[j], Filter: f.Name, Value: v}
+				scores[k] = append(scores[k], reports.Score{Metric: s.names[j], Filter: f.Name, Value: v})
 			}
 		}
 		for i := range out {
@@ -246,7 +258,7 @@ func (s *taskScorer) hookScores(task TaskSpec, filter string, ref Reference, ans
 			return nil, nil, nil, fmt.Errorf("task %s: %s returned no %s (metric_list names it)", task.Name, resultsName(task), name)
 		}
 		v := DocValue{Metric: name, Filter: filter, JSON: res[i].JSON}
-		if task.Metrics[j].PythonAggregation != nil {
+		if aggregatedOverDocs(task.Metrics[j]) {
 			values = append(values, v)
 			continue
 		}

@@ -1,5 +1,7 @@
 package textmetrics
 
+import "fmt"
+
 // LMEvalPassthrough are lm-eval's generate_until metrics whose function
 // returns its input, [reference, response], leaving the work to the
 // aggregation: bleu, chrf and ter here, f1 (sklearn's) in the user's Python.
@@ -48,4 +50,37 @@ func sacreformat(items []Item) ([]string, [][]string) {
 		}
 	}
 	return hyps, refs
+}
+
+// ItemsFromPairs reads lm-eval's passthrough metric values, one
+// [reference, response] pair per doc (decoded JSON), a list of references
+// allowed.
+func ItemsFromPairs(values []any) ([]Item, error) {
+	out := make([]Item, len(values))
+	for i, v := range values {
+		pair, ok := v.([]any)
+		if !ok || len(pair) != 2 {
+			return nil, fmt.Errorf("doc value %d: want [reference, response], got %T", i, v)
+		}
+		pred, ok := pair[1].(string)
+		if !ok {
+			return nil, fmt.Errorf("doc value %d: the response is %T, not a string; end the filter with take_first", i, pair[1])
+		}
+		switch ref := pair[0].(type) {
+		case string:
+			out[i] = Item{Refs: []string{ref}, Pred: pred}
+		case []any:
+			for _, r := range ref {
+				s, ok := r.(string)
+				if !ok {
+					return nil, fmt.Errorf("doc value %d: a reference is %T, not a string", i, r)
+				}
+				out[i].Refs = append(out[i].Refs, s)
+			}
+			out[i].Pred = pred
+		default:
+			return nil, fmt.Errorf("doc value %d: the reference is %T, not a string", i, pair[0])
+		}
+	}
+	return out, nil
 }

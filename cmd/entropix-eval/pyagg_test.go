@@ -89,7 +89,7 @@ func TestScorePythonAggregation(t *testing.T) {
 		assert.Equal(t, 0.5, rs["words,none"])
 		assert.Nil(t, rs["words_stderr,none"])
 		assert.Equal(t, []any{"acc,none", "words,none"}, rs["score_keys"])
-		assert.Equal(t, []any{"words,none"}, rs[eval.KeyPythonAggregated])
+		assert.Equal(t, []any{"words,none"}, rs[eval.KeyCorpusAggregated])
 	}
 	b, err := os.ReadFile(filepath.Join(out, eval.SamplesFile))
 	require.NoError(t, err)

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/entropix-eval/entropix-eval/eval"
+	"github.com/entropix-eval/entropix-eval/hooks"
 	"github.com/entropix-eval/entropix-eval/reports"
 	"github.com/entropix-eval/entropix-eval/reports/runreport"
 )
@@ -56,18 +57,32 @@ func perSeedTable(results map[string]map[string]any, order []string) string {
 		r := results[run]
 		_, label, _ := strings.Cut(run, "|")
 		row := []string{label}
-		aggregated, _ := r[eval.KeyPythonAggregated].([]any)
+		aggregated, _ := r[eval.KeyCorpusAggregated].([]any)
 		for _, k := range keys {
-			if slices.Contains(aggregated, any(k)) {
-				row = append(row, pct(r[k])+" ("+runreport.NoStderrPython+")")
-				continue
-			}
 			sk := reports.ScoreKey(k)
-			row = append(row, pct(r[k])+" ± "+pct(r[eval.StderrKey(sk)]))
+			_, corpus := hooks.LookupCorpusMetric(sk.Metric())
+			switch {
+			case corpus && slices.Contains(aggregated, any(k)):
+				row = append(row, points(r[k])+" ± "+points(r[eval.StderrKey(sk)]))
+			case slices.Contains(aggregated, any(k)):
+				row = append(row, pct(r[k])+" ("+runreport.NoStderrPython+")")
+			default:
+				row = append(row, pct(r[k])+" ± "+pct(r[eval.StderrKey(sk)]))
+			}
 		}
 		rows = append(rows, row)
 	}
 	return runreport.AlignedTable(rows, right, false)
+}
+
+// points writes a corpus metric (bleu, chrf, ter: sacrebleu's 0–100 scale)
+// with two decimals.
+func points(v any) string {
+	f, ok := v.(float64)
+	if !ok {
+		return "n/a"
+	}
+	return strconv.FormatFloat(f, 'f', 2, 64)
 }
 
 // pct writes a fraction as a percentage, marked: 0.4512 → "45.1%".

@@ -51,7 +51,7 @@ func TestTasksCheckTallyCountsGenerateUntilOnly(t *testing.T) {
 	const base = "dataset_path: acme/x\ntest_split: test\ndoc_to_text: \"{{q}}\"\ndoc_to_target: a\n"
 	for name, body := range map[string]string{
 		"gen_ok.yaml":     "task: gen_ok\n" + base,
-		"gen_bad.yaml":    "task: gen_bad\n" + base + "metric_list:\n  - metric: bleu\n",
+		"gen_bad.yaml":    "task: gen_bad\n" + base + "metric_list:\n  - metric: rouge\n",
 		"mc_ok.yaml":      "task: mc_ok\n" + base + "output_type: multiple_choice\ndoc_to_choice: [x, y]\n",
 		"ll_bad.yaml":     "task: ll_bad\n" + base + "output_type: loglikelihood\nmetric_list:\n  - metric: bleu\n",
 		"unknown_ot.yaml": "task: unknown_ot\n" + base + "output_type: generate\n",

@@ -100,6 +100,14 @@ func brierItem(s map[string]any, resps []any, metrics []string) ([]any, error) {
 	return []any{int64(gold), pynumpy.ArrayStr(loglik.Softmax(lls))}, nil
 }
 
+// corpusConfig: a run with corpus metrics (bleu, chrf, ter) used lm-eval's
+// default bootstrap_iters for their standard errors (capped at 100).
+func corpusConfig(results *pyjson.Dict) {
+	if c, ok := field(results, "config").(*pyjson.Dict); ok {
+		c.Set("bootstrap_iters", loglik.BootstrapIters)
+	}
+}
+
 // scoredConfig corrects a scored run's config block: no --gen_kwargs, and
 // lm-eval's default bootstrap_iters, which perplexity's stderr used.
 func scoredConfig(results *pyjson.Dict) {

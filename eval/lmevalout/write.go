@@ -8,10 +8,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/entropix-eval/entropix-eval/datasets"
 	"github.com/entropix-eval/entropix-eval/eval"
 	"github.com/entropix-eval/entropix-eval/internal/pyjson"
 	"github.com/entropix-eval/entropix-eval/internal/safepath"
@@ -151,6 +153,9 @@ func (r run) resultsJSON(n int, taskHash string) *pyjson.Dict {
 		"sampler", r.info.Label,
 		"sampler_order", r.m.Provenance.SamplerOrder,
 		"first_token_argmax", r.m.FirstTokenArgmax))
+	if slices.ContainsFunc(r.m.Task.Metrics, func(m datasets.MetricSpec) bool { _, ok := m.Corpus(); return ok }) {
+		corpusConfig(out)
+	}
 	if r.m.Task.OutputType != "" {
 		scoredConfig(out)
 	}

@@ -38,7 +38,7 @@ func Aggregate(agg string, vals []Value, iters int) (value, stderr float64, err 
 	case datasets.AggPerplexity:
 		value = perplexity(xs)
 		if len(xs) > 1 && iters > 0 {
-			stderr = bootstrapStderr(perplexity, xs, iters)
+			stderr = BootstrapStderr(perplexity, xs, iters)
 		}
 	case datasets.AggWeightedPerplexity, datasets.AggBitsPerByte:
 		ws := make([]float64, len(vals))
@@ -89,38 +89,45 @@ func sampleStddev(xs []float64) float64 {
 	return math.Sqrt(PySum(sq) / float64(len(xs)-1))
 }
 
-// bootstrapStderr is api/metrics.py's bootstrap_stderr: chunks of
+// BootstrapStderr is api/metrics.py's bootstrap_stderr: chunks of
 // min(1000, iters) resamples, chunk i drawn by random.Random(i) with
 // rnd.choices(xs, k=len(xs)), then the sample standard deviation of all the
-// statistics in chunk order. Chunks run in parallel (each owns its seed, as
-// in lm-eval's process pool), so the result does not depend on the threads.
-func bootstrapStderr(f func([]float64) float64, xs []float64, iters int) float64 {
+// statistics in chunk order. The draws are made in that order and the
+// statistics computed in parallel (each into its own slot), so the result
+// does not depend on the threads.
+func BootstrapStderr[T any](f func([]T) float64, xs []T, iters int) float64 {
 	chunk := min(1000, iters)
-	chunks := iters / chunk
-	res := make([]float64, chunks*chunk)
+	if chunk <= 0 {
+		return math.NaN()
+	}
+	res := make([]float64, iters/chunk*chunk)
+	type resample struct {
+		slot   int
+		sample []T
+	}
+	work := make(chan resample, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
-	next := make(chan int)
 	for range runtime.GOMAXPROCS(0) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sample := make([]float64, len(xs))
-			for i := range next {
-				rnd := datasets.NewPyRandom(int64(i))
-				n := float64(len(xs))
-				for j := range chunk {
-					for k := range sample {
-						sample[k] = xs[int(math.Floor(rnd.Random()*n))]
-					}
-					res[i*chunk+j] = f(sample)
-				}
+			for r := range work {
+				res[r.slot] = f(r.sample)
 			}
 		}()
 	}
-	for i := range chunks {
-		next <- i
+	n := float64(len(xs))
+	for i := range iters / chunk {
+		rnd := datasets.NewPyRandom(int64(i))
+		for j := range chunk {
+			sample := make([]T, len(xs))
+			for k := range sample {
+				sample[k] = xs[int(math.Floor(rnd.Random()*n))]
+			}
+			work <- resample{i*chunk + j, sample}
+		}
 	}
-	close(next)
+	close(work)
 	wg.Wait()
 	return sampleStddev(res)
 }

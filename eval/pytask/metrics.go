@@ -37,6 +37,8 @@ func checkMetric(task *datasets.Task, m datasets.MetricSpec) error {
 
 func isGoMetric(name string) bool { _, ok := hooks.LookupMetric(name); return ok }
 
+func isCorpusMetric(name string) bool { _, ok := hooks.LookupCorpusMetric(name); return ok }
+
 // goMetric compiles a registry metric with its metric_list options.
 func goMetric(m datasets.MetricSpec) (hooks.MetricFunc, error) {
 	reg, _ := hooks.LookupMetric(m.Metric)
@@ -163,13 +165,13 @@ func (s *Scorer) fold(ctx context.Context, m datasets.MetricSpec, values []any) 
 	switch agg := m.Aggregation; {
 	case agg == "mean", agg == "nanmean":
 		return mean(values, agg == "nanmean")
-	case agg == "bleu", agg == "chrf", agg == "ter":
-		items, err := passthroughItems(values)
+	case isCorpusMetric(agg):
+		cm, _ := hooks.LookupCorpusMetric(agg)
+		items, err := textmetrics.ItemsFromPairs(values)
 		if err != nil {
 			return 0, err
 		}
-		return map[string]func([]textmetrics.Item) (float64, error){
-			"bleu": textmetrics.LMEvalBLEU, "chrf": textmetrics.LMEvalCHRF, "ter": textmetrics.LMEvalTER}[agg](items)
+		return cm.Fold(items)
 	case strings.HasPrefix(agg, "!function "):
 		h, ok := specHook(s.task, m, "aggregation")
 		if !ok {
@@ -231,36 +233,4 @@ func number(v any) (float64, error) {
 		return x.Float64()
 	}
 	return 0, fmt.Errorf("a value of %T cannot be averaged (lm-eval's mean would fail too; a list-valued metric needs its own aggregation)", v)
-}
-
-// passthroughItems reads [reference, response] pairs (lm-eval's passthrough
-// metrics), a list of references allowed.
-func passthroughItems(values []any) ([]textmetrics.Item, error) {
-	out := make([]textmetrics.Item, len(values))
-	for i, v := range values {
-		pair, ok := v.([]any)
-		if !ok || len(pair) != 2 {
-			return nil, fmt.Errorf("doc value %d: want [reference, response], got %T", i, v)
-		}
-		pred, ok := pair[1].(string)
-		if !ok {
-			return nil, fmt.Errorf("doc value %d: the response is %T, not a string; end the filter with take_first", i, pair[1])
-		}
-		switch ref := pair[0].(type) {
-		case string:
-			out[i] = textmetrics.Item{Refs: []string{ref}, Pred: pred}
-		case []any:
-			for _, r := range ref {
-				s, ok := r.(string)
-				if !ok {
-					return nil, fmt.Errorf("doc value %d: a reference is %T, not a string", i, r)
-				}
-				out[i].Refs = append(out[i].Refs, s)
-			}
-			out[i].Pred = pred
-		default:
-			return nil, fmt.Errorf("doc value %d: the reference is %T, not a string", i, pair[0])
-		}
-	}
-	return out, nil
 }

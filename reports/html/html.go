@@ -45,6 +45,14 @@ type Figures struct {
 
 var tmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"pct": pct,
+	// A corpus-aggregated score: a fraction in percent, a corpus metric
+	// (bleu, chrf, ter) on its own 0–100 scale.
+	"aggregated": func(x float64, points bool) string {
+		if points {
+			return num3(x)
+		}
+		return pct(x)
+	},
 	// The same formatting as the headline sentences, compare and the terminal.
 	"pp":           reports.SignedPP,
 	"pvalue":       reports.FormatP,

@@ -155,12 +155,12 @@ func stacked(s string) string {
 // each filter with its SE over problems (seeds and repeats averaged within a
 // problem), the best value of each column in bold.
 func AccuracyTable(w io.Writer, r *model.Report, opt Options) error {
-	cols := labelColumn + strings.Repeat("r", len(r.Filters)+len(r.PythonAggregated))
+	cols := labelColumn + strings.Repeat("r", len(r.Filters)+len(r.CorpusAggregated))
 	head := []string{"Sampler"}
 	for _, f := range r.Filters {
 		head = append(head, stacked(f))
 	}
-	for _, k := range r.PythonAggregated {
+	for _, k := range r.CorpusAggregated {
 		head = append(head, stacked(k)+`\textsuperscript{\dag}`)
 	}
 	best := make([]float64, len(r.Filters))
@@ -183,8 +183,8 @@ func AccuracyTable(w io.Writer, r *model.Report, opt Options) error {
 		caption += fmt.Sprintf(", up to %d samples (seeds $\\times$ repeats) averaged within each problem", k)
 	}
 	caption += fmt.Sprintf(". Best in bold. Primary filter: %s.", Escape(r.PrimaryFilter))
-	if len(r.PythonAggregated) > 0 {
-		caption += ` \dag: the task's Python aggregation over every doc's values, without an SE (n/a: Python aggregation).`
+	if len(r.CorpusAggregated) > 0 {
+		caption += ` \dag: computed over every doc at once, without a per-problem score: corpus metrics (bleu, chrf, ter) on sacrebleu's 0--100 scale $\pm$ lm-eval's bootstrap SE (one seed), or the task's Python aggregation (no SE).`
 	}
 	header(&b, r, caption, opt.label("accuracy"), cols, false)
 	b.WriteString(strings.Join(head, " & ") + " \\\\\n\\midrule\n")
@@ -200,8 +200,8 @@ func AccuracyTable(w io.Writer, r *model.Report, opt Options) error {
 			}
 			cells = append(cells, cell)
 		}
-		for _, a := range s.PythonAggregated {
-			cells = append(cells, num(a.Value, false))
+		for _, a := range s.CorpusAggregated {
+			cells = append(cells, aggregatedCell(a))
 		}
 		b.WriteString(strings.Join(cells, " & ") + " \\\\\n")
 	}
@@ -290,4 +290,18 @@ func SecondaryTable(w io.Writer, r *model.Report, opt Options) error {
 	footer(&b, true)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// aggregatedCell writes a corpus-aggregated score: a fraction in percent,
+// a corpus metric as it is (already 0–100), with its SE where it has one.
+func aggregatedCell(a model.AggregatedScore) string {
+	scale := 1.0
+	if a.Points {
+		scale = 0.01 // num writes 100·x
+	}
+	cell := num(scale*a.Value, false)
+	if !math.IsNaN(a.SE) {
+		cell += `\,{\scriptsize$\pm$` + num(scale*a.SE, false) + `}`
+	}
+	return cell
 }

@@ -76,20 +76,25 @@ func TestAccuracyTable(t *testing.T) {
 	assert.Equal(t, strings.Count(s, `\begin{`), strings.Count(s, `\end{`))
 }
 
-// A Python aggregation's score is a column of its own, marked, without an SE.
-func TestAccuracyTablePythonAggregated(t *testing.T) {
+// Scores aggregated over the corpus are columns of their own, marked: a
+// Python aggregation's (a fraction, no SE) in percent, a corpus metric's
+// (sacrebleu's 0–100 scale) as it is, with its bootstrap SE.
+func TestAccuracyTableCorpusAggregated(t *testing.T) {
 	r := report()
-	r.PythonAggregated = []string{"inst_level_strict_acc,none"}
+	r.CorpusAggregated = []string{"inst_level_strict_acc,none", "bleu,none"}
 	for i := range r.Samplers {
-		r.Samplers[i].PythonAggregated = []model.AggregatedScore{{Key: "inst_level_strict_acc,none", Value: 0.25 * float64(i+1)}}
+		r.Samplers[i].CorpusAggregated = []model.AggregatedScore{
+			{Key: "inst_level_strict_acc,none", Value: 0.25 * float64(i+1), SE: math.NaN()},
+			{Key: "bleu,none", Value: 10 * float64(i+1), SE: 1.25, Points: true}}
 	}
 	var b bytes.Buffer
 	require.NoError(t, AccuracyTable(&b, r, Options{Label: "gsm8k"}))
 	s := b.String()
-	for _, want := range []string{`p{0.27\columnwidth}rrr}`,
-		`\begin{tabular}[b]{@{}c@{}}inst\\level\\strict\\acc,none\end{tabular}\textsuperscript{\dag} \\`,
-		`greedy & \textbf{31.2}\,{\scriptsize$\pm$1.3} & \textbf{31.2}\,{\scriptsize$\pm$1.3} & 25.0 \\`,
-		`\dag: the task's Python aggregation over every doc's values, without an SE (n/a: Python aggregation).`} {
+	for _, want := range []string{`p{0.27\columnwidth}rrrr}`,
+		`\begin{tabular}[b]{@{}c@{}}inst\\level\\strict\\acc,none\end{tabular}\textsuperscript{\dag} & bleu,none\textsuperscript{\dag} \\`,
+		`greedy & \textbf{31.2}\,{\scriptsize$\pm$1.3} & \textbf{31.2}\,{\scriptsize$\pm$1.3} & 25.0 & 10.0\,{\scriptsize$\pm$1.2} \\`,
+		`& 50.0 & 20.0\,{\scriptsize$\pm$1.2} \\`,
+		`\dag: computed over every doc at once, without a per-problem score: corpus metrics (bleu, chrf, ter) on sacrebleu's 0--100 scale $\pm$ lm-eval's bootstrap SE (one seed), or the task's Python aggregation (no SE).`} {
 		assert.Contains(t, s, want)
 	}
 }

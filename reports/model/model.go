@@ -21,10 +21,11 @@ type Report struct {
 	Samplers []Sampler
 	// Summary is summary.arrow: one row per sampler × seed × filter.
 	Summary []reports.SummaryRow
-	// PythonAggregated are the score keys a Python aggregation computes
-	// over every doc's value (results.json), in the task's order: scores
-	// without a per-problem value, so without statistics.
-	PythonAggregated []string
+	// CorpusAggregated are the score keys computed over every doc at once
+	// (results.json): corpus metrics (bleu, chrf, ter) and Python
+	// aggregations, in the task's order: scores without a per-problem
+	// value, so without paired statistics.
+	CorpusAggregated []string
 	// Filters are the task's score keys ("metric,filter") in its order;
 	// PrimaryFilter is the one whose comparisons form the Holm family and
 	// lead the page.
@@ -88,18 +89,22 @@ type Sampler struct {
 	TruncationRate float64
 	MeanGenTokens  float64
 	Thresholds     *Thresholds
-	// PythonAggregated are the scores a Python aggregation folds over every
-	// doc's value (IFEval's instruction-level accuracies): no per-problem
-	// score, so no interval or paired test.
-	PythonAggregated []AggregatedScore
+	// CorpusAggregated are the scores computed over every doc at once
+	// (bleu; IFEval's instruction-level accuracies): no per-problem score,
+	// so no interval or paired test.
+	CorpusAggregated []AggregatedScore
 }
 
-// AggregatedScore is a score a Python aggregation computed over a run's
-// docs; Value is the mean over the sampler's seeds of each seed's value (NaN
-// for a sampler without it).
+// AggregatedScore is a score computed over a run's docs at once; Value is
+// the mean over the sampler's seeds of each seed's value (NaN for a sampler
+// without it), SE its standard error where there is one, else NoSE says why.
 type AggregatedScore struct {
-	Key   string // "metric,filter"
-	Value float64
+	Key       string // "metric,filter"
+	Value, SE float64
+	NoSE      string
+	// Points: the value is on sacrebleu's 0–100 scale (bleu, chrf, ter),
+	// not a fraction.
+	Points bool
 }
 
 // FilterAccuracy is a sampler's accuracy under one filter: problem-level, each

@@ -101,7 +101,7 @@ func Compute(dir string, opt Options) (*model.Report, error) {
 		s.Thresholds = r.thresholds(g.label)
 		rep.Samplers = append(rep.Samplers, s)
 	}
-	if err := addPythonAggregated(rep, dir); err != nil {
+	if err := addCorpusAggregated(rep, dir); err != nil {
 		return nil, fmt.Errorf("run directory %s: %w", dir, err)
 	}
 	if rep.Baseline, err = chooseBaseline(groups, opt.Baseline); err != nil {

@@ -92,6 +92,9 @@ func Compare(dirA, dirB string, opt CompareOptions) (*Comparison, error) {
 	if err != nil {
 		return nil, fmt.Errorf("run directory %s: %w", dirB, err)
 	}
+	if len(sa.filters) == 0 || len(sb.filters) == 0 {
+		return nil, fmt.Errorf("compare: %s and %s have no per-problem score to pair (a task scored only by corpus metrics such as bleu, or by Python aggregations): compare their results.json values; a paired test for them is not implemented", dirA, dirB)
+	}
 	primary, err := sb.primaryFilter(cmp.Or(opt.PrimaryFilter, b.manifest.Config.PrimaryFilter))
 	if err != nil {
 		return nil, fmt.Errorf("compare: %w", err)

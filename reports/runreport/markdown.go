@@ -43,10 +43,18 @@ func WriteMarkdown(w io.Writer, r *model.Report) error {
 			rows = append(rows, []string{mdEscape(task), mdEscape(s.Label), mdEscape(filter), shots, mdEscape(metric),
 				"↑", fmt.Sprintf("%.4f", f.Mean), "±", se})
 		}
-		for _, a := range s.PythonAggregated {
+		for i, a := range s.CorpusAggregated {
 			k := reports.ScoreKey(a.Key)
-			rows = append(rows, []string{"", mdEscape(s.Label), mdEscape(k.Filter()), shots, mdEscape(k.Metric()),
-				"↑", fmt.Sprintf("%.4f", a.Value), "", NoStderrPython})
+			task := ""
+			if i == 0 && len(s.Filters) == 0 {
+				task = r.Task
+			}
+			pm, se := "", a.NoSE
+			if !math.IsNaN(a.SE) {
+				pm, se = "±", fmt.Sprintf("%.4f", a.SE)
+			}
+			rows = append(rows, []string{mdEscape(task), mdEscape(s.Label), mdEscape(k.Filter()), shots, mdEscape(k.Metric()),
+				"↑", fmt.Sprintf("%.4f", a.Value), pm, se})
 		}
 	}
 	rightAligned := []bool{false, false, false, true, false, false, true, false, true}

@@ -25,9 +25,6 @@ func scoresOf(rows []reports.ResultRow) (*runScores, error) {
 	for _, f := range keys {
 		s.filters = append(s.filters, string(f))
 	}
-	if len(keys) == 0 && len(rows) > 0 {
-		return nil, errors.New("the result rows carry no scores")
-	}
 	scored := make([]reports.Scored, 0, len(rows)*len(s.filters))
 	for i := range rows {
 		r := &rows[i]

@@ -100,14 +100,16 @@ func writeFigures(dir string, rep *model.Report) (html.Figures, error) {
 			out.Forest = &fig
 		}
 	}
-	primary := max(0, slices.Index(rep.Filters, rep.PrimaryFilter))
-	p, err := figures.Accuracy(rep.Samplers, primary)
-	fig, ok, err := draw(p, err, "accuracy", "Accuracy ("+rep.PrimaryFilter+") with 95% CI over problems")
-	if err != nil {
-		return out, err
-	}
-	if ok {
-		out.Accuracy = &fig
+	if len(rep.Filters) > 0 { // only corpus-aggregated scores: no per-problem accuracy to draw
+		primary := max(0, slices.Index(rep.Filters, rep.PrimaryFilter))
+		p, err := figures.Accuracy(rep.Samplers, primary)
+		fig, ok, err := draw(p, err, "accuracy", "Accuracy ("+rep.PrimaryFilter+") with 95% CI over problems")
+		if err != nil {
+			return out, err
+		}
+		if ok {
+			out.Accuracy = &fig
+		}
 	}
 	for i, d := range rep.Density {
 		p, err := figures.Density(d)
