@@ -142,13 +142,14 @@ type Reference struct {
 }
 
 // Grade is one response's answer per filter and score per (metric, filter).
-// Values are the metrics a Python aggregation folds (IFEval's
-// instruction-level lists): kept per doc as Python returned them, they exist
+// Values are the metrics aggregated over the corpus (bleu's [reference,
+// response]; IFEval's instruction-level lists, a Python aggregation's): kept per doc as Python returned them, they exist
 // as a score only aggregated over docs (corpusAggregates), so they are not
 // among Scores, which the report pairs problem by problem.
 //
-// Raw are scores whose value Python returned as a bool: the samples files
-// show True as lm-eval logs it, the statistics read Scores' 1.
+// Raw are scores whose value Python returned as a bool or an int: the
+// samples files show True and 1 as lm-eval logs them (not 1.0), the
+// statistics read Scores' 1.
 type Grade struct {
 	Answers []reports.Answer
 	Scores  []reports.Score

@@ -139,6 +139,10 @@ func b2i(b bool) int {
 	return 0
 }
 
+// KeyPythonInts lists, in a samples.jsonl line, the score keys whose value a
+// Python process_results returned as an int.
+const KeyPythonInts = "python_ints"
+
 // sampleLine is one line of samples.jsonl: everything needed to audit one answer.
 // The fields are a map because lm-eval's metric keys contain commas, which struct
 // tags cannot spell; encoding/json writes map keys sorted, so lines are still
@@ -160,8 +164,17 @@ func sampleLine(task TaskSpec, runKey string, g gradedRecord) ([]byte, error) {
 	for _, s := range g.Grade.Scores {
 		line[string(s.Key())] = s.Value
 	}
+	var ints []string
 	for _, v := range slices.Concat(g.Grade.Values, g.Grade.Raw) {
 		line[string(v.Key())] = v.JSON
+		if isPyInt(v.JSON) {
+			ints = append(ints, string(v.Key()))
+		}
+	}
+	if ints != nil {
+		// JSON has one number type: the score keys whose value Python
+		// returned as an int, which lm-eval's samples log as 1, not 1.0.
+		line[KeyPythonInts] = ints
 	}
 	if err := scoredSampleFields(task, g, line); err != nil {
 		return nil, err

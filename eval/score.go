@@ -6,6 +6,7 @@ package eval
 // string match says 29.00 != 29.
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -267,11 +268,18 @@ func (s *taskScorer) hookScores(task TaskSpec, filter string, ref Reference, ans
 				task.Name, resultsName(task), name, res[i].JSON, task.Metrics[j].Aggregation)
 		}
 		scores = append(scores, reports.Score{Metric: name, Filter: filter, Value: res[i].Value})
-		if j := string(res[i].JSON); j == "true" || j == "false" {
+		if j := string(res[i].JSON); j == "true" || j == "false" || isPyInt(res[i].JSON) {
 			raw = append(raw, v)
 		}
 	}
 	return scores, values, raw, nil
+}
+
+// isPyInt says whether a JSON number is an integer literal, as json.dumps
+// writes a Python int (a float always has a '.' or an exponent).
+func isPyInt(b json.RawMessage) bool {
+	b = bytes.TrimPrefix(b, []byte("-"))
+	return len(b) > 0 && !slices.ContainsFunc(b, func(c byte) bool { return c < '0' || c > '9' })
 }
 
 // resultsName names a task's process_results, Go port or Python.

@@ -104,9 +104,10 @@ func (r run) sampleLines(docs [][]map[string]any) ([]*pyjson.Dict, error) {
 				"doc_hash", docHash,
 				"prompt_hash", promptHash,
 				"target_hash", targetHash)
+			pyInts, _ := s[eval.KeyPythonInts].([]any)
 			for _, m := range metrics[f] {
 				v := values[m]
-				if x, ok := v.(float64); ok && slices.Contains(ints, m) {
+				if x, ok := v.(float64); ok && (slices.Contains(ints, m) || slices.Contains(pyInts, any(m+","+f))) {
 					v = int64(x)
 				}
 				line.Set(m, v)
@@ -118,7 +119,9 @@ func (r run) sampleLines(docs [][]map[string]any) ([]*pyjson.Dict, error) {
 }
 
 // intResults are the metrics a task's ported process_results returns as
-// Python ints (hooks.Port.IntResults), which lm-eval logs as 1, not 1.0.
+// Python ints (hooks.Port.IntResults), which lm-eval logs as 1, not 1.0; a
+// Python process_results' ints are listed per samples.jsonl line
+// (eval.KeyPythonInts).
 func intResults(ref *hooks.PortRef) ([]string, error) {
 	if ref == nil {
 		return nil, nil
