@@ -293,5 +293,5 @@ func resultsName(task TaskSpec) string {
 // errNoPython: a Python hook to grade with and no interpreter, as in a
 // rescore or merge of a run graded in Python.
 func errNoPython(task, what string) error {
-	return fmt.Errorf("task %s: %s runs in Python: grading it needs the interpreter (--python-hooks), which rescore and merge do not start yet", task, what)
+	return fmt.Errorf("task %s: %s runs in Python: grading it needs the interpreter (--python-hooks; rescore and merge take it too)", task, what)
 }

@@ -28,6 +28,7 @@ func runMerge(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("out", "", "the merged run directory")
+	py := regradeFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: entropix-eval merge --out DIR SHARD_DIR...\n\n"+
 			"Every shard 0..n-1 of one sweep must be given once and be finished; the merged\n"+
@@ -43,6 +44,11 @@ func runMerge(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	o := eval.DefaultOutputs()
 	o.Report = reportTo(stdout)
+	stopPython, err := pythonGrading(py, &o)
+	if err != nil {
+		return err
+	}
+	defer stopPython()
 	if _, err := os.Stat(filepath.Join(fs.Arg(0), eval.SweepIndexFile)); err == nil {
 		return mergeMatrix(*out, fs.Args(), o, stdout)
 	}

@@ -119,3 +119,28 @@ func orNone(s string) string {
 func startPython(ctx context.Context, cfg *eval.Config) (stop func(), interp string, err error) {
 	return eval.StartPython(ctx, backends.Builtin, cfg)
 }
+
+// regradeFlags are rescore's and merge's --python-hooks and --python: a
+// run graded with Python hooks is graded again through them, each hook file
+// checked against the hash the run recorded.
+func regradeFlags(fs *flag.FlagSet) *eval.Config {
+	py := &eval.Config{}
+	fs.BoolVar(&py.PythonHooks, "python-hooks", false, pythonHooksUsage+"; for a run graded with Python hooks, each hook file is checked against the hash the run recorded")
+	fs.StringVar(&py.Python, "python", "", pythonUsage)
+	return py
+}
+
+// pythonGrading starts the interpreter --python-hooks asks for and, when it
+// did, gives o a grader that runs a task's Python scoring hooks through it.
+func pythonGrading(py *eval.Config, o *eval.Outputs) (stop func(), err error) {
+	stop, _, err = startPython(context.Background(), py)
+	if err != nil {
+		return nil, err
+	}
+	if h, ok := py.PythonRunner.(eval.PythonHooks); ok {
+		g := eval.NewLMEvalGrader()
+		g.Python = h
+		o.Grader = g
+	}
+	return stop, nil
+}

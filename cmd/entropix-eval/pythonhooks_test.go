@@ -142,7 +142,7 @@ func TestScoreWithPythonProcessResults(t *testing.T) {
 	assert.Regexp(t, `"short,none": 0\.5[,\n]`, string(b))
 
 	_, _, err = eval.Rescore(out, eval.DefaultOutputs())
-	assert.ErrorContains(t, err, "grading it needs the interpreter (--python-hooks), which rescore and merge do not start yet")
+	assert.ErrorContains(t, err, "grading it needs the interpreter (--python-hooks; rescore and merge take it too)")
 	require.NoError(t, runRescore(context.Background(), []string{"--python-hooks", "--python", py, out}, io.Discard, io.Discard))
 	again, err := os.ReadFile(filepath.Join(out, eval.ResultsJSONFile))
 	require.NoError(t, err)
@@ -186,6 +186,39 @@ func TestRunWithPythonProcessResults(t *testing.T) {
 		"--python-hooks", "--python", py})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "python_hooks")
+}
+
+// merge of shards graded by a Python process_results grades them again
+// through the interpreter (--python-hooks), giving the unsharded run's
+// results; without the flag it says which flag it needs.
+func TestMergePythonGradedShards(t *testing.T) {
+	py := pythontest.Python(t)
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "qa.yaml"), []byte("task: qa\ndataset_path: acme/qa\ntest_split: test\n"+
+		"doc_to_text: \"Q: {{q}}\\nA:\"\ndoc_to_target: a\nprocess_results: !function utils.process_results\nmetric_list:\n  - metric: words\n"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "utils.py"), []byte("def process_results(doc, results):\n    return {'words': int(len(results[0].split()) > 2)}\n"), 0o600))
+	data := filepath.Join(dir, "test.jsonl")
+	require.NoError(t, os.WriteFile(data, []byte(strings.Repeat("{\"q\": \"2+2\", \"a\": \"4\"}\n{\"q\": \"Once upon a time\", \"a\": \"6\"}\n", 2)), 0o600))
+	run := func(out string, extra ...string) {
+		require.NoError(t, runQuiet(t, context.Background(), append([]string{"--model", sharedtest.Path(t, "models/stories260K-hf"), "--include-path", dir,
+			"--task", "qa", "--dataset", data, "--samplers", "greedy", "--max-new-tokens", "6", "--progress", "none", "--out", out,
+			"--python-hooks", "--python", py}, extra...)))
+	}
+	whole, s0, s1 := t.TempDir(), t.TempDir(), t.TempDir()
+	run(whole)
+	run(s0, "--shard", "0/2")
+	run(s1, "--shard", "1/2")
+	merged := filepath.Join(t.TempDir(), "merged")
+	err := runMerge(context.Background(), []string{"--out", merged, s0, s1}, io.Discard, io.Discard)
+	assert.ErrorContains(t, err, "grading it needs the interpreter (--python-hooks; rescore and merge take it too)")
+	merged = filepath.Join(t.TempDir(), "merged")
+	require.NoError(t, runMerge(context.Background(), []string{"--python-hooks", "--python", py, "--out", merged, s0, s1}, io.Discard, io.Discard))
+	want, err := os.ReadFile(filepath.Join(whole, eval.ResultsJSONFile))
+	require.NoError(t, err)
+	got, err := os.ReadFile(filepath.Join(merged, eval.ResultsJSONFile))
+	require.NoError(t, err)
+	assert.JSONEq(t, string(want), string(got))
+	assert.Contains(t, string(got), `"words,none"`)
 }
 
 // score --python-hooks with Python filter classes: BBH's WordSortFilter and

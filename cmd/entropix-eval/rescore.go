@@ -28,9 +28,7 @@ func init() {
 func runRescore(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("rescore", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var py eval.Config
-	fs.BoolVar(&py.PythonHooks, "python-hooks", false, pythonHooksUsage+"; for a run graded with Python hooks, each hook file is checked against the hash the run recorded")
-	fs.StringVar(&py.Python, "python", "", pythonUsage)
+	py := regradeFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: entropix-eval rescore RUN_DIR\n\n"+
 			"Rebuilds results.arrow, traces.arrow, results.json and samples.jsonl from the\n"+
@@ -47,16 +45,11 @@ func runRescore(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	// The report and lm-eval files are built from the rescored files, so they are
 	// rebuilt with them rather than left stale.
 	out := eval.DefaultOutputs()
-	stopPython, _, err := startPython(context.Background(), &py)
+	stopPython, err := pythonGrading(py, &out)
 	if err != nil {
 		return err
 	}
 	defer stopPython()
-	if h, ok := py.PythonRunner.(eval.PythonHooks); ok {
-		g := eval.NewLMEvalGrader()
-		g.Python = h
-		out.Grader = g
-	}
 	out.Report = reportTo(stdout)
 	before, after, err := eval.Rescore(dir, out)
 	if err != nil {
