@@ -18,6 +18,7 @@ import (
 	"github.com/entropix-eval/entropix-eval/eval"
 	"github.com/entropix-eval/entropix-eval/hooks"
 	"github.com/entropix-eval/entropix-eval/internal/pythontest"
+	"github.com/entropix-eval/entropix-eval/reports"
 	"github.com/entropix-eval/entropix-eval/textmetrics"
 )
 
@@ -159,4 +160,20 @@ func sampleSD(xs []float64) float64 {
 		ss += (x - mu) * (x - mu)
 	}
 	return math.Sqrt(ss / float64(len(xs)-1))
+}
+
+// The terminal's tables (--per-seed, group aggregates) write a fraction in
+// percent and a corpus metric on sacrebleu's 0–100 scale.
+func TestScoreWithSE(t *testing.T) {
+	for _, c := range []struct {
+		key   string
+		v, se any
+		want  string
+	}{
+		{"exact_match,strict-match", 0.4512, 0.0137, "45.1% ± 1.4%"},
+		{"bleu,none", 45.0675, 24.9462, "45.07 ± 24.95"},
+		{"ter,none", 50.0, nil, "50.00 ± n/a"},
+	} {
+		assert.Equal(t, c.want, scoreWithSE(reports.ScoreKey(c.key), c.v, c.se), c.key)
+	}
 }

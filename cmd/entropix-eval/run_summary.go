@@ -60,19 +60,24 @@ func perSeedTable(results map[string]map[string]any, order []string) string {
 		aggregated, _ := r[eval.KeyCorpusAggregated].([]any)
 		for _, k := range keys {
 			sk := reports.ScoreKey(k)
-			_, corpus := hooks.LookupCorpusMetric(sk.Metric())
-			switch {
-			case corpus && slices.Contains(aggregated, any(k)):
-				row = append(row, points(r[k])+" ± "+points(r[eval.StderrKey(sk)]))
-			case slices.Contains(aggregated, any(k)):
+			if _, corpus := hooks.LookupCorpusMetric(sk.Metric()); !corpus && slices.Contains(aggregated, any(k)) {
 				row = append(row, pct(r[k])+" ("+runreport.NoStderrPython+")")
-			default:
-				row = append(row, pct(r[k])+" ± "+pct(r[eval.StderrKey(sk)]))
+				continue
 			}
+			row = append(row, scoreWithSE(sk, r[k], r[eval.StderrKey(sk)]))
 		}
 		rows = append(rows, row)
 	}
 	return runreport.AlignedTable(rows, right, false)
+}
+
+// scoreWithSE writes a score and its standard error: a fraction in percent,
+// a corpus metric (bleu, chrf, ter) on its own 0–100 scale.
+func scoreWithSE(k reports.ScoreKey, v, se any) string {
+	if _, corpus := hooks.LookupCorpusMetric(k.Metric()); corpus {
+		return points(v) + " ± " + points(se)
+	}
+	return pct(v) + " ± " + pct(se)
 }
 
 // points writes a corpus metric (bleu, chrf, ter: sacrebleu's 0–100 scale)
