@@ -21,33 +21,54 @@ const (
 // punctuation removal or normalisation), over the corpus, formatted as
 // LMEvalBLEU. It is an error rate: lower is better.
 func LMEvalTER(items []Item) (float64, error) {
+	segs, err := terSegments(items)
+	if err != nil {
+		return 0, err
+	}
+	sum := []float64{0, 0}
+	for _, s := range segs {
+		sum[0] += s[0]
+		sum[1] += s[1]
+	}
+	return terScore(sum), nil
+}
+
+// terSegments are each item's [edits, reference length]: the fewest edits
+// over its references and their mean length.
+func terSegments(items []Item) ([][]float64, error) {
 	hyps, refs := sacreformat(items)
 	segs := segmentRefs(refs)
 	if len(hyps) == 0 || len(segs) == 0 {
-		return 0, ErrNoSegments
+		return nil, ErrNoSegments
 	}
-	edits, refLen := 0.0, 0.0
-	for i := 0; i < len(hyps) && i < len(segs); i++ {
+	out := make([][]float64, min(len(hyps), len(segs)))
+	for i := range out {
 		h := pyFields(terTokenize(hyps[i]))
 		best, sumLen := terInfinity, 0
 		for _, r := range segs[i] {
 			e, n, err := translationEditRate(h, pyFields(terTokenize(r)))
 			if err != nil {
-				return 0, err
+				return nil, err
 			}
 			sumLen += n
 			best = min(best, e)
 		}
-		edits += float64(best)
-		refLen += float64(sumLen) / float64(len(segs[i]))
+		out[i] = []float64{float64(best), float64(sumLen) / float64(len(segs[i]))}
 	}
+	return out, nil
+}
+
+// terScore is sacrebleu's TER._compute_score_from_stats on summed
+// [edits, reference length].
+func terScore(sum []float64) float64 {
+	edits, refLen := sum[0], sum[1]
 	switch {
 	case refLen > 0:
-		return 100 * (edits / refLen), nil
+		return 100 * (edits / refLen)
 	case edits > 0:
-		return 100, nil // empty references, non-empty hypotheses
+		return 100 // empty references, non-empty hypotheses
 	}
-	return 0, nil
+	return 0
 }
 
 // terTokenize is sacrebleu's TercomTokenizer with its defaults, after the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -18,6 +19,7 @@ import (
 	"github.com/entropix-eval/entropix-eval/eval"
 	"github.com/entropix-eval/entropix-eval/hooks"
 	"github.com/entropix-eval/entropix-eval/internal/pythontest"
+	"github.com/entropix-eval/entropix-eval/internal/sharedtest"
 	"github.com/entropix-eval/entropix-eval/reports"
 	"github.com/entropix-eval/entropix-eval/textmetrics"
 )
@@ -176,4 +178,54 @@ func TestScoreWithSE(t *testing.T) {
 	} {
 		assert.Equal(t, c.want, scoreWithSE(reports.ScoreKey(c.key), c.v, c.se), c.key)
 	}
+}
+
+// A run with two samplers on a translation task: the report tests each
+// corpus metric of min_p against greedy (paired approximate randomization
+// over the docs, exact for three docs), on the [reference, response] pairs
+// samples.jsonl holds.
+func TestRunCorpusMetricsPairedTest(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "wmt.yaml"), []byte(wmtTask), 0o600))
+	var data bytes.Buffer
+	for i := range wmtRefs {
+		line, _ := json.Marshal(map[string]any{"de": wmtHyps[i], "en": wmtRefs[i]})
+		data.Write(append(line, '\n'))
+	}
+	dataPath := filepath.Join(dir, "test.jsonl")
+	require.NoError(t, os.WriteFile(dataPath, data.Bytes(), 0o600))
+	out := t.TempDir()
+	var stdout bytes.Buffer
+	require.NoError(t, runRun(context.Background(), []string{"--model", sharedtest.Path(t, "models/stories260K-hf"), "--include-path", dir,
+		"--task", "wmt_toy", "--dataset", dataPath, "--samplers", "greedy,min_p", "--max-new-tokens", "12", "--progress", "none", "--out", out}, &stdout, io.Discard))
+
+	// The test's inputs, read here: each sampler's pairs per doc.
+	pairs := map[string][]textmetrics.Item{}
+	b, err := os.ReadFile(filepath.Join(out, eval.SamplesFile))
+	require.NoError(t, err)
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var s map[string]any // a metric key holds a comma: no struct tag can name it
+		require.NoError(t, json.Unmarshal([]byte(line), &s))
+		sampler, doc, chrf := s["sampler"].(string), int(s["doc_id"].(float64)), s["chrf,none"].([]any)
+		items := pairs[sampler]
+		for len(items) <= doc {
+			items = append(items, textmetrics.Item{})
+		}
+		items[doc] = textmetrics.Item{Refs: []string{chrf[0].(string)}, Pred: chrf[1].(string)}
+		pairs[sampler] = items
+	}
+	st, _ := textmetrics.LMEvalStatistic("chrf")
+	sys, err := st.Segments(pairs["min_p"])
+	require.NoError(t, err)
+	base, err := st.Segments(pairs["greedy"])
+	require.NoError(t, err)
+	want, err := reports.PairedAR(sys, base, st.Score, reports.DefaultARTrials, 0)
+	require.NoError(t, err)
+	require.Equal(t, reports.CorpusARExact, want.Method)
+	note := fmt.Sprintf("chrf,none: min_p vs greedy Δ %+.2f (%.2f vs %.2f), p = %s (paired approximate randomization, exact: all 8 patterns over 3 docs).",
+		want.Delta, want.SystemScore, want.BaselineScore, reports.FormatP(want.P))
+	assert.Contains(t, stdout.String(), note)
+	html, err := os.ReadFile(filepath.Join(out, "report.html"))
+	require.NoError(t, err)
+	assert.Contains(t, string(html), "p = "+reports.FormatP(want.P))
 }

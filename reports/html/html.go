@@ -47,6 +47,12 @@ var tmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"pct": pct,
 	// A corpus-aggregated score: a fraction in percent, a corpus metric
 	// (bleu, chrf, ter) on its own 0–100 scale.
+	"signedNum3": func(x float64) string {
+		if x > 0 {
+			return "+" + num3(x)
+		}
+		return num3(x)
+	},
 	"aggregated": func(x float64, points bool) string {
 		if points {
 			return num3(x)

@@ -105,6 +105,10 @@ type AggregatedScore struct {
 	// Points: the value is on sacrebleu's 0–100 scale (bleu, chrf, ter),
 	// not a fraction.
 	Points bool
+	// Test is the paired test against the baseline (corpus metrics), nil
+	// for the baseline and where there is none (NoTest says why).
+	Test   *reports.CorpusTest
+	NoTest string
 }
 
 // FilterAccuracy is a sampler's accuracy under one filter: problem-level, each

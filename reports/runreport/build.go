@@ -107,6 +107,9 @@ func Compute(dir string, opt Options) (*model.Report, error) {
 	if rep.Baseline, err = chooseBaseline(groups, opt.Baseline); err != nil {
 		return nil, fmt.Errorf("run directory %s: %w", dir, err)
 	}
+	if err := addCorpusTests(rep, dir, opt.Paired.Bootstrap.Seed); err != nil {
+		return nil, fmt.Errorf("run directory %s: %w", dir, err)
+	}
 	// The bootstrap and the pass over traces.arrow are the two slow parts and
 	// share nothing: run them side by side.
 	type comparisons struct {

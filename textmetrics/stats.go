@@ -1,0 +1,71 @@
+package textmetrics
+
+import "fmt"
+
+// CorpusStatistic is one of lm-eval's corpus metrics as sacrebleu computes
+// it: per-segment sufficient statistics, summed over the corpus, then one
+// score. A paired test resamples which system each segment's statistics
+// come from without scoring any text again (sacrebleu's significance
+// module does the same).
+type CorpusStatistic struct {
+	// Segments are the statistics of each item, after lm-eval's
+	// _sacreformat (references cut to the item with the fewest).
+	Segments func(items []Item) ([][]float64, error)
+	// Score is the corpus score of the summed statistics.
+	Score func(sum []float64) float64
+}
+
+// LMEvalStatistic returns the statistic of lm-eval's "bleu", "chrf" or "ter":
+// Score of the summed Segments is LMEvalBLEU, LMEvalCHRF or LMEvalTER.
+func LMEvalStatistic(name string) (CorpusStatistic, bool) {
+	switch name {
+	case "bleu":
+		b := DefaultBLEU()
+		return CorpusStatistic{
+			Segments: segmentsOf(func(hyp string, refs []string) ([]int, error) { return b.segmentStats(b.preprocess(hyp), refs), nil }),
+			Score:    func(sum []float64) float64 { return b.fromStats(ints(sum)).Score },
+		}, true
+	case "chrf":
+		c := DefaultCHRF()
+		return CorpusStatistic{
+			Segments: segmentsOf(func(hyp string, refs []string) ([]int, error) { return c.segmentStats(hyp, refs), nil }),
+			Score:    func(sum []float64) float64 { return c.fScore(ints(sum)) },
+		}, true
+	case "ter":
+		return CorpusStatistic{Segments: terSegments, Score: terScore}, true
+	}
+	return CorpusStatistic{}, false
+}
+
+// segmentsOf applies an integer segment statistic to every item.
+func segmentsOf(stats func(hyp string, refs []string) ([]int, error)) func([]Item) ([][]float64, error) {
+	return func(items []Item) ([][]float64, error) {
+		hyps, refs := sacreformat(items)
+		segs := segmentRefs(refs)
+		if len(hyps) == 0 || len(segs) == 0 {
+			return nil, ErrNoSegments
+		}
+		out := make([][]float64, min(len(hyps), len(segs)))
+		for i := range out {
+			s, err := stats(hyps[i], segs[i])
+			if err != nil {
+				return nil, fmt.Errorf("item %d: %w", i, err)
+			}
+			out[i] = make([]float64, len(s))
+			for j, x := range s {
+				out[i][j] = float64(x)
+			}
+		}
+		return out, nil
+	}
+}
+
+// ints turns summed integer statistics back into ints (the sums of whole
+// numbers below 2^53 are exact in float64).
+func ints(xs []float64) []int {
+	out := make([]int, len(xs))
+	for i, x := range xs {
+		out[i] = int(x)
+	}
+	return out
+}
