@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sync"
 
 	"github.com/entropix-eval/entropix-eval/datasets"
 	"github.com/entropix-eval/entropix-eval/eval/loglik"
@@ -148,25 +147,16 @@ func aggregateDocs(task TaskSpec, spec datasets.MetricSpec, g Grader, docs []jso
 	if err != nil {
 		return 0, 0, err
 	}
-	if value, err = cm.Fold(items); err != nil {
+	segs, err := cm.Statistic.Segments(items)
+	if err != nil {
 		return 0, 0, err
 	}
-	stderr = math.NaN()
-	if len(items) > 1 {
-		var mu sync.Mutex
-		var foldErr error // resamples run in parallel
-		stderr = loglik.BootstrapStderr(func(sample []textmetrics.Item) float64 {
-			v, err := cm.Fold(sample)
-			if err != nil {
-				mu.Lock()
-				foldErr = err
-				mu.Unlock()
-			}
-			return v
-		}, items, min(loglik.BootstrapIters, cm.MaxBootstrapIters))
-		if foldErr != nil {
-			return 0, 0, fmt.Errorf("bootstrap: %w", foldErr)
-		}
+	score := func(sample [][]float64) float64 { return cm.Statistic.Score(textmetrics.Sum(sample)) }
+	value, stderr = score(segs), math.NaN()
+	if len(segs) > 1 {
+		// Resampling docs resamples their statistics: the same scores as
+		// lm-eval's re-scoring of the resampled text, without the text.
+		stderr = loglik.BootstrapStderr(score, segs, min(loglik.BootstrapIters, cm.MaxBootstrapIters))
 	}
 	return value, stderr, nil
 }

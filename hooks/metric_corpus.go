@@ -21,7 +21,20 @@ type CorpusMetric struct {
 	HigherIsBetter bool
 	// MaxBootstrapIters caps the bootstrap resamples of the standard error.
 	MaxBootstrapIters int
-	Fold              func(items []textmetrics.Item) (float64, error)
+	// Statistic is the metric as per-doc sufficient statistics and the
+	// score of their sum (sacrebleu's own decomposition): a resample or a
+	// paired test re-scores sums, not text.
+	Statistic textmetrics.CorpusStatistic
+}
+
+// Fold is lm-eval's aggregation over the corpus: the score of the summed
+// statistics (equal to textmetrics.LMEvalBLEU and the others).
+func (m CorpusMetric) Fold(items []textmetrics.Item) (float64, error) {
+	segs, err := m.Statistic.Segments(items)
+	if err != nil {
+		return 0, err
+	}
+	return m.Statistic.Score(textmetrics.Sum(segs)), nil
 }
 
 var corpusMetrics = map[string]CorpusMetric{}
@@ -43,7 +56,8 @@ func LookupCorpusMetric(name string) (CorpusMetric, bool) {
 func CorpusMetricNames() []string { return slices.Sorted(maps.Keys(corpusMetrics)) }
 
 func init() {
-	registerCorpusMetric(CorpusMetric{Name: "bleu", HigherIsBetter: true, MaxBootstrapIters: 100, Fold: textmetrics.LMEvalBLEU})
-	registerCorpusMetric(CorpusMetric{Name: "chrf", HigherIsBetter: true, MaxBootstrapIters: 100, Fold: textmetrics.LMEvalCHRF})
-	registerCorpusMetric(CorpusMetric{Name: "ter", HigherIsBetter: true, MaxBootstrapIters: 100, Fold: textmetrics.LMEvalTER})
+	for _, name := range []string{"bleu", "chrf", "ter"} {
+		st, _ := textmetrics.LMEvalStatistic(name)
+		registerCorpusMetric(CorpusMetric{Name: name, HigherIsBetter: true, MaxBootstrapIters: 100, Statistic: st})
+	}
 }

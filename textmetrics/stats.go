@@ -69,3 +69,17 @@ func ints(xs []float64) []int {
 	}
 	return out
 }
+
+// Sum adds segment statistics (in segment order).
+func Sum(segs [][]float64) []float64 {
+	if len(segs) == 0 {
+		return nil
+	}
+	sum := make([]float64, len(segs[0]))
+	for _, s := range segs {
+		for j, x := range s {
+			sum[j] += x
+		}
+	}
+	return sum
+}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/entropix-eval/entropix-eval/hooks"
 	"github.com/entropix-eval/entropix-eval/reports"
 	"github.com/entropix-eval/entropix-eval/reports/model"
 	"github.com/entropix-eval/entropix-eval/rundir"
@@ -78,7 +79,7 @@ func corpusPairs(dir string, keys []string) (map[string]map[uint64]map[string]ma
 func addCorpusTests(rep *model.Report, dir string, seed uint64) error {
 	var keys []string
 	for _, k := range rep.CorpusAggregated {
-		if _, ok := textmetrics.LMEvalStatistic(reports.ScoreKey(k).Metric()); ok {
+		if _, ok := hooks.LookupCorpusMetric(reports.ScoreKey(k).Metric()); ok {
 			keys = append(keys, k)
 		}
 	}
@@ -147,7 +148,8 @@ func corpusTest(metric string, sys, base map[int]textmetrics.Item, seed uint64) 
 	for i, d := range docs {
 		a[i], b[i] = sys[d], base[d]
 	}
-	st, _ := textmetrics.LMEvalStatistic(metric)
+	cm, _ := hooks.LookupCorpusMetric(metric)
+	st := cm.Statistic
 	sa, err := st.Segments(a)
 	if err != nil {
 		return reports.CorpusTest{}, err
