@@ -133,8 +133,30 @@ func TestScoreCorpusMetrics(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(html), "corpus statistics (sacrebleu")
 
-	err = runCompare(context.Background(), []string{out, out}, io.Discard, io.Discard)
-	assert.ErrorContains(t, err, "have no per-problem score to pair")
+	// compare against a run whose responses are the references: each metric
+	// paired over the docs (exact for three docs).
+	var perfect bytes.Buffer
+	perfectItems := make([]textmetrics.Item, len(wmtRefs))
+	for i := range wmtRefs {
+		line, _ := json.Marshal(map[string]any{"doc_index": i, "response": " " + wmtRefs[i]})
+		perfect.Write(append(line, '\n'))
+		perfectItems[i] = textmetrics.Item{Refs: items[i].Refs, Pred: " " + wmtRefs[i]}
+	}
+	perfectPath, better := filepath.Join(dir, "perfect.jsonl"), filepath.Join(t.TempDir(), "better")
+	require.NoError(t, os.WriteFile(perfectPath, perfect.Bytes(), 0o600))
+	require.NoError(t, runScore([]string{"--task", "wmt_toy", "--include-path", dir, "--dataset", dataPath, "--responses", perfectPath, "--out", better}, io.Discard, io.Discard))
+	var cmpOut bytes.Buffer
+	require.NoError(t, runCompare(context.Background(), []string{out, better}, &cmpOut, io.Discard))
+	bleu, _ := hooks.LookupCorpusMetric("bleu")
+	sys, err := bleu.Statistic.Segments(perfectItems)
+	require.NoError(t, err)
+	base, err := bleu.Statistic.Segments(items)
+	require.NoError(t, err)
+	ar, err := reports.PairedAR(sys, base, bleu.Statistic.Score, reports.DefaultARTrials, 0)
+	require.NoError(t, err)
+	assert.InDelta(t, 100.0, ar.SystemScore, 1e-9) // exp(Σ log 1) rounds
+	assert.Contains(t, cmpOut.String(), fmt.Sprintf("bleu,none external vs external: %.2f → 100.00 (Δ %+.2f), p = %s (paired approximate randomization, exact: all 8 patterns over 3 docs)",
+		ar.BaselineScore, ar.Delta, reports.FormatP(ar.P)))
 
 	want := runOutputs(t, out)
 	require.NoError(t, runRescore(context.Background(), []string{out}, io.Discard, io.Discard))

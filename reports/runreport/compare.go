@@ -54,6 +54,9 @@ type Comparison struct {
 	Regressions []reports.ComparisonRow
 	// Pairs are the samplers compared, in the new run's order.
 	Pairs []Pair
+	// Corpus are the paired tests of corpus metrics (bleu, chrf, ter) of
+	// each pair of samplers that ran one seed on both sides.
+	Corpus []CorpusComparison
 	// OnlyA and OnlyB list samplers present in one run only (not compared).
 	OnlyA, OnlyB []string
 	Notes        []string
@@ -92,9 +95,6 @@ func Compare(dirA, dirB string, opt CompareOptions) (*Comparison, error) {
 	if err != nil {
 		return nil, fmt.Errorf("run directory %s: %w", dirB, err)
 	}
-	if len(sa.filters) == 0 || len(sb.filters) == 0 {
-		return nil, fmt.Errorf("compare: %s and %s have no per-problem score to pair (a task scored only by corpus metrics such as bleu, or by Python aggregations): compare their results.json values; a paired test for them is not implemented", dirA, dirB)
-	}
 	primary, err := sb.primaryFilter(cmp.Or(opt.PrimaryFilter, b.manifest.Config.PrimaryFilter))
 	if err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
@@ -121,7 +121,13 @@ func Compare(dirA, dirB string, opt CompareOptions) (*Comparison, error) {
 		c.Rows = append(c.Rows, rows...)
 		c.Pairs = append(c.Pairs, Pair{A: p.A, B: p.B, How: p.How})
 	}
-	if len(c.Rows) == 0 {
+	if c.Corpus, err = compareCorpus(dirA, dirB, pairs, opt.Paired.Bootstrap.Seed); err != nil {
+		return nil, err
+	}
+	if len(c.Rows) == 0 && len(c.Corpus) == 0 {
+		if len(sa.filters) == 0 || len(sb.filters) == 0 {
+			return nil, fmt.Errorf("compare: %s and %s have no score to pair: no per-problem score, and no corpus metric (bleu, chrf, ter) both ran with one seed per sampler (a Python aggregation has no paired test)", dirA, dirB)
+		}
 		return nil, fmt.Errorf("compare: %s and %s share no sampler (A: %q, B: %q)", dirA, dirB, c.OnlyA, c.OnlyB)
 	}
 	if err := holmWithinRun(c.Rows, opt.HolmFamily, tb, dirB, opt.Alpha); err != nil {
@@ -192,8 +198,13 @@ func (c *Comparison) WriteTable(w io.Writer) error {
 		}
 	}
 	fmt.Fprintln(w)
-	if err := WriteComparisonTable(w, c.Rows, c.isDrop); err != nil {
-		return err
+	if len(c.Rows) > 0 {
+		if err := WriteComparisonTable(w, c.Rows, c.isDrop); err != nil {
+			return err
+		}
+	}
+	for _, cc := range c.Corpus {
+		fmt.Fprintf(w, "%s\n", cc.Line())
 	}
 	for _, p := range c.Pairs {
 		if p.How == PairedByHand {
@@ -208,6 +219,12 @@ func (c *Comparison) WriteTable(w io.Writer) error {
 	}
 	for _, n := range c.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	if len(c.Corpus) > 0 {
+		fmt.Fprintln(w, "\nCorpus metrics: B − A on sacrebleu's 0–100 scale over the docs both scored; p: paired approximate randomization over docs; not part of the gate.")
+	}
+	if len(c.Rows) == 0 {
+		return nil
 	}
 	fmt.Fprintf(w, "\nΔ = B − A in pp over common problems (seeds and repeats averaged within a problem).\n%s\n"+
 		"Gate: a drop on %q with Holm p < α = %g; %s.\n", TableNotes(), c.PrimaryFilter, c.Alpha, gateNote(c.Alternative))

@@ -90,22 +90,13 @@ func addCorpusTests(rep *model.Report, dir string, seed uint64) error {
 	if err != nil || pairs == nil {
 		return err
 	}
-	only := func(label string) (map[string]map[int]textmetrics.Item, bool) {
-		if len(pairs[label]) != 1 {
-			return nil, false
-		}
-		for _, v := range pairs[label] {
-			return v, true
-		}
-		return nil, false
-	}
-	base, baseOK := only(rep.Baseline)
+	base, baseOK := oneSeed(pairs, rep.Baseline)
 	for i := range rep.Samplers {
 		s := &rep.Samplers[i]
 		if s.Label == rep.Baseline {
 			continue
 		}
-		sys, sysOK := only(s.Label)
+		sys, sysOK := oneSeed(pairs, s.Label)
 		for j := range s.CorpusAggregated {
 			a := &s.CorpusAggregated[j]
 			if !slices.Contains(keys, a.Key) {
@@ -159,4 +150,76 @@ func corpusTest(metric string, sys, base map[int]textmetrics.Item, seed uint64) 
 		return reports.CorpusTest{}, err
 	}
 	return reports.PairedAR(sa, sb, st.Score, reports.DefaultARTrials, seed)
+}
+
+// CorpusComparison is a corpus metric of sampler B (new run) against
+// sampler A (reference run) on the docs both scored.
+type CorpusComparison struct {
+	Key  string // "metric,filter"
+	A, B string
+	Test reports.CorpusTest
+}
+
+// Line is the comparison as one line of compare's text output.
+func (c CorpusComparison) Line() string {
+	t := c.Test
+	return fmt.Sprintf("%s %s vs %s: %.2f → %.2f (Δ %+.2f), p = %s (paired approximate randomization, %s over %d docs)",
+		c.Key, c.B, c.A, t.BaselineScore, t.SystemScore, t.Delta, reports.FormatP(t.P), trialsText(t), t.Docs)
+}
+
+// compareCorpus tests each corpus metric of each sampler pair across two
+// runs, where the sampler ran one seed in each.
+func compareCorpus(dirA, dirB string, pairs []samplerPair, seed uint64) ([]CorpusComparison, error) {
+	keysA, _, err := corpusAggregated(dirA)
+	if err != nil {
+		return nil, err
+	}
+	keysB, _, err := corpusAggregated(dirB)
+	if err != nil {
+		return nil, err
+	}
+	var keys []string
+	for _, k := range keysB {
+		if _, ok := hooks.LookupCorpusMetric(reports.ScoreKey(k).Metric()); ok && slices.Contains(keysA, k) {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	pa, err := corpusPairs(dirA, keys)
+	if err != nil {
+		return nil, err
+	}
+	pb, err := corpusPairs(dirB, keys)
+	if err != nil {
+		return nil, err
+	}
+	var out []CorpusComparison
+	for _, p := range pairs {
+		a, okA := oneSeed(pa, p.A)
+		b, okB := oneSeed(pb, p.B)
+		if !okA || !okB {
+			continue
+		}
+		for _, k := range keys {
+			t, err := corpusTest(reports.ScoreKey(k).Metric(), b[k], a[k], seed)
+			if err != nil {
+				return nil, fmt.Errorf("compare %s, %s vs %s: %w", k, p.B, p.A, err)
+			}
+			out = append(out, CorpusComparison{Key: k, A: p.A, B: p.B, Test: t})
+		}
+	}
+	return out, nil
+}
+
+// oneSeed is a sampler's per-key doc items when it ran exactly one seed.
+func oneSeed(pairs map[string]map[uint64]map[string]map[int]textmetrics.Item, label string) (map[string]map[int]textmetrics.Item, bool) {
+	if len(pairs[label]) != 1 {
+		return nil, false
+	}
+	for _, v := range pairs[label] {
+		return v, true
+	}
+	return nil, false
 }
