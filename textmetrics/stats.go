@@ -22,23 +22,26 @@ func LMEvalStatistic(name string) (CorpusStatistic, bool) {
 	case "bleu":
 		b := DefaultBLEU()
 		return CorpusStatistic{
-			Segments: segmentsOf(func(hyp string, refs []string) ([]int, error) { return b.segmentStats(b.preprocess(hyp), refs), nil }),
-			Score:    func(sum []float64) float64 { return b.fromStats(ints(sum)).Score },
+			Segments: segmentsOf(func(hyp string, refs []string) ([]float64, error) {
+				return floats(b.segmentStats(b.preprocess(hyp), refs))
+			}),
+			Score: func(sum []float64) float64 { return b.fromStats(ints(sum)).Score },
 		}, true
 	case "chrf":
 		c := DefaultCHRF()
 		return CorpusStatistic{
-			Segments: segmentsOf(func(hyp string, refs []string) ([]int, error) { return c.segmentStats(hyp, refs), nil }),
+			Segments: segmentsOf(func(hyp string, refs []string) ([]float64, error) { return floats(c.segmentStats(hyp, refs)) }),
 			Score:    func(sum []float64) float64 { return c.fScore(ints(sum)) },
 		}, true
 	case "ter":
-		return CorpusStatistic{Segments: terSegments, Score: terScore}, true
+		return CorpusStatistic{Segments: segmentsOf(terSegment), Score: terScore}, true
 	}
 	return CorpusStatistic{}, false
 }
 
-// segmentsOf applies an integer segment statistic to every item.
-func segmentsOf(stats func(hyp string, refs []string) ([]int, error)) func([]Item) ([][]float64, error) {
+// segmentsOf applies a segment statistic to every item, after lm-eval's
+// _sacreformat.
+func segmentsOf(stats func(hyp string, refs []string) ([]float64, error)) func([]Item) ([][]float64, error) {
 	return func(items []Item) ([][]float64, error) {
 		hyps, refs := sacreformat(items)
 		segs := segmentRefs(refs)
@@ -51,13 +54,19 @@ func segmentsOf(stats func(hyp string, refs []string) ([]int, error)) func([]Ite
 			if err != nil {
 				return nil, fmt.Errorf("item %d: %w", i, err)
 			}
-			out[i] = make([]float64, len(s))
-			for j, x := range s {
-				out[i][j] = float64(x)
-			}
+			out[i] = s
 		}
 		return out, nil
 	}
+}
+
+// floats is an integer statistic as segmentsOf wants it.
+func floats(xs []int) ([]float64, error) {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = float64(x)
+	}
+	return out, nil
 }
 
 // ints turns summed integer statistics back into ints (the sums of whole

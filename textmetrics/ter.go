@@ -21,41 +21,27 @@ const (
 // punctuation removal or normalisation), over the corpus, formatted as
 // LMEvalBLEU. It is an error rate: lower is better.
 func LMEvalTER(items []Item) (float64, error) {
-	segs, err := terSegments(items)
+	segs, err := segmentsOf(terSegment)(items)
 	if err != nil {
 		return 0, err
 	}
-	sum := []float64{0, 0}
-	for _, s := range segs {
-		sum[0] += s[0]
-		sum[1] += s[1]
-	}
-	return terScore(sum), nil
+	return terScore(Sum(segs)), nil
 }
 
-// terSegments are each item's [edits, reference length]: the fewest edits
+// terSegment is one segment's [edits, reference length]: the fewest edits
 // over its references and their mean length.
-func terSegments(items []Item) ([][]float64, error) {
-	hyps, refs := sacreformat(items)
-	segs := segmentRefs(refs)
-	if len(hyps) == 0 || len(segs) == 0 {
-		return nil, ErrNoSegments
-	}
-	out := make([][]float64, min(len(hyps), len(segs)))
-	for i := range out {
-		h := pyFields(terTokenize(hyps[i]))
-		best, sumLen := terInfinity, 0
-		for _, r := range segs[i] {
-			e, n, err := translationEditRate(h, pyFields(terTokenize(r)))
-			if err != nil {
-				return nil, err
-			}
-			sumLen += n
-			best = min(best, e)
+func terSegment(hyp string, refs []string) ([]float64, error) {
+	h := pyFields(terTokenize(hyp))
+	best, sumLen := terInfinity, 0
+	for _, r := range refs {
+		e, n, err := translationEditRate(h, pyFields(terTokenize(r)))
+		if err != nil {
+			return nil, err
 		}
-		out[i] = []float64{float64(best), float64(sumLen) / float64(len(segs[i]))}
+		sumLen += n
+		best = min(best, e)
 	}
-	return out, nil
+	return []float64{float64(best), float64(sumLen) / float64(len(refs))}, nil
 }
 
 // terScore is sacrebleu's TER._compute_score_from_stats on summed
