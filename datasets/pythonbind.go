@@ -8,6 +8,7 @@ package datasets
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/entropix-eval/entropix-eval/hooks"
@@ -56,9 +57,13 @@ func bindPython(t *Task, r PythonRunner) error {
 		}
 		if h.Kind == "aggregation" {
 			// Run once per (sampler, seed, filter) when the run finishes,
-			// over the values a Python process_results gave each doc.
-			if _, ok := t.Hook("process_results"); !ok {
-				return fmt.Errorf("task %s: the Python aggregation %s (%s) runs in run and score over a Python process_results' values only (docs/python-hooks.md): %w",
+			// over the values a Python process_results gave each doc, or a
+			// passthrough metric's [gold, result].
+			overPairs := slices.ContainsFunc(t.Metrics, func(m MetricSpec) bool {
+				return m.PythonAggregation != nil && m.PythonAggregation.Key == h.Key && m.PerDocPair()
+			})
+			if _, ok := t.Hook("process_results"); !ok && !overPairs {
+				return fmt.Errorf("task %s: the Python aggregation %s (%s) runs in run and score over a Python process_results' values or a passthrough metric's (acc, f1, ...) only (docs/python-hooks.md): %w",
 					t.Name, h.Key, h.Function, ErrUnsupportedTask)
 			}
 			continue
@@ -100,7 +105,7 @@ func (t *Task) PythonResults() *PythonHook {
 }
 
 // GradesInPython says a run grades this task with Python hooks (a
-// process_results, a filter or a metric function).
+// process_results, a filter, a metric or an aggregation function).
 func (t *Task) GradesInPython() bool {
 	for _, h := range t.PythonHooks {
 		if gradingKind(h.Kind) {
@@ -110,10 +115,11 @@ func (t *Task) GradesInPython() bool {
 	return false
 }
 
-// gradingKind: hooks of this kind run while responses are graded.
+// gradingKind: hooks of this kind run while responses are graded or their
+// grades aggregated.
 func gradingKind(kind string) bool {
 	switch kind {
-	case "process_results", "filter", "filter_fn", "registry_filter", "metric":
+	case "process_results", "filter", "filter_fn", "registry_filter", "metric", "aggregation":
 		return true
 	}
 	return false

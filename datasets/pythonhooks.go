@@ -236,9 +236,9 @@ func (g *getter) pythonMetric(t *Task, i int, m map[string]any) (MetricSpec, boo
 			return MetricSpec{}, false // the regular rules
 		case isCorpusMetric(x):
 			ms.Aggregation = x // lm-eval's default for it, also over process_results values
-		case hasResults, isGoMetric(x) && aggIsHook, x == "f1" && aggIsHook:
+		case hasResults, isGoMetric(x) && aggIsHook, hooks.IsPassthroughMetric(x) && aggIsHook:
 		default:
-			g.block("metric_list", "metric "+x, "entry %d: metric %s is not supported (with --python-hooks: %s, %s, f1 with a Python aggregation, a !function metric, or any metric a process_results hook returns)",
+			g.block("metric_list", "metric "+x, "entry %d: metric %s is not supported (with --python-hooks: %s, %s, a passthrough metric (acc, f1, ...) with a Python aggregation, a !function metric, or any metric a process_results hook returns)",
 				i, x, strings.Join(hooks.MetricNames(), ", "), strings.Join(hooks.CorpusMetricNames(), ", "))
 			return MetricSpec{}, false
 		}

@@ -177,6 +177,16 @@ func (m MetricSpec) Corpus() (hooks.CorpusMetric, bool) {
 	return hooks.LookupCorpusMetric(m.Aggregation)
 }
 
+// PerDocPair says whether m's per-doc value is lm-eval's passthrough
+// [gold, result]: a corpus metric, or a passthrough metric (acc, f1, ...)
+// that a Python aggregation folds. Without a process_results only.
+func (m MetricSpec) PerDocPair() bool {
+	if _, ok := m.Corpus(); ok {
+		return true
+	}
+	return m.Python == nil && m.PythonAggregation != nil && hooks.IsPassthroughMetric(m.Metric)
+}
+
 // EvalSplit is the split lm-eval evaluates: test_split, else validation_split.
 func (t *Task) EvalSplit() string {
 	if t.TestSplit != "" {

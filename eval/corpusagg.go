@@ -63,12 +63,13 @@ func aggregatedOverDocs(m datasets.MetricSpec) bool {
 	return corpus || m.PythonAggregation != nil
 }
 
-// corpusItem is a corpus metric's per-doc value, lm-eval's passthrough
-// [gold, answer]. lm-eval's multiple-target path turns it into 1.0 and then
-// fails in the aggregation, so a doc with several targets is refused.
-func corpusItem(task TaskSpec, metric, filter string, targets []string, answer string) (DocValue, error) {
+// passthroughValue is the per-doc value of a passthrough metric (a corpus
+// metric, or acc/f1/... under a Python aggregation): lm-eval's [gold,
+// answer]. lm-eval's multiple-target path turns it into 1.0 instead (and a
+// corpus aggregation then fails), so a doc with several targets is refused.
+func passthroughValue(task TaskSpec, metric, filter string, targets []string, answer string) (DocValue, error) {
 	if len(targets) != 1 {
-		return DocValue{}, fmt.Errorf("task %s: metric %s needs one reference per doc, this doc has %d (lm-eval's %s fails on a list target too)", task.Name, metric, len(targets), metric)
+		return DocValue{}, fmt.Errorf("task %s: metric %s needs one reference per doc, this doc has %d (lm-eval's multiple-target path replaces the [gold, result] its aggregation reads with 1.0)", task.Name, metric, len(targets))
 	}
 	b, err := pyjson.Dumps([]any{targets[0], answer})
 	if err != nil {

@@ -153,8 +153,8 @@ func (g *LMEvalGrader) compileMetric(task string, m datasets.MetricSpec) (hooks.
 		}
 		return g.Python.Metric(task, *m.Python, m.Args)
 	}
-	if _, ok := m.Corpus(); ok {
-		return nil, nil // no per-doc score: Grade keeps [reference, response]
+	if m.PerDocPair() {
+		return nil, nil // no per-doc score: Grade keeps [gold, response]
 	}
 	reg, ok := hooks.LookupMetric(m.Metric)
 	if !ok {
@@ -205,7 +205,7 @@ func (g *LMEvalGrader) Grade(task TaskSpec, ref Reference, responses []string) (
 			scores[k] = make([]reports.Score, 0, len(s.metrics))
 			for j, m := range s.metrics {
 				if m == nil {
-					v, err := corpusItem(task, s.names[j], f.Name, targets, a)
+					v, err := passthroughValue(task, s.names[j], f.Name, targets, a)
 					if err != nil {
 						return nil, err
 					}

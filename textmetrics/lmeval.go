@@ -2,11 +2,6 @@ package textmetrics
 
 import "fmt"
 
-// LMEvalPassthrough are lm-eval's generate_until metrics whose function
-// returns its input, [reference, response], leaving the work to the
-// aggregation: bleu, chrf and ter here, f1 (sklearn's) in the user's Python.
-var LMEvalPassthrough = []string{"bleu", "chrf", "ter", "f1"}
-
 // Item is what lm-eval's passthrough metrics "bleu" and "chrf" keep per
 // document: the gold reference(s) and the filtered response.
 type Item struct {

@@ -46,11 +46,9 @@ func goMetric(m datasets.MetricSpec) (hooks.MetricFunc, error) {
 		IgnoreNumbers: m.IgnoreNumbers, RegexesToIgnore: m.RegexesToIgnore})
 }
 
-// isPassthrough: lm-eval's bleu, chrf and f1 metric functions return their
-// input, [gold, result], and the aggregation does the work.
-func isPassthrough(name string) bool {
-	return slices.Contains(textmetrics.LMEvalPassthrough, name)
-}
+// isPassthrough: lm-eval's metric function returns its input, [gold,
+// result], and the aggregation does the work (bleu, f1, acc, ...).
+func isPassthrough(name string) bool { return hooks.IsPassthroughMetric(name) }
 
 // metricHook finds the hook of a metric_list entry's !function metric or
 // aggregation (field "metric" or "aggregation").

@@ -104,6 +104,6 @@ func TestRunBindsAggregationsOverPythonResults(t *testing.T) {
 	require.NoError(t, err)
 	ix.PythonHooks, ix.Python = true, Runner{Ctx: context.Background()}
 	_, err = ix.Task("t")
-	assert.ErrorContains(t, err, "task t: the Python aggregation metric_list[0].aggregation (agg) runs in run and score over a Python process_results' values only")
+	assert.ErrorContains(t, err, "task t: the Python aggregation metric_list[0].aggregation (agg) runs in run and score over a Python process_results' values or a passthrough metric's (acc, f1, ...) only")
 	assert.ErrorIs(t, err, datasets.ErrUnsupportedTask)
 }
