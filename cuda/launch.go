@@ -7,17 +7,22 @@ const (
 	// attnMaxWarps bounds attention_cached blocks at 512 threads: the kernel uses
 	// ~115 registers per thread, and 1024 threads would exceed the 64K register file.
 	attnMaxWarps = 16
-	// topkBlock threads sort a chunk of 2·topkBlock entries per block.
-	topkBlock = 1024
-	topkChunk = 2 * topkBlock
+	// topkBlock threads of topk_select hold topkPerThread entries each (its
+	// TOPK_PER_THREAD): a chunk of topkChunk entries per block.
+	topkBlock     = 256
+	topkPerThread = 8
+	topkChunk     = topkPerThread * topkBlock
 	// maxGPUTopK is the largest K reduced on the device; larger K (or 0, the whole
-	// vocabulary) copies the logits rows to the host for metrics.TopK.
-	maxGPUTopK = topkBlock
+	// vocabulary) copies the logits rows to the host for metrics.TopK. At most half a
+	// chunk, so every stage at least halves the row.
+	maxGPUTopK = topkChunk / 2
 	// rowBlockMax is the block size of the row kernels (norm, embedding, statistics).
 	rowBlockMax = 256
-	// logitStatsBlock threads reduce one logits row; logit_stats declares it as its
-	// __launch_bounds__.
-	logitStatsBlock = 512
+	// logitStatsBlock threads of logit_stats_part reduce logitStatsChunk entries of a
+	// logits row: 126 blocks for a 128k vocabulary, about one per SM of an H100 at
+	// batch 1.
+	logitStatsBlock = 256
+	logitStatsChunk = 1024
 	// The fixed blocks of attn_head_stats, attn_agreement, qkv_rope_cache and the
 	// grid-stride kernels.
 	attnStatsBlock = 256
@@ -46,8 +51,9 @@ var kernelMaxBlock = map[string]int{
 	"attn_head_stats":       attnStatsBlock,
 	"attn_agreement":        attnStatsBlock,
 	"attn_agreement_finish": 32,
-	"logit_stats":           logitStatsBlock,
-	"topk_chunks":           topkBlock,
+	"logit_stats_part":      logitStatsBlock,
+	"logit_stats_finish":    32,
+	"topk_select":           topkBlock,
 }
 
 // attnMinBlocks is the grid below which attention_cached gives each query head its
@@ -108,7 +114,20 @@ func attnAgreementTile(heads, headDim int) int {
 	return 0
 }
 
-// topkStage is one launch of topk_chunks: rows of N entries in Chunks chunks.
+// logitStatsParts is the number of logit_stats_part blocks per logits row.
+func logitStatsParts(vocab int) int { return ceilDiv(vocab, logitStatsChunk) }
+
+// topkSharedBytes is topk_select's dynamic shared memory for k: the chosen entries'
+// values and ids, padded to a power of two for the bitonic sort.
+func topkSharedBytes(k int) int {
+	kp := 1
+	for kp < k {
+		kp <<= 1
+	}
+	return 8 * kp
+}
+
+// topkStage is one launch of topk_select: rows of N entries in Chunks chunks.
 type topkStage struct{ N, Chunks int }
 
 // topkStages plans the device top-K reduction of an n-entry row down to k entries:

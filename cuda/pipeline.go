@@ -55,6 +55,7 @@ type outputBuffers struct {
 	last       dptr // bf16 [outs][hidden]
 	logits     dptr // f32 [outs][vocab]
 	logitStats dptr // f64 [outs][3]
+	logitParts dptr // f64 [outs][logitStatsParts][4]: logit_stats_part's per-chunk moments
 	attnStats  dptr // f64 [outs][heads + 2], grouped by attention view
 	attnHeads  dptr // f64 [outs][heads][3]: attn_head_stats' max, Z and |score| sum
 	attnParts  dptr // f64 [outs][attnAgreementChunks]: attn_agreement's partial sums
@@ -164,14 +165,15 @@ func (p *pipeline) allocBuffers() error {
 		scratch = outs * int64(topkScratchEntries(c.VocabSize, p.gpuK)) * 4
 	}
 	outSizes := []int64{4 * outs, 2 * outs * h, 4 * outs * int64(c.VocabSize), 8 * 3 * outs, 8 * outs * int64(c.Heads+2),
-		scratch, scratch, scratch, scratch, 4 * outs, 8 * 3 * outs * int64(c.Heads), 8 * outs * attnAgreementChunks}
+		scratch, scratch, scratch, scratch, 4 * outs, 8 * 3 * outs * int64(c.Heads), 8 * outs * attnAgreementChunks,
+		8 * 4 * outs * int64(logitStatsParts(c.VocabSize))}
 	out, err := p.carve(outSizes, "output buffers")
 	if err != nil {
 		return err
 	}
 	p.out = outputBuffers{rows: out[0], last: out[1], logits: out[2], logitStats: out[3], attnStats: out[4],
 		topVals: [2]dptr{out[5], out[6]}, topIDs: [2]dptr{out[7], out[8]}, viewRows: out[9], attnHeads: out[10],
-		attnParts: out[11]}
+		attnParts: out[11], logitParts: out[12]}
 	return nil
 }
 

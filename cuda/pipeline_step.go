@@ -141,11 +141,23 @@ func (p *pipeline) forward(b *subBatch) error {
 	if p.skipStats {
 		return nil
 	}
-	if err := be.launch("logit_stats", nOut, 1, logitStatsBlock, 0,
-		args.reset().ptr(p.out.logits).i32(c.VocabSize).ptr(p.out.logitStats)); err != nil {
+	if err := p.logitStats(nOut); err != nil {
 		return err
 	}
 	return p.topK(nOut)
+}
+
+// logitStats runs logit_stats_part over logitStatsChunk-entry parts of every logits
+// row, then logit_stats_finish, which combines each row's parts in a fixed order.
+func (p *pipeline) logitStats(nOut int) error {
+	vocab := p.cfg.VocabSize
+	parts := logitStatsParts(vocab)
+	if err := p.be.launch("logit_stats_part", parts, nOut, logitStatsBlock, 0,
+		p.args.reset().ptr(p.out.logits).i32(vocab).i32(logitStatsChunk).ptr(p.out.logitParts)); err != nil {
+		return err
+	}
+	return p.be.launch("logit_stats_finish", nOut, 1, 32, 0,
+		p.args.reset().ptr(p.out.logitParts).i32(parts).ptr(p.out.logitStats))
 }
 
 // topK runs the device top-K stages; the result is in topVals/topIDs[final].
@@ -156,7 +168,7 @@ func (p *pipeline) topK(nOut int) error {
 	srcVals, srcIDs := p.out.logits, dptr(0)
 	for i, st := range topkStages(p.cfg.VocabSize, p.gpuK) {
 		dv, di := p.out.topVals[i%2], p.out.topIDs[i%2]
-		if err := p.be.launch("topk_chunks", st.Chunks, nOut, topkBlock, topkChunk*8,
+		if err := p.be.launch("topk_select", st.Chunks, nOut, topkBlock, topkSharedBytes(p.gpuK),
 			p.args.reset().ptr(srcVals).ptr(srcIDs).i32(st.N).i32(p.gpuK).ptr(dv).ptr(di)); err != nil {
 			return err
 		}

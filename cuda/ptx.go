@@ -27,7 +27,7 @@ var kernelModules = map[string][]string{
 	"rope":        {"qkv_rope_cache"},
 	"attention":   {"attention_cached"},
 	"attnstats":   {"attn_head_stats", "attn_agreement", "attn_agreement_finish"},
-	"logits":      {"logit_stats", "topk_chunks"},
+	"logits":      {"logit_stats_part", "logit_stats_finish", "topk_select"},
 }
 
 var (
