@@ -84,7 +84,7 @@ func planMemory(c *engine.Config, o engine.Options) memoryPlan {
 		Reserve:     reserveBytes,
 		TokenCap:    tokenCapFor(o.Slots),
 	}
-	p.Activations = int64(p.TokenCap) * activationBytesPerToken(c)
+	p.Activations = int64(p.TokenCap)*activationBytesPerToken(c) + attnPartBytes(c.HeadDim)
 	p.Outputs = int64(o.Slots) * outputBytesPerSlot(c, o.TopK)
 	return p
 }

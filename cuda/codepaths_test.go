@@ -41,13 +41,17 @@ var gqaShapes = []engine.Config{
 
 // The shapes above do reach the multi-pass paths they are there for.
 func TestGQAShapesReachTheTiles(t *testing.T) {
-	hb, warps, _ := attnGeometry(8, 1, 128, 560, 140)
-	require.Equal(t, 8, hb)
-	require.Equal(t, 10, warps)
-	require.Greater(t, 560, warps*32, "two passes per warp")
-	hb, warps, _ = attnGeometry(3, 1, 64, 565, 140)
-	require.Equal(t, 3, hb)
-	require.Greater(t, 565, warps*32)
+	g := attnGeometry(8, 1, 128, 560, 140)
+	require.Equal(t, 8, g.hb)
+	require.Equal(t, 10, g.warps)
+	require.Greater(t, 560, g.warps*32, "two passes per warp")
+	g = attnGeometry(3, 1, 64, 565, 140)
+	require.Equal(t, 3, g.hb)
+	require.Greater(t, 565, g.warps*32)
+	for _, c := range gqaShapes {
+		g = attnGeometry(c.Heads, c.KVHeads, c.HeadDim, 565, 2)
+		require.Equal(t, 5, g.splits, "decoding two 560+-key rows is split: %+v", c)
+	}
 	require.Greater(t, gqaShapes[0].VocabSize, topkChunk, "two top-K stages")
 	require.Greater(t, ceilDiv(565, attnAgreementTile(3, 64)), attnAgreementChunks, "attn_agreement chunks of several tiles")
 	require.Less(t, attnAgreementTile(64, 128), 32, "a smaller agreement tile where 32 does not fit")

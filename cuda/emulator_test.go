@@ -151,6 +151,8 @@ func (e *emulator) launch(name string, grid, gridY, block, smem int, a *kernelAr
 		e.qkvRopeCache(grid, k)
 	case "attention_cached":
 		e.attention(grid, gridY, k)
+	case "attention_combine":
+		e.attentionCombine(grid, gridY, k)
 	case "attn_head_stats":
 		e.attnHeadStats(grid, gridY, k)
 	case "attn_agreement":

@@ -329,7 +329,7 @@ func TestTopKSelectMirrorMatchesSort(t *testing.T) {
 							in[i] = ranked{f(i), int32(i)}
 						}
 						if shuffled {
-							perm := rng.Perm(1 << 20)
+							perm := rng.Perm(4 * n)
 							for i := range in {
 								in[i].id = int32(perm[i])
 							}
@@ -496,9 +496,10 @@ func TestLogitStatsMirrorMatchesMetrics(t *testing.T) {
 	}
 }
 
-// mirrorAttention follows attention_cached for one query head: warps take 32-key
-// chunks in turn with an online softmax, then merge. It returns softmax(s)·v.
-func mirrorAttention(scores []float32, v [][]float32, warps int) []float32 {
+// mirrorAttentionPart follows one attention_cached block for one query head over keys
+// [lo, hi): warps take 32-key chunks in turn with an online softmax, then merge. It
+// returns the block's max, sum and unnormalised output (what a split writes).
+func mirrorAttentionPart(scores []float32, v [][]float32, lo, hi, warps int) (float32, float32, []float32) {
 	dim := len(v[0])
 	type state struct {
 		m, l float32
@@ -507,8 +508,8 @@ func mirrorAttention(scores []float32, v [][]float32, warps int) []float32 {
 	st := make([]state, warps)
 	for w := range st {
 		st[w] = state{m: float32(math.Inf(-1)), acc: make([]float32, dim)}
-		for j0 := w * 32; j0 < len(scores); j0 += warps * 32 {
-			cnt := min(32, len(scores)-j0)
+		for j0 := lo + w*32; j0 < hi; j0 += warps * 32 {
+			cnt := min(32, hi-j0)
 			cmax := float32(math.Inf(-1))
 			for j := j0; j < j0+cnt; j++ {
 				cmax = max(cmax, scores[j])
@@ -536,12 +537,51 @@ func mirrorAttention(scores []float32, v [][]float32, warps int) []float32 {
 	for _, s := range st {
 		mx = max(mx, s.m)
 	}
+	var L float32
 	for d := range out {
-		var L, o float32
+		L = 0
+		var o float32
 		for _, s := range st {
 			f := float32(math.Exp(float64(s.m - mx)))
 			L += s.l * f
 			o += s.acc[d] * f
+		}
+		out[d] = o
+	}
+	return mx, L, out
+}
+
+// mirrorAttention follows attention_cached for one query head and, when span > 0,
+// attention_combine: the row split into blocks of span keys, merged in order. It
+// returns softmax(s)·v.
+func mirrorAttention(scores []float32, v [][]float32, warps, span int) []float32 {
+	if span <= 0 {
+		_, l, o := mirrorAttentionPart(scores, v, 0, len(scores), warps)
+		for d := range o {
+			o[d] /= l
+		}
+		return o
+	}
+	type part struct {
+		m, l float32
+		o    []float32
+	}
+	var parts []part
+	for lo := 0; lo < len(scores); lo += span {
+		m, l, o := mirrorAttentionPart(scores, v, lo, min(len(scores), lo+span), warps)
+		parts = append(parts, part{m, l, o})
+	}
+	mx := float32(math.Inf(-1))
+	for _, p := range parts {
+		mx = max(mx, p.m)
+	}
+	out := make([]float32, len(v[0]))
+	for d := range out {
+		var L, o float32
+		for _, p := range parts {
+			f := float32(math.Exp(float64(p.m - mx)))
+			L += p.l * f
+			o += p.o[d] * f
 		}
 		out[d] = o / L
 	}
@@ -550,7 +590,8 @@ func mirrorAttention(scores []float32, v [][]float32, warps int) []float32 {
 
 func TestAttentionMirrorMatchesSoftmax(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	for _, tc := range []struct{ keys, dim, warps int }{{1, 8, 1}, {1, 8, 16}, {33, 16, 2}, {512, 64, 16}, {700, 64, 4}, {95, 8, 16}} {
+	for _, tc := range []struct{ keys, dim, warps, span int }{{1, 8, 1, 0}, {1, 8, 16, 0}, {33, 16, 2, 0}, {512, 64, 16, 0},
+		{700, 64, 4, 0}, {95, 8, 16, 0}, {576, 64, 4, 128}, {33, 16, 1, 32}, {700, 64, 16, 96}, {20000, 8, 10, 320}} {
 		scores := make([]float32, tc.keys)
 		v := make([][]float32, tc.keys)
 		for j := range scores {
@@ -560,7 +601,7 @@ func TestAttentionMirrorMatchesSoftmax(t *testing.T) {
 				v[j][d] = float32(rng.NormFloat64())
 			}
 		}
-		got := mirrorAttention(scores, v, tc.warps)
+		got := mirrorAttention(scores, v, tc.warps, tc.span)
 		mx := math.Inf(-1)
 		for _, s := range scores {
 			mx = math.Max(mx, float64(s))
@@ -576,5 +617,20 @@ func TestAttentionMirrorMatchesSoftmax(t *testing.T) {
 			}
 			require.InDelta(t, want, got[d], 1e-5, "%+v dim %d", tc, d)
 		}
+	}
+}
+
+// A row that fits one split comes out of attention_combine with the bits of the
+// unsplit kernel, so rows up to attnSplitKeys keys do not change when a launch splits.
+func TestAttentionOneSplitIsUnsplit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for _, keys := range []int{1, 31, 100, 128} {
+		scores := make([]float32, keys)
+		v := make([][]float32, keys)
+		for j := range scores {
+			scores[j] = float32(rng.NormFloat64() * 6)
+			v[j] = []float32{float32(rng.NormFloat64()), float32(rng.NormFloat64())}
+		}
+		require.Equal(t, mirrorAttention(scores, v, 4, 0), mirrorAttention(scores, v, 4, attnSplitKeys), "%d keys", keys)
 	}
 }

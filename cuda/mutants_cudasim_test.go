@@ -42,6 +42,12 @@ var mutants = []struct {
 	{"leading barrier of block_sum_d removed", "common.cuh",
 		"    v = warp_sum_d(v);\n    __syncthreads();\n",
 		"    v = warp_sum_d(v);\n", false},
+	{"attention_combine drops a row's last, partial split", "attention.cu",
+		"int n = min(splits, (pos[t] + span) / span);", "int n = min(splits, (pos[t] + 1) / span);", false},
+	{"attention_cached's split one key short", "attention.cu",
+		"je = splits == 1 ? nKeys : min(nKeys, jb + span);", "je = splits == 1 ? nKeys : min(nKeys, jb + span - 1);", false},
+	{"attention_combine's sums not rescaled", "attention.cu",
+		"            L += ps[1] * f;\n", "            L += ps[1];\n", false},
 	{"logit_stats_finish adds a chunk of only -Inf", "logits.cu",
 		"        if (p[4 * b + 1] == 0.0) continue; // only -Inf entries\n", "", true},
 	{"logit_stats_part's second moment not centred", "logits.cu",
@@ -100,8 +106,14 @@ func expectFailure(t *testing.T, body func(tb testing.TB)) (bool, string) {
 // probe is the part of the host tests a mutant meets: stories260K (trained, sharp
 // attention) through prefill and greedy decoding of its golden prompts, longest first;
 // then a GQA group of 3 at head dim 64 over 150 keys with grouped heads, and head dim
-// 12 (the 4-byte key loads) over 40, each against the CPU backend.
+// 12 (the 4-byte key loads) over 40, each against the CPU backend. Attention splits
+// rows into 32-key spans where it splits (one head per block): stories260K's decoding
+// and the head-dim-12 prefill, whose rows hold one or two spans.
 func probe(tb testing.TB, dev func(testing.TB) backend) {
+	withSplitKeys(32, func() { probeModels(tb, dev) })
+}
+
+func probeModels(tb testing.TB, dev func(testing.TB) backend) {
 	sm := sharedModels[0]
 	m, cases := loadShared(tb, sm)
 	o := engine.Options{Slots: 1, MaxSeqLen: 64, MetricLayer: -1, PrefixCacheBytes: -1}

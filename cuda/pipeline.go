@@ -47,6 +47,9 @@ type activations struct {
 	att            dptr // bf16 [rows][heads headDim]
 	gateUp         dptr // f32 [rows][2 intermediate]
 	mlp            dptr // bf16 [rows][intermediate]
+	// attnPart holds a split attention_cached's partial results, f32
+	// [rows][heads][splits][2 + headDim] (max, sum, unnormalised output).
+	attnPart dptr
 }
 
 // outputBuffers are the per-output buffers, sized for Slots outputs.
@@ -153,13 +156,13 @@ func (p *pipeline) allocBuffers() error {
 	c, rows, outs := &p.cfg, int64(p.plan.TokenCap), int64(p.opts.Slots)
 	h, q, kv, in := int64(c.HiddenSize), int64(c.Heads*c.HeadDim), int64(c.KVHeads*c.HeadDim), int64(c.Intermediate)
 	actSizes := []int64{4 * rows, 4 * rows, 4 * rows, 4 * rows * h, 2 * rows * h, 4 * rows * (q + 2*kv), 4 * rows * q,
-		2 * rows * q, 4 * rows * 2 * in, 2 * rows * in}
+		2 * rows * q, 4 * rows * 2 * in, 2 * rows * in, attnPartBytes(c.HeadDim)}
 	act, err := p.carve(actSizes, "activations")
 	if err != nil {
 		return err
 	}
 	p.act = activations{ids: act[0], pos: act[1], slot: act[2], x: act[3], norm: act[4], qkv: act[5], q: act[6],
-		att: act[7], gateUp: act[8], mlp: act[9]}
+		att: act[7], gateUp: act[8], mlp: act[9], attnPart: act[10]}
 	scratch := int64(0)
 	if p.gpuK > 0 {
 		scratch = outs * int64(topkScratchEntries(c.VocabSize, p.gpuK)) * 4

@@ -72,7 +72,7 @@ func (p *pipeline) forward(b *subBatch) error {
 		args.reset().ptr(p.weights+dptr(p.layout.Embed.Offset)).ptr(a.ids).ptr(a.x).i32(h)); err != nil {
 		return err
 	}
-	hb, warps, attnSmem := attnGeometry(heads, kvh, hd, b.maxKeys(), rows)
+	ag := attnGeometry(heads, kvh, hd, b.maxKeys(), rows)
 	layerKV := dptr(int64(p.opts.Slots) * int64(kvh) * int64(p.opts.MaxSeqLen) * int64(hd) * 2)
 	if nOut > 0 && !p.skipStats {
 		if err := be.upload(p.out.viewRows, i32Bytes(p.host.viewRows)); err != nil {
@@ -95,9 +95,7 @@ func (p *pipeline) forward(b *subBatch) error {
 			ptr(a.pos).ptr(a.slot).ptr(a.q).ptr(kc).ptr(vc).i32(heads).i32(kvh).i32(hd).i32(p.opts.MaxSeqLen)); err != nil {
 			return err
 		}
-		if err := be.launch("attention_cached", rows, heads/hb, warps*32, attnSmem, args.reset().ptr(a.q).ptr(kc).
-			ptr(vc).ptr(a.pos).ptr(a.slot).ptr(a.att).i32(heads).i32(kvh).i32(hd).i32(p.opts.MaxSeqLen).i32(hb).
-			f32(p.attnScale())); err != nil {
+		if err := p.attention(kc, vc, rows, ag); err != nil {
 			return err
 		}
 		if l == p.opts.MetricLayer && nOut > 0 && !p.skipStats {
@@ -158,6 +156,23 @@ func (p *pipeline) logitStats(nOut int) error {
 	}
 	return p.be.launch("logit_stats_finish", nOut, 1, 32, 0,
 		p.args.reset().ptr(p.out.logitParts).i32(parts).ptr(p.out.logitStats))
+}
+
+// attention runs attention_cached over the step's rows and, when it splits them over
+// blocks, attention_combine, which merges each (row, head)'s splits in order.
+func (p *pipeline) attention(kc, vc dptr, rows int, g attnLaunch) error {
+	c, a := &p.cfg, &p.act
+	heads, hd := c.Heads, c.HeadDim
+	if err := p.be.launch("attention_cached", rows, heads/g.hb*g.splits, g.warps*32, g.smem, p.args.reset().ptr(a.q).
+		ptr(kc).ptr(vc).ptr(a.pos).ptr(a.slot).ptr(a.att).ptr(a.attnPart).i32(heads).i32(c.KVHeads).i32(hd).
+		i32(p.opts.MaxSeqLen).i32(g.hb).i32(g.splits).i32(g.span).f32(p.attnScale())); err != nil {
+		return err
+	}
+	if g.splits == 1 {
+		return nil
+	}
+	return p.be.launch("attention_combine", rows, heads, attnCombineBlock, 0, p.args.reset().ptr(a.attnPart).
+		ptr(a.pos).ptr(a.att).i32(heads).i32(hd).i32(g.splits).i32(g.span))
 }
 
 // topK runs the device top-K stages; the result is in topVals/topIDs[final].

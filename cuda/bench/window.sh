@@ -358,7 +358,7 @@ if check_prep; then
   elif ! command -v compute-sanitizer >/dev/null; then
     problem "compute-sanitizer is not on PATH"
   else
-    gpu_tests "memcheck" "$T_MEMCHECK" '^(TestGPUFreeAndRefill|TestGPUTopKKernelMatchesHostRanking|TestGPUCublasStridedBatchedGemm)$' \
+    gpu_tests "memcheck" "$T_MEMCHECK" '^(TestGPUFreeAndRefill|TestGPUTopKKernelMatchesHostRanking|TestGPUCublasStridedBatchedGemm|TestGPUSplitAttentionMatchesUnsplit)$' \
       "$OUT/sanitize-memcheck.log" compute-sanitizer --tool memcheck --error-exitcode 3 --print-limit 50
     grep -q 'ERROR SUMMARY: 0 errors' "$OUT/sanitize-memcheck.log" 2>/dev/null ||
       problem "memcheck: no 'ERROR SUMMARY: 0 errors' (see sanitize-memcheck.log)"
