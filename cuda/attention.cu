@@ -6,7 +6,7 @@
 
 #define MAX_HB 8 // query heads per block (they share one kv head)
 #define MAX_DL 8 // head dims per lane: headDim <= 256
-// Blocks are at most 512 threads (attnMaxWarps in launch.go): ~116 registers each.
+// Blocks are at most 512 threads (attnMaxWarps in launch.go): ~121 registers each.
 
 // grid: (tokens, heads / hb * splits); block: nw warps. Block (t, y) takes query heads
 // h0 = (y % (heads / hb)) * hb, … and keys [split * span, +span) of row t, split =

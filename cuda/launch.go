@@ -5,7 +5,7 @@ package cuda
 
 const (
 	// attnMaxWarps bounds attention_cached blocks at 512 threads: the kernel uses
-	// ~115 registers per thread, and 1024 threads would exceed the 64K register file.
+	// ~121 registers per thread, and 1024 threads would exceed the 64K register file.
 	attnMaxWarps = 16
 	// topkBlock threads of topk_select hold topkPerThread entries each (its
 	// TOPK_PER_THREAD): a chunk of topkChunk entries per block.
