@@ -30,7 +30,8 @@ func withSplitKeys(n int, f func()) {
 // steps (the unsplit engine's tokens) on an engine from newEng as configured, where
 // these short rows are never split, and on one whose attention splits rows into
 // 32-key spans (decode steps: one row, one head per block), and requires the same
-// top token and logits, statistics and attention entropy within the batching bounds.
+// top token (where its margin is outside the BF16 noise, as against the CPU) and
+// logits, entropy and attention entropy within the batching bounds.
 func checkSplitAttention(t *testing.T, newEng func(testing.TB, *engine.Model, engine.Options) engine.Engine) {
 	for _, sm := range sharedModels {
 		m, cases := loadShared(t, sm)
@@ -60,7 +61,9 @@ func checkSplitAttention(t *testing.T, newEng func(testing.TB, *engine.Model, en
 			e := relL2(fullLogits(t, &got.Dist), fullLogits(t, &want.Dist))
 			r.see("logits_rel_l2", e)
 			require.LessOrEqual(t, e, batchRelL2, "%s step %d", sm.Name, s)
-			require.Equal(t, want.Dist.Candidates[0].ID, got.Dist.Candidates[0].ID, "%s step %d: top-1", sm.Name, s)
+			if margin := topMargin(&want.Dist); margin > greedyMarginTol*math.Max(1, math.Abs(float64(want.Dist.Candidates[0].Logit))) {
+				require.Equal(t, want.Dist.Candidates[0].ID, got.Dist.Candidates[0].ID, "%s step %d: top-1 (margin %g)", sm.Name, s, margin)
+			}
 			require.InDelta(t, want.Dist.Entropy, got.Dist.Entropy, batchStatsTol*math.Max(1, want.Dist.Entropy), "%s step %d", sm.Name, s)
 			r.see("attn_entropy", math.Abs(want.Attn.Entropy-got.Attn.Entropy))
 			require.InDelta(t, want.Attn.Entropy, got.Attn.Entropy, batchStatsTol, "%s step %d", sm.Name, s)
