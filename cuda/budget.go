@@ -51,17 +51,18 @@ func activationBytesPerToken(c *engine.Config) int64 {
 
 // outputBytesPerSlot sums the per-output buffers: the gathered final norm (bf16),
 // logits (f32), logits and attention statistics (f64), each head's attention max,
-// partition function and |score| sum and the agreement's partial sums (f64, between
-// the statistics kernels), the
-// top-K ping-pong scratch
-// and the output row indices (twice: in input order and grouped by attention view).
+// partition function and |score| sum, the agreement's partial sums and the logits
+// statistics' per-chunk moments (f64, between the statistics kernels), the top-K
+// ping-pong scratch and the output row indices (twice: in input order and grouped by
+// attention view).
 func outputBytesPerSlot(c *engine.Config, topK int) int64 {
 	k := gpuTopK(topK, c.VocabSize)
 	scratch := int64(0)
 	if k > 0 {
 		scratch = 2 * 8 * int64(topkScratchEntries(c.VocabSize, k))
 	}
-	return 2*int64(c.HiddenSize) + 4*int64(c.VocabSize) + 8*3 + 8*int64(c.Heads+2) + 8*(3*int64(c.Heads)+attnAgreementChunks) + scratch + 8
+	return 2*int64(c.HiddenSize) + 4*int64(c.VocabSize) + 8*3 + 8*int64(c.Heads+2) + 8*(3*int64(c.Heads)+attnAgreementChunks) +
+		8*4*int64(logitStatsParts(c.VocabSize)) + scratch + 8
 }
 
 // gpuTopK is the K reduced on the device, or 0 when the host does it (K = 0 means
@@ -83,7 +84,7 @@ func planMemory(c *engine.Config, o engine.Options) memoryPlan {
 		Reserve:     reserveBytes,
 		TokenCap:    tokenCapFor(o.Slots),
 	}
-	p.Activations = int64(p.TokenCap) * activationBytesPerToken(c)
+	p.Activations = int64(p.TokenCap)*activationBytesPerToken(c) + attnPartBytes(c.HeadDim)
 	p.Outputs = int64(o.Slots) * outputBytesPerSlot(c, o.TopK)
 	return p
 }

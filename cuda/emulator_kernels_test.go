@@ -3,8 +3,9 @@ package cuda
 import "math"
 
 // The attention kernels of the emulator. attention_cached's warp-split online softmax
-// is checked separately (mirrorAttention); here it is a plain softmax, so these test
-// what the kernel is handed, not how it reduces.
+// and the merge of its splits are checked separately (mirrorAttention); here each
+// split is a plain softmax, so these test what the kernels are handed and where their
+// partial results go, not how they reduce.
 
 func (e *emulator) qkvRopeCache(grid int, k *kargs) {
 	qkv, bias, rope, pos, slot, q, kc, vc := k.ptr(), k.ptr(), k.ptr(), k.ptr(), k.ptr(), k.ptr(), k.ptr(), k.ptr()
@@ -59,33 +60,85 @@ func (e *emulator) scores(q []float32, kc dptr, s, g, kvHeads, maxSeq, headDim, 
 }
 
 func (e *emulator) attention(grid, gridY int, k *kargs) {
-	q, kc, vc, pos, slot, out := k.ptr(), k.ptr(), k.ptr(), k.ptr(), k.ptr(), k.ptr()
-	heads, kvHeads, headDim, maxSeq, hb, scale := k.int(), k.int(), k.int(), k.int(), k.int(), k.float()
+	q, kc, vc, pos, slot, out, part := k.ptr(), k.ptr(), k.ptr(), k.ptr(), k.ptr(), k.ptr(), k.ptr()
+	heads, kvHeads, headDim, maxSeq, hb, splits, span, scale := k.int(), k.int(), k.int(), k.int(), k.int(), k.int(), k.int(), k.float()
 	k.done("attention_cached")
-	if gridY*hb != heads || (heads/kvHeads)%hb != 0 {
-		panicf("attention_cached: grid.y %d × hb %d for %d heads / %d kv heads", gridY, hb, heads, kvHeads)
+	if gridY*hb != heads*splits || (heads/kvHeads)%hb != 0 {
+		panicf("attention_cached: grid.y %d × hb %d for %d heads / %d kv heads in %d splits", gridY, hb, heads, kvHeads, splits)
 	}
 	posv, slotv := e.i32(pos, grid), e.i32(slot, grid)
 	for t := 0; t < grid; t++ {
 		nKeys, s := int(posv[t])+1, int(slotv[t])
+		if splits > 1 && nKeys > splits*span {
+			panicf("attention_cached: %d keys in %d splits of %d", nKeys, splits, span)
+		}
 		for h := 0; h < heads; h++ {
 			g := h / (heads / kvHeads)
 			qh := e.f32(q+dptr(4*(t*heads+h)*headDim), headDim)
 			sc := e.scores(qh, kc, s, g, kvHeads, maxSeq, headDim, nKeys, scale)
-			mx := math.Inf(-1)
-			for _, v := range sc {
-				mx = math.Max(mx, float64(v))
+			v := func(j, d int) float64 { return float64(e.bf16(vc, ((s*kvHeads+g)*maxSeq+j)*headDim+d)) }
+			if splits == 1 {
+				_, z, o := softmaxPart(sc, 0, nKeys, headDim, v)
+				for d := range o {
+					e.setBF16(out, (t*heads+h)*headDim+d, float32(o[d]/z))
+				}
+				continue
 			}
-			var z float64
-			for _, v := range sc {
-				z += math.Exp(float64(v) - mx)
+			for sp := 0; sp*span < nKeys; sp++ {
+				m, z, o := softmaxPart(sc, sp*span, min(nKeys, (sp+1)*span), headDim, v)
+				pr := e.f32(part+dptr(4*((t*heads+h)*splits+sp)*(headDim+2)), headDim+2)
+				pr[0], pr[1] = float32(m), float32(z)
+				for d := range o {
+					pr[2+d] = float32(o[d])
+				}
+			}
+		}
+	}
+}
+
+// softmaxPart is keys [lo, hi) of one head's scores: their max m, z = Σ e^(s−m) and
+// the unnormalised output Σ e^(s−m)·v.
+func softmaxPart(sc []float32, lo, hi, headDim int, v func(j, d int) float64) (m, z float64, o []float64) {
+	m = math.Inf(-1)
+	for _, x := range sc[lo:hi] {
+		m = math.Max(m, float64(x))
+	}
+	o = make([]float64, headDim)
+	for j := lo; j < hi; j++ {
+		p := math.Exp(float64(sc[j]) - m)
+		z += p
+		for d := range o {
+			o[d] += p * v(j, d)
+		}
+	}
+	return m, z, o
+}
+
+// attentionCombine emulates attention_combine: grid (tokens, heads).
+func (e *emulator) attentionCombine(grid, gridY int, k *kargs) {
+	part, pos, out := k.ptr(), k.ptr(), k.ptr()
+	heads, headDim, splits, span := k.int(), k.int(), k.int(), k.int()
+	k.done("attention_combine")
+	if gridY != heads {
+		panicf("attention_combine: grid.y %d for %d heads", gridY, heads)
+	}
+	posv := e.i32(pos, grid)
+	for t := 0; t < grid; t++ {
+		n := min(splits, ceilDiv(int(posv[t])+1, span))
+		for h := 0; h < heads; h++ {
+			pr := e.f32(part+dptr(4*(t*heads+h)*splits*(headDim+2)), splits*(headDim+2))
+			mx := math.Inf(-1)
+			for sp := 0; sp < n; sp++ {
+				mx = math.Max(mx, float64(pr[sp*(headDim+2)]))
 			}
 			for d := 0; d < headDim; d++ {
-				var o float64
-				for j, v := range sc {
-					o += math.Exp(float64(v)-mx) / z * float64(e.bf16(vc, ((s*kvHeads+g)*maxSeq+j)*headDim+d))
+				var l, o float64
+				for sp := 0; sp < n; sp++ {
+					f := math.Exp(float64(pr[sp*(headDim+2)]) - mx)
+					l += float64(pr[sp*(headDim+2)+1]) * f
+					o += float64(pr[sp*(headDim+2)+2+d]) * f
 				}
-				e.setBF16(out, (t*heads+h)*headDim+d, float32(o))
+				e.setBF16(out, (t*heads+h)*headDim+d, float32(o/l))
 			}
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"unsafe"
 
 	"github.com/entropix-eval/entropix-eval/engine"
-	"github.com/entropix-eval/entropix-eval/sampler/metrics"
 )
 
 // emulator is a backend whose "device memory" is a Go byte slice and whose kernels
@@ -152,25 +151,48 @@ func (e *emulator) launch(name string, grid, gridY, block, smem int, a *kernelAr
 		e.qkvRopeCache(grid, k)
 	case "attention_cached":
 		e.attention(grid, gridY, k)
+	case "attention_combine":
+		e.attentionCombine(grid, gridY, k)
 	case "attn_head_stats":
 		e.attnHeadStats(grid, gridY, k)
 	case "attn_agreement":
 		e.attnAgreement(grid, gridY, k)
 	case "attn_agreement_finish":
 		e.attnAgreementFinish(grid, k)
-	case "logit_stats":
-		logits, vocab, out := k.ptr(), k.int(), k.ptr()
+	case "logit_stats_part":
+		logits, vocab, chunk, parts := k.ptr(), k.int(), k.int(), k.ptr()
 		k.done(name)
-		o := e.f64(out, 3*grid)
-		for r := 0; r < grid; r++ {
-			o[3*r], o[3*r+1], o[3*r+2] = metrics.LogitStats(e.f32(logits+dptr(4*r*vocab), vocab))
+		if grid != ceilDiv(vocab, chunk) {
+			return fmt.Errorf("logit_stats_part: %d parts for %d entries in chunks of %d", grid, vocab, chunk)
 		}
-	case "topk_chunks":
+		pv := e.f64(parts, 4*grid*gridY)
+		for r := 0; r < gridY; r++ {
+			row := e.f32(logits+dptr(4*r*vocab), vocab)
+			for b := 0; b < grid; b++ {
+				got := mirrorLogitStatsPart(row[b*chunk : min(vocab, (b+1)*chunk)])
+				copy(pv[4*(r*grid+b):], got[:])
+			}
+		}
+	case "logit_stats_finish":
+		parts, nParts, out := k.ptr(), k.int(), k.ptr()
+		k.done(name)
+		if block != 32 {
+			return fmt.Errorf("logit_stats_finish: block %d, not one warp", block)
+		}
+		pv, o := e.f64(parts, 4*nParts*grid), e.f64(out, 3*grid)
+		for r := 0; r < grid; r++ {
+			rows := make([][4]float64, nParts)
+			for b := range rows {
+				copy(rows[b][:], pv[4*(r*nParts+b):])
+			}
+			o[3*r], o[3*r+1], o[3*r+2] = mirrorLogitStatsFinish(rows)
+		}
+	case "topk_select":
 		vals, ids, n, kk, outVals, outIDs := k.ptr(), k.ptr(), k.int(), k.int(), k.ptr(), k.ptr()
 		k.done(name)
-		chunk := 2 * block
-		if smem != chunk*8 {
-			return fmt.Errorf("topk_chunks: %d bytes of shared memory for a %d chunk", smem, chunk)
+		chunk := topkPerThread * block
+		if smem != topkSharedBytes(kk) {
+			return fmt.Errorf("topk_select: %d bytes of shared memory for k %d", smem, kk)
 		}
 		ov, oi := e.f32(outVals, gridY*grid*kk), e.i32(outIDs, gridY*grid*kk)
 		for r := 0; r < gridY; r++ {
@@ -183,7 +205,7 @@ func (e *emulator) launch(name string, grid, gridY, block, smem int, a *kernelAr
 				}
 			}
 			for c := 0; c < grid; c++ {
-				best := mirrorTopKChunk(in[min(c*chunk, n):min((c+1)*chunk, n)], chunk, kk)
+				best := mirrorTopKSelect(in[min(c*chunk, n):min((c+1)*chunk, n)], block, kk)
 				for i, b := range best {
 					o := (r*grid+c)*kk + i
 					ov[o], oi[o] = b.v, b.id

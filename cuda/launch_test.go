@@ -7,22 +7,33 @@ import (
 )
 
 func TestAttnGeometry(t *testing.T) {
-	for _, tc := range []struct{ heads, kvHeads, headDim, keys, rows, hb, warps int }{
-		{32, 8, 64, 512, 64, 4, 16},    // Llama-3.2-1B decode at batch 64, 512 tokens
-		{32, 8, 64, 512, 1, 1, 16},     // batch 1: one head per block for more blocks
-		{32, 8, 64, 1, 1024, 4, 1},     // prefill's first token
-		{9, 3, 64, 100, 64, 3, 4},      // SmolLM2-135M
-		{14, 2, 64, 4096, 64, 7, 16},   // Qwen2-0.5B: group 7
-		{64, 4, 128, 4096, 64, 8, 10},  // group 16 splits into blocks of 8; smem caps warps
-		{8, 8, 8, 33, 1, 1, 2},         // MHA
-		{32, 1, 256, 9000, 1024, 8, 4}, // big heads: shared memory limits the warps
+	for _, tc := range []struct{ heads, kvHeads, headDim, keys, rows, hb, warps, splits, span int }{
+		{32, 8, 64, 512, 64, 4, 16, 1, 512},     // Llama-3.2-1B decode at batch 64, 512 tokens
+		{32, 8, 64, 576, 1, 1, 4, 5, 128},       // batch 1: one head per block, rows split in 128-key spans
+		{32, 8, 64, 576, 8, 1, 4, 5, 128},       // batch 8: still split (256 row × head pairs)
+		{32, 8, 64, 576, 12, 1, 16, 1, 576},     // batch 12: too many pairs to split
+		{32, 8, 64, 20000, 1, 1, 10, 64, 320},   // a long row: 64 splits of longer spans
+		{32, 8, 64, 128, 1, 1, 4, 1, 128},       // a row of one span is not split
+		{32, 8, 64, 1, 1024, 4, 1, 1, 1},        // prefill's first token
+		{9, 3, 64, 100, 64, 3, 4, 1, 100},       // SmolLM2-135M
+		{14, 2, 64, 4096, 64, 7, 16, 1, 4096},   // Qwen2-0.5B: group 7
+		{64, 4, 128, 4096, 64, 8, 10, 1, 4096},  // group 16 splits into blocks of 8; smem caps warps
+		{8, 8, 8, 33, 1, 1, 2, 1, 33},           // MHA
+		{32, 1, 256, 9000, 1024, 8, 4, 1, 9000}, // big heads: shared memory limits the warps
 	} {
-		hb, warps, smem := attnGeometry(tc.heads, tc.kvHeads, tc.headDim, tc.keys, tc.rows)
-		require.Equal(t, tc.hb, hb, "%+v", tc)
-		require.Equal(t, tc.warps, warps, "%+v", tc)
-		require.Zero(t, (tc.heads/tc.kvHeads)%hb, "hb divides the group")
-		require.LessOrEqual(t, smem, maxSharedBytes)
-		require.Equal(t, attnSharedBytes(hb, tc.headDim, warps), smem)
+		g := attnGeometry(tc.heads, tc.kvHeads, tc.headDim, tc.keys, tc.rows)
+		require.Equal(t, tc.hb, g.hb, "%+v", tc)
+		require.Equal(t, tc.warps, g.warps, "%+v", tc)
+		require.Equal(t, tc.splits, g.splits, "%+v", tc)
+		require.Equal(t, tc.span, g.span, "%+v", tc)
+		require.Zero(t, (tc.heads/tc.kvHeads)%g.hb, "hb divides the group")
+		require.LessOrEqual(t, g.smem, maxSharedBytes)
+		require.Equal(t, attnSharedBytes(g.hb, tc.headDim, g.warps), g.smem)
+		require.GreaterOrEqual(t, g.splits*g.span, tc.keys, "the splits cover the longest row")
+		if g.splits > 1 {
+			require.LessOrEqual(t, tc.rows*tc.heads*g.splits*(tc.headDim+2)*4, int(attnPartBytes(tc.headDim)), "partials fit")
+			require.Zero(t, g.span%32)
+		}
 	}
 }
 

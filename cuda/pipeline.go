@@ -47,6 +47,9 @@ type activations struct {
 	att            dptr // bf16 [rows][heads headDim]
 	gateUp         dptr // f32 [rows][2 intermediate]
 	mlp            dptr // bf16 [rows][intermediate]
+	// attnPart holds a split attention_cached's partial results, f32
+	// [rows][heads][splits][2 + headDim] (max, sum, unnormalised output).
+	attnPart dptr
 }
 
 // outputBuffers are the per-output buffers, sized for Slots outputs.
@@ -55,6 +58,7 @@ type outputBuffers struct {
 	last       dptr // bf16 [outs][hidden]
 	logits     dptr // f32 [outs][vocab]
 	logitStats dptr // f64 [outs][3]
+	logitParts dptr // f64 [outs][logitStatsParts][4]: logit_stats_part's per-chunk moments
 	attnStats  dptr // f64 [outs][heads + 2], grouped by attention view
 	attnHeads  dptr // f64 [outs][heads][3]: attn_head_stats' max, Z and |score| sum
 	attnParts  dptr // f64 [outs][attnAgreementChunks]: attn_agreement's partial sums
@@ -152,26 +156,27 @@ func (p *pipeline) allocBuffers() error {
 	c, rows, outs := &p.cfg, int64(p.plan.TokenCap), int64(p.opts.Slots)
 	h, q, kv, in := int64(c.HiddenSize), int64(c.Heads*c.HeadDim), int64(c.KVHeads*c.HeadDim), int64(c.Intermediate)
 	actSizes := []int64{4 * rows, 4 * rows, 4 * rows, 4 * rows * h, 2 * rows * h, 4 * rows * (q + 2*kv), 4 * rows * q,
-		2 * rows * q, 4 * rows * 2 * in, 2 * rows * in}
+		2 * rows * q, 4 * rows * 2 * in, 2 * rows * in, attnPartBytes(c.HeadDim)}
 	act, err := p.carve(actSizes, "activations")
 	if err != nil {
 		return err
 	}
 	p.act = activations{ids: act[0], pos: act[1], slot: act[2], x: act[3], norm: act[4], qkv: act[5], q: act[6],
-		att: act[7], gateUp: act[8], mlp: act[9]}
+		att: act[7], gateUp: act[8], mlp: act[9], attnPart: act[10]}
 	scratch := int64(0)
 	if p.gpuK > 0 {
 		scratch = outs * int64(topkScratchEntries(c.VocabSize, p.gpuK)) * 4
 	}
 	outSizes := []int64{4 * outs, 2 * outs * h, 4 * outs * int64(c.VocabSize), 8 * 3 * outs, 8 * outs * int64(c.Heads+2),
-		scratch, scratch, scratch, scratch, 4 * outs, 8 * 3 * outs * int64(c.Heads), 8 * outs * attnAgreementChunks}
+		scratch, scratch, scratch, scratch, 4 * outs, 8 * 3 * outs * int64(c.Heads), 8 * outs * attnAgreementChunks,
+		8 * 4 * outs * int64(logitStatsParts(c.VocabSize))}
 	out, err := p.carve(outSizes, "output buffers")
 	if err != nil {
 		return err
 	}
 	p.out = outputBuffers{rows: out[0], last: out[1], logits: out[2], logitStats: out[3], attnStats: out[4],
 		topVals: [2]dptr{out[5], out[6]}, topIDs: [2]dptr{out[7], out[8]}, viewRows: out[9], attnHeads: out[10],
-		attnParts: out[11]}
+		attnParts: out[11], logitParts: out[12]}
 	return nil
 }
 

@@ -72,7 +72,7 @@ func (p *pipeline) forward(b *subBatch) error {
 		args.reset().ptr(p.weights+dptr(p.layout.Embed.Offset)).ptr(a.ids).ptr(a.x).i32(h)); err != nil {
 		return err
 	}
-	hb, warps, attnSmem := attnGeometry(heads, kvh, hd, b.maxKeys(), rows)
+	ag := attnGeometry(heads, kvh, hd, b.maxKeys(), rows)
 	layerKV := dptr(int64(p.opts.Slots) * int64(kvh) * int64(p.opts.MaxSeqLen) * int64(hd) * 2)
 	if nOut > 0 && !p.skipStats {
 		if err := be.upload(p.out.viewRows, i32Bytes(p.host.viewRows)); err != nil {
@@ -95,9 +95,7 @@ func (p *pipeline) forward(b *subBatch) error {
 			ptr(a.pos).ptr(a.slot).ptr(a.q).ptr(kc).ptr(vc).i32(heads).i32(kvh).i32(hd).i32(p.opts.MaxSeqLen)); err != nil {
 			return err
 		}
-		if err := be.launch("attention_cached", rows, heads/hb, warps*32, attnSmem, args.reset().ptr(a.q).ptr(kc).
-			ptr(vc).ptr(a.pos).ptr(a.slot).ptr(a.att).i32(heads).i32(kvh).i32(hd).i32(p.opts.MaxSeqLen).i32(hb).
-			f32(p.attnScale())); err != nil {
+		if err := p.attention(kc, vc, rows, ag); err != nil {
 			return err
 		}
 		if l == p.opts.MetricLayer && nOut > 0 && !p.skipStats {
@@ -141,11 +139,40 @@ func (p *pipeline) forward(b *subBatch) error {
 	if p.skipStats {
 		return nil
 	}
-	if err := be.launch("logit_stats", nOut, 1, logitStatsBlock, 0,
-		args.reset().ptr(p.out.logits).i32(c.VocabSize).ptr(p.out.logitStats)); err != nil {
+	if err := p.logitStats(nOut); err != nil {
 		return err
 	}
 	return p.topK(nOut)
+}
+
+// logitStats runs logit_stats_part over logitStatsChunk-entry parts of every logits
+// row, then logit_stats_finish, which combines each row's parts in a fixed order.
+func (p *pipeline) logitStats(nOut int) error {
+	vocab := p.cfg.VocabSize
+	parts := logitStatsParts(vocab)
+	if err := p.be.launch("logit_stats_part", parts, nOut, logitStatsBlock, 0,
+		p.args.reset().ptr(p.out.logits).i32(vocab).i32(logitStatsChunk).ptr(p.out.logitParts)); err != nil {
+		return err
+	}
+	return p.be.launch("logit_stats_finish", nOut, 1, 32, 0,
+		p.args.reset().ptr(p.out.logitParts).i32(parts).ptr(p.out.logitStats))
+}
+
+// attention runs attention_cached over the step's rows and, when it splits them over
+// blocks, attention_combine, which merges each (row, head)'s splits in order.
+func (p *pipeline) attention(kc, vc dptr, rows int, g attnLaunch) error {
+	c, a := &p.cfg, &p.act
+	heads, hd := c.Heads, c.HeadDim
+	if err := p.be.launch("attention_cached", rows, heads/g.hb*g.splits, g.warps*32, g.smem, p.args.reset().ptr(a.q).
+		ptr(kc).ptr(vc).ptr(a.pos).ptr(a.slot).ptr(a.att).ptr(a.attnPart).i32(heads).i32(c.KVHeads).i32(hd).
+		i32(p.opts.MaxSeqLen).i32(g.hb).i32(g.splits).i32(g.span).f32(p.attnScale())); err != nil {
+		return err
+	}
+	if g.splits == 1 {
+		return nil
+	}
+	return p.be.launch("attention_combine", rows, heads, attnCombineBlock, 0, p.args.reset().ptr(a.attnPart).
+		ptr(a.pos).ptr(a.att).i32(heads).i32(hd).i32(g.splits).i32(g.span))
 }
 
 // topK runs the device top-K stages; the result is in topVals/topIDs[final].
@@ -156,7 +183,7 @@ func (p *pipeline) topK(nOut int) error {
 	srcVals, srcIDs := p.out.logits, dptr(0)
 	for i, st := range topkStages(p.cfg.VocabSize, p.gpuK) {
 		dv, di := p.out.topVals[i%2], p.out.topIDs[i%2]
-		if err := p.be.launch("topk_chunks", st.Chunks, nOut, topkBlock, topkChunk*8,
+		if err := p.be.launch("topk_select", st.Chunks, nOut, topkBlock, topkSharedBytes(p.gpuK),
 			p.args.reset().ptr(srcVals).ptr(srcIDs).i32(st.N).i32(p.gpuK).ptr(dv).ptr(di)); err != nil {
 			return err
 		}

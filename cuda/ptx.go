@@ -25,9 +25,9 @@ var ptxFiles embed.FS
 var kernelModules = map[string][]string{
 	"elementwise": {"embed_rows", "rmsnorm_bf16", "silu_mul", "add_bias"},
 	"rope":        {"qkv_rope_cache"},
-	"attention":   {"attention_cached"},
+	"attention":   {"attention_cached", "attention_combine"},
 	"attnstats":   {"attn_head_stats", "attn_agreement", "attn_agreement_finish"},
-	"logits":      {"logit_stats", "topk_chunks"},
+	"logits":      {"logit_stats_part", "logit_stats_finish", "topk_select"},
 }
 
 var (

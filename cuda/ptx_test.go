@@ -50,9 +50,9 @@ func TestLoadPTXNamesMissingPieces(t *testing.T) {
 	require.NoError(t, err)
 
 	good := files["ptx/logits.ptx"]
-	files["ptx/logits.ptx"] = &fstest.MapFile{Data: []byte(".target sm_80\n.visible .entry logit_stats(\n)")}
+	files["ptx/logits.ptx"] = &fstest.MapFile{Data: []byte(".target sm_80\n.visible .entry logit_stats_part(\n)")}
 	_, err = loadPTX(files)
-	require.ErrorContains(t, err, `entry point "topk_chunks" missing`)
+	require.ErrorContains(t, err, `entry point "logit_stats_finish" missing`)
 	files["ptx/logits.ptx"] = good
 
 	delete(files, "ptx/rope.ptx")

@@ -157,8 +157,8 @@ func TestHostKernelsRegistered(t *testing.T) {
 	m := loadHostKernels(t)
 	params := map[string]string{
 		"embed_rows": "pppi", "rmsnorm_bf16": "ppppif", "silu_mul": "ppil", "add_bias": "ppil",
-		"qkv_rope_cache": "ppppppppiiii", "attention_cached": "ppppppiiiiif",
-		"attn_head_stats": "pppppppiiiiiif", "attn_agreement": "pppppppiiiifi", "attn_agreement_finish": "pppppiiii", "logit_stats": "pip", "topk_chunks": "ppiipp",
+		"qkv_rope_cache": "ppppppppiiii", "attention_cached": "pppppppiiiiiiif", "attention_combine": "pppiiii",
+		"attn_head_stats": "pppppppiiiiiif", "attn_agreement": "pppppppiiiifi", "attn_agreement_finish": "pppppiiii", "logit_stats_part": "piip", "logit_stats_finish": "pip", "topk_select": "ppiipp",
 	}
 	for _, names := range kernelModules {
 		for _, n := range names {
