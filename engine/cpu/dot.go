@@ -94,7 +94,9 @@ func dot2x4(w []float32, ws int, x []float32, xs int, s *[8]float32) {
 	} else {
 		dotF32x8AVX2(&w[0], ws, &x[0], xs, m, s)
 	}
-	addTails(s[:], w, ws, x, xs, 4, m, n)
+	if m < n {
+		addTails(s[:], w, ws, x, xs, 4, m, n)
+	}
 }
 
 // addTails adds dot's sequential tail (elements m to n) to the lane parts s of
@@ -128,7 +130,9 @@ func dot2x6(w []float32, ws int, x []float32, xs int, s *[12]float32) {
 	}
 	_ = w[ws+n-1]
 	dotF32x12AVX2(&w[0], ws, &x[0], xs, m, s)
-	addTails(s[:], w, ws, x, xs, 6, m, n)
+	if m < n { // a tail costs 12 slice checks per call even when empty
+		addTails(s[:], w, ws, x, xs, 6, m, n)
+	}
 }
 
 // dotBF16 is dot with a as raw bfloat16 bits, widened on the fly: the

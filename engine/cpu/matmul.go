@@ -77,12 +77,17 @@ func (e *Engine) matmulTile(out, x []float32, n int, w *matrix, bias []float32, 
 	wt := w.rowRange(r0, r1, e.scratch[worker].tile)
 	t := 0
 	if width := tokenBlock(); width > 0 && n >= 4 {
+		// The first token block asks for the next tile's weights, a piece
+		// before each row pair, so they are in L2 when rowRange widens them
+		// instead of arriving from memory one stream at a time.
+		next := w.storedRows(r1, r1+(r1-r0))
 		// Blocks of tokens and two rows at a time share each load (same bits
 		// as dot): six tokens on AVX2 alone (eight loads per twelve products),
 		// then four, as many as fit.
 		for ; width >= 4; width -= 2 {
 			for ; t+width <= n; t += width {
-				blockTile(out, x, t, width, 0, w, wt, bias, accumulate, r0, r1)
+				blockTile(out, x, t, width, 0, w, wt, bias, accumulate, r0, r1, next)
+				next = nil
 			}
 		}
 		if t < n {
@@ -90,7 +95,7 @@ func (e *Engine) matmulTile(out, x []float32, n int, w *matrix, bias []float32, 
 			// one before: the overlap's values are computed again (the same
 			// bits) but not stored, so an accumulating matmul adds each value
 			// once.
-			blockTile(out, x, n-4, 4, 4-(n-t), w, wt, bias, accumulate, r0, r1)
+			blockTile(out, x, n-4, 4, 4-(n-t), w, wt, bias, accumulate, r0, r1, next)
 			t = n
 		}
 	}
@@ -117,24 +122,27 @@ func tokenBlock() int {
 }
 
 // blockTile computes rows [r0, r1) (widened in wt) for tokens t..t+width−1
-// (width 4 or 6) and stores those from t+skip on.
-func blockTile(out, x []float32, t, width, skip int, w *matrix, wt, bias []float32, accumulate bool, r0, r1 int) {
+// (width 4 or 6) and stores those from t+skip on, prefetching pf (may be empty)
+// in one piece per row pair.
+func blockTile(out, x []float32, t, width, skip int, w *matrix, wt, bias []float32, accumulate bool, r0, r1 int, pf []byte) {
 	rows, cols := w.rows, w.cols
 	var s [12]float32 // row j, token k at width·j + k
 	xt := x[t*cols : (t+width)*cols]
+	piece := (len(pf)/max(1, (r1-r0)/2) + 63) &^ 63
 	r := r0
 	for ; r+2 <= r1; r += 2 { // two rows at a time
+		if len(pf) > 0 {
+			k := min(piece, len(pf))
+			prefetchL2(&pf[0], k)
+			pf = pf[k:]
+		}
 		pair := wt[(r-r0)*cols : (r-r0+2)*cols]
 		if width == 6 {
 			dot2x6(pair, cols, xt, cols, &s)
 		} else {
 			dot2x4(pair, cols, xt, cols, (*[8]float32)(s[:8]))
 		}
-		for k := skip; k < width; k++ {
-			o := out[(t+k)*rows : (t+k+1)*rows]
-			store(o, r, s[k], bias, accumulate)
-			store(o, r+1, s[width+k], bias, accumulate)
-		}
+		storePair(out, rows, t, r, s[:], width, skip, bias, accumulate)
 	}
 	for ; r < r1; r++ {
 		row := wt[(r-r0)*cols : (r-r0+1)*cols]
@@ -152,5 +160,32 @@ func store(o []float32, r int, v float32, bias []float32, accumulate bool) {
 		o[r] += v
 	} else {
 		o[r] = v
+	}
+}
+
+// storePair stores blockTile's sums s (row j, token k at width·j + k) for rows
+// r, r+1 and tokens t+skip..t+width−1. It runs once per register block, so the
+// common case (no bias, no skip) takes one bounds check, not twelve.
+func storePair(out []float32, rows, t, r int, s []float32, width, skip int, bias []float32, accumulate bool) {
+	if bias != nil || skip != 0 {
+		for k := skip; k < width; k++ {
+			o := out[(t+k)*rows : (t+k+1)*rows]
+			store(o, r, s[k], bias, accumulate)
+			store(o, r+1, s[width+k], bias, accumulate)
+		}
+		return
+	}
+	o := out[t*rows+r : (t+width-1)*rows+r+2]
+	s = s[:2*width]
+	if accumulate {
+		for k := range width {
+			o[k*rows] += s[k]
+			o[k*rows+1] += s[width+k]
+		}
+		return
+	}
+	for k := range width {
+		o[k*rows] = s[k]
+		o[k*rows+1] = s[width+k]
 	}
 }

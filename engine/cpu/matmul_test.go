@@ -21,7 +21,7 @@ func TestMatmulMatchesDot(t *testing.T) {
 	for _, dt := range []engine.DType{engine.F32, engine.BF16} {
 		for _, cols := range []int{33, 64, 576} {
 			for _, rows := range []int{3, 40} {
-				for _, n := range []int{2, 3, 4, 5, 6, 7, 9, 27} {
+				for _, n := range []int{2, 3, 4, 5, 6, 7, 9, 27, 32} {
 					t.Run(fmt.Sprintf("%s/cols=%d/rows=%d/n=%d", dt, cols, rows, n), func(t *testing.T) {
 						w, wide := randomMatrix(r, dt, rows, cols)
 						x := make([]float32, n*cols)
@@ -44,13 +44,27 @@ func TestMatmulMatchesDot(t *testing.T) {
 							}
 							for _, simd := range []bool{true, false} {
 								setSIMD(t, simd)
-								got := append([]float32(nil), base...)
-								e.matmul(got, x, n, w, bias, true)
-								for tok := range n {
-									for i := range rows {
-										want := base[tok*rows+i] + (dot(wide[i*cols:(i+1)*cols], x[tok*cols:(tok+1)*cols]) + bias[i])
-										require.Equal(t, math.Float32bits(want), math.Float32bits(got[tok*rows+i]),
-											"threads %d simd %v token %d row %d", threads, simd, tok, i)
+								// With bias the stores take the general path;
+								// without, the block's own (set or add).
+								for _, c := range []struct{ bias, accumulate bool }{{true, true}, {false, true}, {false, false}} {
+									got := append([]float32(nil), base...)
+									var b []float32
+									if c.bias {
+										b = bias
+									}
+									e.matmul(got, x, n, w, b, c.accumulate)
+									for tok := range n {
+										for i := range rows {
+											want := dot(wide[i*cols:(i+1)*cols], x[tok*cols:(tok+1)*cols])
+											if c.bias {
+												want += bias[i]
+											}
+											if c.accumulate {
+												want = base[tok*rows+i] + want
+											}
+											require.Equal(t, math.Float32bits(want), math.Float32bits(got[tok*rows+i]),
+												"threads %d simd %v %+v token %d row %d", threads, simd, c, tok, i)
+										}
 									}
 								}
 							}

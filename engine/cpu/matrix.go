@@ -82,6 +82,19 @@ func (m *matrix) row(r int, scratch []float32) []float32 {
 	return m.rowRange(r, r+1, scratch)
 }
 
+// storedRows returns the stored bytes of rows [r0, r1) (empty past the end).
+func (m *matrix) storedRows(r0, r1 int) []byte {
+	r1 = min(r1, m.rows)
+	if r0 >= r1 {
+		return nil
+	}
+	lo, hi := r0*m.cols, r1*m.cols
+	if m.dtype == engine.F32 {
+		return unsafe.Slice((*byte)(unsafe.Pointer(&m.f32[lo])), 4*(hi-lo))
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&m.u16[lo])), 2*(hi-lo))
+}
+
 // rowRange returns rows [r0, r1) as one contiguous float32 slice: a view for F32,
 // a widened copy in scratch for BF16/F16.
 func (m *matrix) rowRange(r0, r1 int, scratch []float32) []float32 {

@@ -122,7 +122,7 @@ func TestSIMDKernelsMatchGo(t *testing.T) {
 func TestDot4MatchesDot(t *testing.T) {
 	t.Logf("SIMD kernels: AVX2 %v, AVX-512 %v", useSIMD, useAVX512)
 	r := rand.New(rand.NewPCG(11, 12))
-	for _, n := range []int{1, 31, 32, 33, 64, 95, 576, 1537} {
+	for _, n := range []int{1, 31, 32, 33, 64, 95, 96, 160, 576, 1537} {
 		for _, pad := range []int{0, 5} {
 			stride := n + pad
 			w := make([]float32, n)
@@ -179,7 +179,7 @@ func TestDot2xKMatchesDot(t *testing.T) {
 		6: dot2x6,
 	}
 	for tokens, kernel := range kernels {
-		for _, n := range []int{1, 31, 32, 33, 64, 95, 576, 1537} {
+		for _, n := range []int{1, 31, 32, 33, 64, 95, 96, 160, 576, 1537} {
 			for _, pad := range []int{0, 5, 3} {
 				xs, ws := n+pad, n+2*pad
 				w := make([]float32, ws+n)
