@@ -152,7 +152,7 @@ func TestScoreCorpusMetrics(t *testing.T) {
 	require.NoError(t, err)
 	base, err := bleu.Statistic.Segments(items)
 	require.NoError(t, err)
-	ar, err := reports.PairedAR(sys, base, bleu.Statistic.Score, reports.DefaultARTrials, 0)
+	ar, err := reports.PairedAR([][][]float64{sys}, [][][]float64{base}, bleu.Statistic.Score, reports.DefaultARTrials, 0)
 	require.NoError(t, err)
 	assert.InDelta(t, 100.0, ar.SystemScore, 1e-9) // exp(Σ log 1) rounds
 	assert.Contains(t, cmpOut.String(), fmt.Sprintf("bleu,none external vs external: %.2f → 100.00 (Δ %+.2f), p = %s (paired approximate randomization, exact: all 8 patterns over 3 docs)",
@@ -202,10 +202,11 @@ func TestScoreWithSE(t *testing.T) {
 	}
 }
 
-// A run with two samplers on a translation task: the report tests each
-// corpus metric of min_p against greedy (paired approximate randomization
-// over the docs, exact for three docs), on the [reference, response] pairs
-// samples.jsonl holds.
+// A run with two samplers on a translation task, two seeds: the report
+// tests each corpus metric of min_p against greedy (paired approximate
+// randomization over the docs, each doc swapped in both seeds at once,
+// exact for three docs), on the [reference, response] pairs samples.jsonl
+// holds.
 func TestRunCorpusMetricsPairedTest(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "wmt.yaml"), []byte(wmtTask), 0o600))
@@ -219,32 +220,41 @@ func TestRunCorpusMetricsPairedTest(t *testing.T) {
 	out := t.TempDir()
 	var stdout bytes.Buffer
 	require.NoError(t, runRun(context.Background(), []string{"--model", sharedtest.Path(t, "models/stories260K-hf"), "--include-path", dir,
-		"--task", "wmt_toy", "--dataset", dataPath, "--samplers", "greedy,min_p", "--max-new-tokens", "12", "--progress", "none", "--out", out}, &stdout, io.Discard))
+		"--task", "wmt_toy", "--dataset", dataPath, "--samplers", "greedy,min_p", "--seeds", "0,1", "--max-new-tokens", "12",
+		"--progress", "none", "--out", out}, &stdout, io.Discard))
 
-	// The test's inputs, read here: each sampler's pairs per doc.
-	pairs := map[string][]textmetrics.Item{}
+	// The test's inputs, read here: each sampler's pairs per seed and doc.
+	pairs := map[string][][]textmetrics.Item{} // sampler → seed → doc
 	b, err := os.ReadFile(filepath.Join(out, eval.SamplesFile))
 	require.NoError(t, err)
 	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
 		var s map[string]any // a metric key holds a comma: no struct tag can name it
 		require.NoError(t, json.Unmarshal([]byte(line), &s))
-		sampler, doc, chrf := s["sampler"].(string), int(s["doc_id"].(float64)), s["chrf,none"].([]any)
-		items := pairs[sampler]
+		sampler, seed, doc, chrf := s["sampler"].(string), int(s["seed"].(float64)), int(s["doc_id"].(float64)), s["chrf,none"].([]any)
+		if pairs[sampler] == nil {
+			pairs[sampler] = make([][]textmetrics.Item, 2)
+		}
+		items := pairs[sampler][seed]
 		for len(items) <= doc {
 			items = append(items, textmetrics.Item{})
 		}
 		items[doc] = textmetrics.Item{Refs: []string{chrf[0].(string)}, Pred: chrf[1].(string)}
-		pairs[sampler] = items
+		pairs[sampler][seed] = items
 	}
 	st, _ := textmetrics.LMEvalStatistic("chrf")
-	sys, err := st.Segments(pairs["min_p"])
-	require.NoError(t, err)
-	base, err := st.Segments(pairs["greedy"])
-	require.NoError(t, err)
-	want, err := reports.PairedAR(sys, base, st.Score, reports.DefaultARTrials, 0)
+	segments := func(sampler string) [][][]float64 {
+		var out [][][]float64
+		for _, items := range pairs[sampler] {
+			segs, err := st.Segments(items)
+			require.NoError(t, err)
+			out = append(out, segs)
+		}
+		return out
+	}
+	want, err := reports.PairedAR(segments("min_p"), segments("greedy"), st.Score, reports.DefaultARTrials, 0)
 	require.NoError(t, err)
 	require.Equal(t, reports.CorpusARExact, want.Method)
-	note := fmt.Sprintf("chrf,none: min_p vs greedy Δ %+.2f (%.2f vs %.2f), p = %s (paired approximate randomization, exact: all 8 patterns over 3 docs).",
+	note := fmt.Sprintf("chrf,none: min_p vs greedy Δ %+.2f (%.2f vs %.2f), p = %s (paired approximate randomization, exact: all 8 patterns over 3 docs × 2 seeds).",
 		want.Delta, want.SystemScore, want.BaselineScore, reports.FormatP(want.P))
 	assert.Contains(t, stdout.String(), note)
 	html, err := os.ReadFile(filepath.Join(out, "report.html"))

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -74,8 +75,8 @@ func corpusPairs(dir string, keys []string) (map[string]map[uint64]map[string]ma
 
 // addCorpusTests gives each sampler's corpus-metric scores (bleu, chrf, ter)
 // a paired approximate randomization test against the baseline's on the
-// docs both scored, when each ran one seed (every seed resamples the same
-// docs; a test over several has no standard design here).
+// docs both scored, when both ran as many seeds (paired in seed order; the
+// scores are the seeds' means).
 func addCorpusTests(rep *model.Report, dir string, seed uint64) error {
 	var keys []string
 	for _, k := range rep.CorpusAggregated {
@@ -90,66 +91,91 @@ func addCorpusTests(rep *model.Report, dir string, seed uint64) error {
 	if err != nil || pairs == nil {
 		return err
 	}
-	base, baseOK := oneSeed(pairs, rep.Baseline)
+	base := seedRuns(pairs, rep.Baseline)
 	for i := range rep.Samplers {
 		s := &rep.Samplers[i]
 		if s.Label == rep.Baseline {
 			continue
 		}
-		sys, sysOK := oneSeed(pairs, s.Label)
+		sys := seedRuns(pairs, s.Label)
 		for j := range s.CorpusAggregated {
 			a := &s.CorpusAggregated[j]
 			if !slices.Contains(keys, a.Key) {
 				continue
 			}
-			if !sysOK || !baseOK {
-				a.NoTest = "no paired test: several seeds"
+			if len(sys) != len(base) {
+				a.NoTest = fmt.Sprintf("no paired test: %d and %d seeds", len(sys), len(base))
 				continue
 			}
-			t, err := corpusTest(reports.ScoreKey(a.Key).Metric(), sys[a.Key], base[a.Key], seed)
+			t, err := corpusTest(a.Key, sys, base, seed)
 			if err != nil {
 				return fmt.Errorf("%s vs %s, %s: %w", s.Label, rep.Baseline, a.Key, err)
 			}
 			a.Test = &t
-			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: %s vs %s Δ %+.2f (%.2f vs %.2f), p = %s (paired approximate randomization, %s over %d docs).",
-				a.Key, s.Label, rep.Baseline, t.Delta, t.SystemScore, t.BaselineScore, reports.FormatP(t.P), trialsText(t), t.Docs))
+			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: %s vs %s Δ %+.2f (%.2f vs %.2f), p = %s (paired approximate randomization, %s).",
+				a.Key, s.Label, rep.Baseline, t.Delta, t.SystemScore, t.BaselineScore, reports.FormatP(t.P), trialsText(t)))
 		}
 	}
 	return nil
 }
 
-// trialsText says how many swap patterns a test scored.
+// trialsText says how many swap patterns a test scored, over how many docs
+// and seeds.
 func trialsText(t reports.CorpusTest) string {
-	if t.Method == reports.CorpusARExact {
-		return fmt.Sprintf("exact: all %d patterns", t.Trials)
+	over := fmt.Sprintf("%d docs", t.Docs)
+	if t.Runs > 1 {
+		over += fmt.Sprintf(" × %d seeds", t.Runs)
 	}
-	return fmt.Sprintf("%d random patterns", t.Trials)
+	if t.Method == reports.CorpusARExact {
+		return fmt.Sprintf("exact: all %d patterns over %s", t.Trials, over)
+	}
+	return fmt.Sprintf("%d random patterns over %s", t.Trials, over)
 }
 
-// corpusTest runs the paired test on the docs both systems scored, in doc order.
-func corpusTest(metric string, sys, base map[int]textmetrics.Item, seed uint64) (reports.CorpusTest, error) {
+// corpusTest runs the paired test of one score key on the docs both systems
+// scored in every seed, in doc order, seeds paired in order.
+func corpusTest(key string, sys, base []map[string]map[int]textmetrics.Item, seed uint64) (reports.CorpusTest, error) {
+	if len(sys) == 0 || len(sys) != len(base) {
+		return reports.CorpusTest{}, fmt.Errorf("%d and %d seeds: want as many", len(sys), len(base))
+	}
 	var docs []int
-	for d := range sys {
-		if _, ok := base[d]; ok {
+	for d := range sys[0][key] {
+		everywhere := true
+		for r := range sys {
+			_, okA := sys[r][key][d]
+			_, okB := base[r][key][d]
+			everywhere = everywhere && okA && okB
+		}
+		if everywhere {
 			docs = append(docs, d)
 		}
 	}
 	slices.Sort(docs)
-	a, b := make([]textmetrics.Item, len(docs)), make([]textmetrics.Item, len(docs))
-	for i, d := range docs {
-		a[i], b[i] = sys[d], base[d]
+	cm, _ := hooks.LookupCorpusMetric(reports.ScoreKey(key).Metric())
+	stats := func(side []map[string]map[int]textmetrics.Item) ([][][]float64, error) {
+		out := make([][][]float64, len(side))
+		for r, run := range side {
+			items := make([]textmetrics.Item, len(docs))
+			for i, d := range docs {
+				items[i] = run[key][d]
+			}
+			segs, err := cm.Statistic.Segments(items)
+			if err != nil {
+				return nil, err
+			}
+			out[r] = segs
+		}
+		return out, nil
 	}
-	cm, _ := hooks.LookupCorpusMetric(metric)
-	st := cm.Statistic
-	sa, err := st.Segments(a)
+	sa, err := stats(sys)
 	if err != nil {
 		return reports.CorpusTest{}, err
 	}
-	sb, err := st.Segments(b)
+	sb, err := stats(base)
 	if err != nil {
 		return reports.CorpusTest{}, err
 	}
-	return reports.PairedAR(sa, sb, st.Score, reports.DefaultARTrials, seed)
+	return reports.PairedAR(sa, sb, cm.Statistic.Score, reports.DefaultARTrials, seed)
 }
 
 // CorpusComparison is a corpus metric of sampler B (new run) against
@@ -163,12 +189,12 @@ type CorpusComparison struct {
 // Line is the comparison as one line of compare's text output.
 func (c CorpusComparison) Line() string {
 	t := c.Test
-	return fmt.Sprintf("%s %s vs %s: %.2f → %.2f (Δ %+.2f), p = %s (paired approximate randomization, %s over %d docs)",
-		c.Key, c.B, c.A, t.BaselineScore, t.SystemScore, t.Delta, reports.FormatP(t.P), trialsText(t), t.Docs)
+	return fmt.Sprintf("%s %s vs %s: %.2f → %.2f (Δ %+.2f), p = %s (paired approximate randomization, %s)",
+		c.Key, c.B, c.A, t.BaselineScore, t.SystemScore, t.Delta, reports.FormatP(t.P), trialsText(t))
 }
 
 // compareCorpus tests each corpus metric of each sampler pair across two
-// runs, where the sampler ran one seed in each.
+// runs, where the sampler ran as many seeds in each.
 func compareCorpus(dirA, dirB string, pairs []samplerPair, seed uint64) ([]CorpusComparison, error) {
 	keysA, _, err := corpusAggregated(dirA)
 	if err != nil {
@@ -197,13 +223,12 @@ func compareCorpus(dirA, dirB string, pairs []samplerPair, seed uint64) ([]Corpu
 	}
 	var out []CorpusComparison
 	for _, p := range pairs {
-		a, okA := oneSeed(pa, p.A)
-		b, okB := oneSeed(pb, p.B)
-		if !okA || !okB {
+		a, b := seedRuns(pa, p.A), seedRuns(pb, p.B)
+		if len(a) == 0 || len(a) != len(b) {
 			continue
 		}
 		for _, k := range keys {
-			t, err := corpusTest(reports.ScoreKey(k).Metric(), b[k], a[k], seed)
+			t, err := corpusTest(k, b, a, seed)
 			if err != nil {
 				return nil, fmt.Errorf("compare %s, %s vs %s: %w", k, p.B, p.A, err)
 			}
@@ -213,13 +238,12 @@ func compareCorpus(dirA, dirB string, pairs []samplerPair, seed uint64) ([]Corpu
 	return out, nil
 }
 
-// oneSeed is a sampler's per-key doc items when it ran exactly one seed.
-func oneSeed(pairs map[string]map[uint64]map[string]map[int]textmetrics.Item, label string) (map[string]map[int]textmetrics.Item, bool) {
-	if len(pairs[label]) != 1 {
-		return nil, false
+// seedRuns are a sampler's per-key doc items, one map per seed in seed order.
+func seedRuns(pairs map[string]map[uint64]map[string]map[int]textmetrics.Item, label string) []map[string]map[int]textmetrics.Item {
+	seeds := slices.Sorted(maps.Keys(pairs[label]))
+	out := make([]map[string]map[int]textmetrics.Item, len(seeds))
+	for i, s := range seeds {
+		out[i] = pairs[label][s]
 	}
-	for _, v := range pairs[label] {
-		return v, true
-	}
-	return nil, false
+	return out
 }
