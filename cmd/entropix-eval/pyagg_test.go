@@ -426,33 +426,3 @@ func TestRunPythonAggregationFaultResumes(t *testing.T) {
 		assert.Equal(t, 1.0, rs["acc,none"])
 	}
 }
-
-// A passthrough metric (lm-eval's acc returns its input) under a Python
-// aggregation, as afrobench's masakhapos runs it: each doc's value is
-// [gold, filtered response], and the aggregation folds them.
-func TestScorePassthroughMetricWithPythonAggregation(t *testing.T) {
-	py := pythontest.Python(t)
-	dir := t.TempDir()
-	write := func(name, text string) {
-		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600))
-	}
-	write("pos.yaml", "task: pos\ndataset_path: acme/pos\ntest_split: test\ndoc_to_text: \"Q: {{q}}\\nA:\"\ndoc_to_target: a\n"+
-		"metric_list:\n  - metric: acc\n    aggregation: !function utils.acc_score\n    higher_is_better: true\n")
-	// acc_score: the share of docs whose response, stripped, is the gold.
-	write("utils.py", "def acc_score(items):\n"+
-		"    return sum(gold == pred.strip() for gold, pred in items) / len(items)\n")
-	data := filepath.Join(dir, "test.jsonl")
-	require.NoError(t, os.WriteFile(data, []byte("{\"q\": \"2+2\", \"a\": \"4\"}\n{\"q\": \"3+3\", \"a\": \"6\"}\n{\"q\": \"1+1\", \"a\": \"2\"}\n"), 0o600))
-	resp := filepath.Join(dir, "r.jsonl")
-	require.NoError(t, os.WriteFile(resp, []byte("{\"doc_index\": 0, \"response\": \" 4\"}\n{\"doc_index\": 1, \"response\": \"7\"}\n{\"doc_index\": 2, \"response\": \"2 \"}\n"), 0o600))
-	out := filepath.Join(t.TempDir(), "run")
-	require.NoError(t, runScore([]string{"--task", "pos", "--include-path", dir, "--dataset", data, "--responses", resp, "--out", out, "--python-hooks", "--python", py}, io.Discard, io.Discard))
-	for _, rs := range runResults(t, out) {
-		assert.InDelta(t, 2.0/3, rs["acc,none"], 1e-15) // docs 0 and 2
-		assert.Nil(t, rs["acc_stderr,none"])
-		assert.Equal(t, []any{"acc,none"}, rs[eval.KeyCorpusAggregated])
-	}
-	b, err := os.ReadFile(filepath.Join(out, eval.SamplesFile))
-	require.NoError(t, err)
-	assert.Contains(t, string(b), `"acc,none":["6","7"]`)
-}
