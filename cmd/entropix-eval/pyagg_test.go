@@ -59,9 +59,7 @@ func lmEvalFiles(t *testing.T, dir string) (results, samples string) {
 func TestScorePythonAggregation(t *testing.T) {
 	py := pythontest.Python(t)
 	dir := t.TempDir()
-	write := func(name, text string) {
-		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600))
-	}
+	write := fileWriter(t, dir)
 	write("qa.yaml", "task: qa\ndataset_path: acme/qa\ntest_split: test\ndoc_to_text: \"Q: {{q}}\\nA:\"\ndoc_to_target: a\n"+
 		"process_results: !function utils.process_results\nmetric_list:\n  - metric: acc\n"+
 		"  - metric: words\n    aggregation: !function utils.agg\n    higher_is_better: true\n")
@@ -397,9 +395,7 @@ func TestScoreIFEvalMatchesLMEvalSamples(t *testing.T) {
 func TestRunPythonAggregationFaultResumes(t *testing.T) {
 	py := pythontest.Python(t)
 	dir := t.TempDir()
-	write := func(name, text string) {
-		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600))
-	}
+	write := fileWriter(t, dir)
 	write("qa.yaml", "task: qa\ndataset_path: acme/qa\ntest_split: test\ndoc_to_text: \"Q: {{q}}\\nA:\"\ndoc_to_target: a\n"+
 		"process_results: !function utils.process_results\nmetric_list:\n  - metric: acc\n  - metric: words\n    aggregation: !function utils.agg\n")
 	write("utils.py", "import os\n\ndef process_results(doc, results):\n    return {'acc': True, 'words': [True, False, False]}\n\n"+

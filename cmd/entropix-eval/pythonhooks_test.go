@@ -25,9 +25,7 @@ import (
 func TestTasksCheckPythonHooks(t *testing.T) {
 	py := pythontest.Python(t)
 	dir := t.TempDir()
-	write := func(name, text string) {
-		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600))
-	}
+	write := fileWriter(t, dir)
 	write("good.yaml", "task: good\ndataset_path: a/b\ntest_split: test\ndoc_to_text: q\ndoc_to_target: a\nprocess_results: !function utils.process_results\n")
 	write("bad.yaml", "task: bad\ndataset_path: a/b\ntest_split: test\ndoc_to_text: !function utils.missing\ndoc_to_target: a\n")
 	// Running this file would fail: the check only reads it.
@@ -120,9 +118,7 @@ func TestScoreWithPythonPromptHooks(t *testing.T) {
 func TestScoreWithPythonProcessResults(t *testing.T) {
 	py := pythontest.Python(t)
 	dir := t.TempDir()
-	write := func(name, text string) {
-		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600))
-	}
+	write := fileWriter(t, dir)
 	write("qa.yaml", "task: qa\ndataset_path: acme/qa\ntest_split: test\ndoc_to_text: \"Q: {{q}}\\nA:\"\ndoc_to_target: a\n"+
 		"process_results: !function utils.process_results\nmetric_list:\n  - metric: acc\n  - metric: short\n")
 	write("utils.py", "def process_results(doc, results):\n"+
@@ -278,9 +274,7 @@ func TestScoreWithPythonFilters(t *testing.T) {
 func TestScorePassthroughMetricWithPythonAggregation(t *testing.T) {
 	py := pythontest.Python(t)
 	dir := t.TempDir()
-	write := func(name, text string) {
-		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600))
-	}
+	write := fileWriter(t, dir)
 	write("pos.yaml", "task: pos\ndataset_path: acme/pos\ntest_split: test\ndoc_to_text: \"Q: {{q}}\\nA:\"\ndoc_to_target: a\n"+
 		"metric_list:\n  - metric: acc\n    aggregation: !function utils.acc_score\n    higher_is_better: true\n")
 	// acc_score: the share of docs whose response, stripped, is the gold.
@@ -300,4 +294,12 @@ func TestScorePassthroughMetricWithPythonAggregation(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(out, eval.SamplesFile))
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `"acc,none":["6","7"]`)
+}
+
+// fileWriter writes a task folder's files (YAML, utils.py) into dir.
+func fileWriter(t *testing.T, dir string) func(name, text string) {
+	return func(name, text string) {
+		t.Helper()
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600))
+	}
 }
