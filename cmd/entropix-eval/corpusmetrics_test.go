@@ -158,6 +158,12 @@ func TestScoreCorpusMetrics(t *testing.T) {
 	assert.Contains(t, cmpOut.String(), fmt.Sprintf("bleu,none external vs external: %.2f → 100.00 (Δ %+.2f), p = %s (paired approximate randomization, exact: all 8 patterns over 3 docs)",
 		ar.BaselineScore, ar.Delta, reports.FormatP(ar.P)))
 
+	// history indexes per-problem accuracies only, and says so for these.
+	var hist bytes.Buffer
+	require.NoError(t, runHistory(context.Background(), []string{"--out", t.TempDir(), out}, &hist, io.Discard))
+	assert.Contains(t, hist.String(), "0 rows")
+	assert.Contains(t, hist.String(), "(task wmt_toy): bleu,none, ter,none, chrf,none are computed over the corpus (no per-problem accuracy) and are not indexed")
+
 	want := runOutputs(t, out)
 	require.NoError(t, runRescore(context.Background(), []string{out}, io.Discard, io.Discard))
 	assert.Equal(t, want, runOutputs(t, out), "rescored")

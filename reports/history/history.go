@@ -66,6 +66,7 @@ func Update(out string, runDirs []string, opt Options) (*History, error) {
 		return nil, err
 	}
 	var add []Row
+	var notes []string
 	for _, d := range runDirs {
 		a, err := runreport.Accuracies(d)
 		if err != nil {
@@ -75,8 +76,16 @@ func Update(out string, runDirs []string, opt Options) (*History, error) {
 			return nil, fmt.Errorf("history: %s: the manifest names no run key or start; rescore the run first", d)
 		}
 		add = append(add, rowsOf(a)...)
+		keys, err := runreport.CorpusAggregatedKeys(d)
+		if err != nil {
+			return nil, fmt.Errorf("history: %s: %w", d, err)
+		}
+		if len(keys) > 0 {
+			notes = append(notes, fmt.Sprintf("%s (task %s): %s are computed over the corpus (no per-problem accuracy) and are not indexed: history holds per-problem accuracies only",
+				d, a.Task, strings.Join(keys, ", ")))
+		}
 	}
-	h := &History{Rows: merge(old, add)}
+	h := &History{Rows: merge(old, add), Notes: notes}
 	if err := writeParquet(path, h.Rows); err != nil {
 		return nil, err
 	}

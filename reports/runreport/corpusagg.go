@@ -90,6 +90,13 @@ func corpusAggregated(dir string) ([]string, map[string]map[string][][2]float64,
 	return keys, seeds, nil
 }
 
+// CorpusAggregatedKeys are a run's score keys computed over the corpus
+// (results.json's corpus_aggregated), in run order; none when it has none.
+func CorpusAggregatedKeys(dir string) ([]string, error) {
+	keys, _, err := corpusAggregated(dir)
+	return keys, err
+}
+
 // stderrKey is lm-eval's standard-error key, "metric_stderr,filter".
 func stderrKey(k reports.ScoreKey) string { return k.Metric() + "_stderr," + k.Filter() }
 
