@@ -76,13 +76,9 @@ func Update(out string, runDirs []string, opt Options) (*History, error) {
 			return nil, fmt.Errorf("history: %s: the manifest names no run key or start; rescore the run first", d)
 		}
 		add = append(add, rowsOf(a)...)
-		keys, err := runreport.CorpusAggregatedKeys(d)
-		if err != nil {
-			return nil, fmt.Errorf("history: %s: %w", d, err)
-		}
-		if len(keys) > 0 {
+		if len(a.CorpusAggregated) > 0 {
 			notes = append(notes, fmt.Sprintf("%s (task %s): %s are computed over the corpus (no per-problem accuracy) and are not indexed: history holds per-problem accuracies only",
-				d, a.Task, strings.Join(keys, ", ")))
+				d, a.Task, strings.Join(a.CorpusAggregated, ", ")))
 		}
 	}
 	h := &History{Rows: merge(old, add), Notes: notes}

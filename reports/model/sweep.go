@@ -45,6 +45,10 @@ type RunAccuracies struct {
 	// Throughput is generated tokens per wall-clock second (0: unknown).
 	Throughput float64
 	Samplers   []SamplerAccuracies
+	// CorpusAggregated are the run's score keys computed over the corpus
+	// (bleu, chrf, ter, Python aggregations): no per-problem accuracy, so
+	// not among Samplers' filters.
+	CorpusAggregated []string
 }
 
 // SamplerAccuracies is one sampler of a RunAccuracies.

@@ -69,7 +69,7 @@ func Compute(dir string, opt Options) (*model.Report, error) {
 		return nil, err
 	}
 	groups := groupBySampler(r.results, r.samplerOrder())
-	scores, err := scoresOf(r.results)
+	scores, err := scoresOf(r)
 	if err != nil {
 		return nil, fmt.Errorf("run directory %s: %w", dir, err)
 	}
@@ -101,9 +101,7 @@ func Compute(dir string, opt Options) (*model.Report, error) {
 		s.Thresholds = r.thresholds(g.label)
 		rep.Samplers = append(rep.Samplers, s)
 	}
-	if err := addCorpusAggregated(rep, dir); err != nil {
-		return nil, fmt.Errorf("run directory %s: %w", dir, err)
-	}
+	addCorpusAggregated(rep, r.corpus)
 	if rep.Baseline, err = chooseBaseline(groups, opt.Baseline); err != nil {
 		return nil, fmt.Errorf("run directory %s: %w", dir, err)
 	}

@@ -87,11 +87,11 @@ func Compare(dirA, dirB string, opt CompareOptions) (*Comparison, error) {
 	if ta != tb && ta != "" && tb != "" {
 		return nil, fmt.Errorf("compare: %s is task %q but %s is task %q; compare runs of the same task", dirA, ta, dirB, tb)
 	}
-	sa, err := scoresOf(a.results)
+	sa, err := scoresOf(a)
 	if err != nil {
 		return nil, fmt.Errorf("run directory %s: %w", dirA, err)
 	}
-	sb, err := scoresOf(b.results)
+	sb, err := scoresOf(b)
 	if err != nil {
 		return nil, fmt.Errorf("run directory %s: %w", dirB, err)
 	}
@@ -121,7 +121,7 @@ func Compare(dirA, dirB string, opt CompareOptions) (*Comparison, error) {
 		c.Rows = append(c.Rows, rows...)
 		c.Pairs = append(c.Pairs, Pair{A: p.A, B: p.B, How: p.How})
 	}
-	if c.Corpus, err = compareCorpus(dirA, dirB, pairs, opt.Paired.Bootstrap.Seed); err != nil {
+	if c.Corpus, err = compareCorpus(a, b, pairs, opt.Paired.Bootstrap.Seed); err != nil {
 		return nil, err
 	}
 	if len(c.Rows) == 0 && len(c.Corpus) == 0 {

@@ -37,27 +37,34 @@ const NoStderrOneDoc = "n/a: one doc"
 // chrf and ter joined the Python aggregations there.
 var corpusKeys = []string{"corpus_aggregated", "python_aggregated"}
 
-// corpusAggregated reads results.json's corpus-aggregated scores (only it
-// holds them: results.arrow has no per-response score for them): their
-// keys in run order, and per sampler each key's seeds' values and standard
-// errors (NaN where there is none).
-func corpusAggregated(dir string) ([]string, map[string]map[string][][2]float64, error) {
+// corpusScores are a run's corpus-aggregated scores, which only
+// results.json holds (results.arrow has no per-response score for them):
+// their keys in run order, and per sampler each key's seeds' values and
+// standard errors (NaN where there is none).
+type corpusScores struct {
+	keys  []string
+	seeds map[string]map[string][][2]float64 // sampler → key → (value, stderr) per seed
+}
+
+// readCorpusScores reads them from a run directory's results.json (none
+// when it has no such file).
+func readCorpusScores(dir string) (corpusScores, error) {
 	b, err := os.ReadFile(filepath.Join(dir, rundir.ResultsJSONFile))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, nil
+		return corpusScores{}, nil
 	}
 	if err != nil {
-		return nil, nil, err
+		return corpusScores{}, err
 	}
 	var rj struct {
 		Results map[string]map[string]any `json:"results"`
 		Order   []string                  `json:"run_order"`
 	}
 	if err := json.Unmarshal(b, &rj); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", rundir.ResultsJSONFile, err)
+		return corpusScores{}, fmt.Errorf("%s: %w", rundir.ResultsJSONFile, err)
 	}
 	var keys []string
-	seeds := map[string]map[string][][2]float64{} // sampler → key → (value, stderr) per seed
+	seeds := map[string]map[string][][2]float64{}
 	for _, run := range rj.Order {
 		rs := rj.Results[run]
 		var aggregated []any
@@ -87,14 +94,7 @@ func corpusAggregated(dir string) ([]string, map[string]map[string][][2]float64,
 			seeds[sampler][key] = append(seeds[sampler][key], [2]float64{v, se})
 		}
 	}
-	return keys, seeds, nil
-}
-
-// CorpusAggregatedKeys are a run's score keys computed over the corpus
-// (results.json's corpus_aggregated), in run order; none when it has none.
-func CorpusAggregatedKeys(dir string) ([]string, error) {
-	keys, _, err := corpusAggregated(dir)
-	return keys, err
+	return corpusScores{keys: keys, seeds: seeds}, nil
 }
 
 // stderrKey is lm-eval's standard-error key, "metric_stderr,filter".
@@ -104,10 +104,10 @@ func stderrKey(k reports.ScoreKey) string { return k.Metric() + "_stderr," + k.F
 // each sampler's in the order of keys (NaN where a sampler has none), the
 // mean over its seeds, with the standard error where one seed has one, and
 // a note saying why they come without paired statistics.
-func addCorpusAggregated(rep *model.Report, dir string) error {
-	keys, seeds, err := corpusAggregated(dir)
-	if err != nil || len(keys) == 0 {
-		return err
+func addCorpusAggregated(rep *model.Report, cs corpusScores) {
+	keys, seeds := cs.keys, cs.seeds
+	if len(keys) == 0 {
+		return
 	}
 	rep.CorpusAggregated = keys
 	var python, corpus []string
@@ -149,5 +149,4 @@ func addCorpusAggregated(rep *model.Report, dir string) error {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%s: aggregated by the task's Python function over every doc's value (lists per doc, in samples.jsonl); %s: no standard error, interval or paired test (lm-eval reports N/A), and no figures.",
 			strings.Join(python, ", "), NoStderrPython))
 	}
-	return nil
 }

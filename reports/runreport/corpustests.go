@@ -195,40 +195,32 @@ func (c CorpusComparison) Line() string {
 
 // compareCorpus tests each corpus metric of each sampler pair across two
 // runs, where the sampler ran as many seeds in each.
-func compareCorpus(dirA, dirB string, pairs []samplerPair, seed uint64) ([]CorpusComparison, error) {
-	keysA, _, err := corpusAggregated(dirA)
-	if err != nil {
-		return nil, err
-	}
-	keysB, _, err := corpusAggregated(dirB)
-	if err != nil {
-		return nil, err
-	}
+func compareCorpus(a, b *run, pairs []samplerPair, seed uint64) ([]CorpusComparison, error) {
 	var keys []string
-	for _, k := range keysB {
-		if _, ok := hooks.LookupCorpusMetric(reports.ScoreKey(k).Metric()); ok && slices.Contains(keysA, k) {
+	for _, k := range b.corpus.keys {
+		if _, ok := hooks.LookupCorpusMetric(reports.ScoreKey(k).Metric()); ok && slices.Contains(a.corpus.keys, k) {
 			keys = append(keys, k)
 		}
 	}
 	if len(keys) == 0 {
 		return nil, nil
 	}
-	pa, err := corpusPairs(dirA, keys)
+	pa, err := corpusPairs(a.dir, keys)
 	if err != nil {
 		return nil, err
 	}
-	pb, err := corpusPairs(dirB, keys)
+	pb, err := corpusPairs(b.dir, keys)
 	if err != nil {
 		return nil, err
 	}
 	var out []CorpusComparison
 	for _, p := range pairs {
-		a, b := seedRuns(pa, p.A), seedRuns(pb, p.B)
-		if len(a) == 0 || len(a) != len(b) {
+		ra, rb := seedRuns(pa, p.A), seedRuns(pb, p.B)
+		if len(ra) == 0 || len(ra) != len(rb) {
 			continue
 		}
 		for _, k := range keys {
-			t, err := corpusTest(k, b, a, seed)
+			t, err := corpusTest(k, rb, ra, seed)
 			if err != nil {
 				return nil, fmt.Errorf("compare %s, %s vs %s: %w", k, p.B, p.A, err)
 			}

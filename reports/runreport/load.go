@@ -45,7 +45,10 @@ type run struct {
 	results   []reports.ResultRow
 	// provenance is results.arrow's: eval derives it from the manifest once.
 	provenance reports.Provenance
-	notes      []string
+	// corpus are the scores results.json alone holds (bleu, chrf, ter,
+	// Python aggregations).
+	corpus corpusScores
+	notes  []string
 }
 
 func loadRun(dir string) (*run, error) {
@@ -71,6 +74,9 @@ func loadRun(dir string) (*run, error) {
 	if len(r.results) == 0 {
 		// An empty shard is a finished run: its report says so instead of failing.
 		r.notes = append(r.notes, ResultsFile+" has no rows (an empty shard, or no problems): there is nothing to summarise.")
+	}
+	if r.corpus, err = readCorpusScores(dir); err != nil {
+		return nil, fmt.Errorf("run directory %s: %w", dir, err)
 	}
 	if r.questions, err = readQuestions(filepath.Join(dir, ProblemsFile)); err != nil {
 		return nil, fmt.Errorf("run directory %s: %w", dir, err)

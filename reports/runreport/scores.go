@@ -17,13 +17,19 @@ type runScores struct {
 	groups  map[reports.SamplerFilter]reports.ProblemSamples
 }
 
-// scoresOf is the glue from result rows to the statistics: one Scored per
-// response and filter.
-func scoresOf(rows []reports.ResultRow) (*runScores, error) {
+// scoresOf is the glue from a run's result rows to the statistics: one
+// Scored per response and filter. Rows without any score are an error,
+// unless every score of the run is computed over the corpus (a task scored
+// only by bleu, chrf, ter: results.json holds them).
+func scoresOf(r *run) (*runScores, error) {
+	rows := r.results
 	s := &runScores{}
 	keys := reports.ScoreKeys(rows) // the task's "metric,filter" scores, in its order
 	for _, f := range keys {
 		s.filters = append(s.filters, string(f))
+	}
+	if len(keys) == 0 && len(rows) > 0 && len(r.corpus.keys) == 0 {
+		return nil, errors.New("the result rows carry no scores")
 	}
 	scored := make([]reports.Scored, 0, len(rows)*len(s.filters))
 	for i := range rows {
@@ -110,7 +116,7 @@ func LoadPair(dir, sampler, baseline, filter string) (*PairSamples, error) {
 	if err != nil {
 		return nil, err
 	}
-	scores, err := scoresOf(r.results)
+	scores, err := scoresOf(r)
 	if err != nil {
 		return nil, fmt.Errorf("run directory %s: %w", dir, err)
 	}

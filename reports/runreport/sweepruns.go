@@ -22,13 +22,13 @@ func Accuracies(dir string) (*model.RunAccuracies, error) {
 	if err != nil {
 		return nil, err
 	}
-	scores, err := scoresOf(r.results)
+	scores, err := scoresOf(r)
 	if err != nil {
 		return nil, fmt.Errorf("run directory %s: %w", dir, err)
 	}
 	m := r.manifest
 	out := &model.RunAccuracies{Dir: dir, Task: r.task(), RunKey: m.RunKey, Model: m.Config.Model, Started: m.Started,
-		CodeRevision: m.Code.Revision, CodeModified: m.Code.Modified, Throughput: r.throughput()}
+		CodeRevision: m.Code.Revision, CodeModified: m.Code.Modified, Throughput: r.throughput(), CorpusAggregated: r.corpus.keys}
 	for _, f := range m.Provenance.Model {
 		out.ModelFiles = append(out.ModelFiles, f.SHA256)
 	}
