@@ -45,14 +45,15 @@ type Figures struct {
 
 var tmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"pct": pct,
-	// A corpus-aggregated score: a fraction in percent, a corpus metric
-	// (bleu, chrf, ter) on its own 0–100 scale.
+	// A corpus metric's difference from the baseline, on its own scale.
 	"signedNum3": func(x float64) string {
 		if x > 0 {
 			return "+" + num3(x)
 		}
 		return num3(x)
 	},
+	// A corpus-aggregated score: a fraction in percent, a corpus metric
+	// (bleu, chrf, ter) on its own 0–100 scale.
 	"aggregated": func(x float64, points bool) string {
 		if points {
 			return num3(x)

@@ -142,7 +142,7 @@ func addCorpusAggregated(rep *model.Report, cs corpusScores) {
 		}
 	}
 	if len(corpus) > 0 {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("%s: corpus statistics (sacrebleu's scale, 0–100) over every doc's reference and response, as lm-eval's aggregations compute them; ± lm-eval's bootstrap standard error (100 resamples) for a sampler with one seed; against the baseline, a paired approximate randomization test over docs where both ran one seed; no interval, summary row or figure (no per-problem score).",
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%s: corpus statistics (sacrebleu's scale, 0–100) over every doc's reference and response, as lm-eval's aggregations compute them; ± lm-eval's bootstrap standard error (100 resamples) for a sampler with one seed; against the baseline, a paired approximate randomization test over docs where both ran as many seeds; no interval, summary row or figure (no per-problem score).",
 			strings.Join(corpus, ", ")))
 	}
 	if len(python) > 0 {
