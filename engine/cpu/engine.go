@@ -110,8 +110,8 @@ func New(m *engine.Model, opts engine.Options) (*Engine, error) {
 		e.share = newKVShare(opts.Slots)
 	}
 	if opts.MatmulPrecision == engine.MatmulBF16 {
-		if !useBF16Asm {
-			slog.Warn("cpu engine: BF16 matmul precision without AVX512_BF16 runs the Go emulation, several times slower than fp32 precision",
+		if !useBF16Asm && !useBF16FMA {
+			slog.Warn("cpu engine: BF16 matmul precision without AVX512_BF16 or AVX2 + FMA runs the Go emulation, several times slower than fp32 precision",
 				"model", m.Dir)
 		}
 		if e.huge, err = hugePanels(w); err != nil {

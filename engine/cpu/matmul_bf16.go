@@ -18,6 +18,7 @@ const panelRows = 32
 type bf16Panels struct {
 	rows, cols, k2 int
 	data           []uint32 // data[(p·k2 + kp)·32 + r]
+	expFloor       []int32  // per panel: bf16ExpFloor over its weights (bf16_fma.go)
 }
 
 func (p *bf16Panels) panels() int { return (p.rows + panelRows - 1) / panelRows }
@@ -29,11 +30,17 @@ func bf16PanelBytes(rows, cols int) int64 {
 
 // newBF16Panels rounds m to bfloat16 (a BF16 matrix is copied as it is) and
 // repacks it into panels, in data (zeroed, bf16PanelBytes long) or, when data is
-// nil, in memory it allocates.
+// nil, in memory it allocates. A subnormal weight is stored as a zero of its
+// sign, which is how the contract reads it (DAZ), so that the FMA kernels, which
+// have no DAZ, can take its panel.
 func newBF16Panels(m *matrix, data []uint32) *bf16Panels {
 	p := &bf16Panels{rows: m.rows, cols: m.cols, k2: (m.cols + 1) / 2, data: data}
 	if p.data == nil {
 		p.data = make([]uint32, bf16PanelBytes(m.rows, m.cols)/4)
+	}
+	p.expFloor = make([]int32, p.panels())
+	for i := range p.expFloor {
+		p.expFloor[i] = 255
 	}
 	row := make([]uint16, 2*p.k2)
 	wide := make([]float32, m.cols)
@@ -46,6 +53,15 @@ func newBF16Panels(m *matrix, data []uint32) *bf16Panels {
 				row[i] = roundBF16(v)
 			}
 		}
+		floor := int(p.expFloor[r/panelRows])
+		for i, h := range row {
+			if h&0x7f80 == 0 {
+				h &= 0x8000
+				row[i] = h
+			}
+			floor = bf16ExpFloor(h, floor)
+		}
+		p.expFloor[r/panelRows] = int32(floor)
 		base := (r/panelRows)*p.k2*panelRows + r%panelRows
 		for kp := range p.k2 {
 			p.data[base+kp*panelRows] = uint32(row[2*kp]) | uint32(row[2*kp+1])<<16
@@ -99,6 +115,9 @@ func packBF16(dst []uint32, x []float32, n, cols int) {
 type bf16State struct {
 	panels map[*matrix]*bf16Panels
 	x      []uint32
+	xf     []float32   // with useBF16FMA: x widened to float32 (widenBF16)
+	xFloor int         // and its exponent floor
+	floors []int       // per thread, while packing
 	parts  [][]float32 // per thread: the partial sums of a k-blocked panel
 }
 
@@ -110,9 +129,25 @@ func (s *bf16State) pack(p *pool, x []float32, n, cols, threads int) {
 	if n*cols < 1<<15 {
 		threads = 1
 	}
-	p.blocksOf(threads, n, func(_, lo, hi int) {
+	if !useBF16FMA {
+		p.blocksOf(threads, n, func(_, lo, hi int) {
+			packBF16(s.x[lo*k2:hi*k2], x[lo*cols:hi*cols], hi-lo, cols)
+		})
+		return
+	}
+	s.xf = growTo(s.xf, 2*n*k2)
+	s.floors = s.floors[:0]
+	for range threads {
+		s.floors = append(s.floors, 255)
+	}
+	p.blocksOf(threads, n, func(worker, lo, hi int) { // a worker may be called for several ranges
 		packBF16(s.x[lo*k2:hi*k2], x[lo*cols:hi*cols], hi-lo, cols)
+		s.floors[worker] = min(s.floors[worker], widenBF16(s.xf[2*lo*k2:2*hi*k2], s.x[lo*k2:hi*k2]))
 	})
+	s.xFloor = 255
+	for _, f := range s.floors {
+		s.xFloor = min(s.xFloor, f)
+	}
 }
 
 // newBF16State repacks every weight matrix of w (the embedding only as the tied
@@ -138,7 +173,11 @@ func bf16PlanBytes(c *engine.Config, rows int64) int64 {
 	perLayer := bf16PanelBytes(qDim, hid) + 2*bf16PanelBytes(kvDim, hid) + bf16PanelBytes(hid, qDim) +
 		2*bf16PanelBytes(inter, hid) + bf16PanelBytes(hid, inter)
 	widest := int64(max(hid, qDim, inter) + 1)
-	return int64(c.Layers)*perLayer + bf16PanelBytes(c.VocabSize, hid) + rows*widest/2*4
+	packed := rows * widest / 2 * 4
+	if useBF16FMA {
+		packed *= 3 // and widened to float32
+	}
+	return int64(c.Layers)*perLayer + bf16PanelBytes(c.VocabSize, hid) + packed
 }
 
 // matmulBF16 is matmul in BF16 precision (see bf16.go for the contract). Panels
@@ -165,9 +204,19 @@ func (e *Engine) matmulBF16Packed(out []float32, n int, p *bf16Panels, bias []fl
 	}
 	e.pool.blocksOf(threads, p.panels(), func(worker, lo, hi int) {
 		for panel := lo; panel < hi; panel++ {
-			bf16Panel(p, panel, s.x, n, out, bias, accumulate, s.parts[worker])
+			s.panel(p, panel, n, out, bias, accumulate, s.parts[worker])
 		}
 	})
+}
+
+// panel computes one panel of p for the n tokens packed in s: with the FMA
+// kernels where they give the contract's bits, else bf16Panel.
+func (s *bf16State) panel(p *bf16Panels, panel, n int, out, bias []float32, accumulate bool, part []float32) {
+	if useBF16FMA && bf16FMAExact(p, panel, s.xFloor) {
+		bf16PanelFMA(p, panel, s.xf, n, out, bias, accumulate, part)
+		return
+	}
+	bf16Panel(p, panel, s.x, n, out, bias, accumulate, part)
 }
 
 // bf16KBlock is the pairs of one k-block: a panel's block (16 KiB) stays in L1

@@ -1,0 +1,158 @@
+package cpu
+
+import (
+	"math"
+	"unsafe"
+)
+
+// BF16 precision without AVX512_BF16: the FMA kernels (bf16_fma_amd64.s) widen
+// each bfloat16 to float32 and add its product to the chain with VFMADD231PS,
+// one rounding of the exact product plus the sum. That is dpStep (bf16.go) except
+// where dpStep flushes: a subnormal input (DAZ) or a subnormal step result (FTZ).
+// Neither can happen when every product is a multiple of 2⁻¹²⁶:
+//
+//   - A normal bfloat16 with exponent field e is an integer times 2^(e−134), so a
+//     product of a weight (field ew) and an activation (field ex) is an integer
+//     times 2^(ew+ex−268), a multiple of 2⁻¹²⁶ when ew + ex ≥ 142.
+//   - The chain starts at +0, and a sum of multiples of 2⁻¹²⁶ rounded to float32
+//     stays one: a float32 of magnitude at least 2⁻¹⁰³ has a spacing ≥ 2⁻¹²⁶, a
+//     power of two, so rounding lands on a multiple; below 2⁻¹⁰³ the multiple has
+//     at most 23 significant bits and is exact. A nonzero multiple of 2⁻¹²⁶ is at
+//     least the smallest normal, so no step result is ever subnormal.
+//   - Zeros and infinities give the same products both ways (∞·0 the default
+//     NaN, a NaN chain carried on); rounded activations are never subnormal
+//     (roundBF16), and subnormal weights are zeros of their sign in the panels
+//     (newBF16Panels: the contract reads them so).
+//
+// So bf16FMAExact holds a panel's smallest weight exponent field against the
+// input's smallest activation one (NaN in either rules the panel out: the NaN a
+// fused multiply-add returns need not be dpNaN's); a panel it rules out runs the
+// Go kernel. Real weights and activations sit far above that floor (2⁻⁵⁶ each).
+
+// bf16FMAMinExpSum is the least ew + ex for which every product is a multiple
+// of 2⁻¹²⁶.
+const bf16FMAMinExpSum = 142
+
+// bf16NoFMA is the exponent floor of values the FMA kernels may not take.
+const bf16NoFMA = -1 << 20
+
+// bf16ExpFloor folds h into an exponent floor (start from 255): zeros and
+// infinities leave it, a NaN or subnormal sets bf16NoFMA, a normal value takes
+// the smaller exponent field.
+func bf16ExpFloor(h uint16, floor int) int {
+	e := int(h>>7) & 0xff
+	switch {
+	case h&0x7fff == 0 || h&0x7fff == 0x7f80:
+		return floor
+	case e == 0 || e == 0xff:
+		return bf16NoFMA
+	}
+	return min(floor, e)
+}
+
+// bf16FMAExact reports whether the FMA kernels give the contract's bits for
+// panel of p on activations whose exponent floor is xFloor.
+func bf16FMAExact(p *bf16Panels, panel, xFloor int) bool {
+	return int(p.expFloor[panel])+xFloor >= bf16FMAMinExpSum
+}
+
+// widenBF16 writes the packed pairs of src as float32 (element 2kp, then 2kp+1)
+// to dst and returns their exponent floor.
+func widenBF16(dst []float32, src []uint32) int {
+	dst = dst[:2*len(src)]
+	floor := 255
+	for i, v := range src {
+		lo, hi := uint16(v), uint16(v>>16)
+		floor = bf16ExpFloor(hi, bf16ExpFloor(lo, floor))
+		dst[2*i] = math.Float32frombits(v << 16)
+		dst[2*i+1] = math.Float32frombits(v &^ 0xffff)
+	}
+	return floor
+}
+
+// bf16FMABlock is how many tokens from t0 of n one FMA kernel call takes.
+func bf16FMABlock(t0, n int) int {
+	switch rest := n - t0; {
+	case rest >= 6:
+		return 6
+	case rest >= 4:
+		return 4
+	case rest >= 2:
+		return 2
+	}
+	return 1
+}
+
+// bf16PanelFMA is bf16Panel with the FMA kernels, on the n tokens of xf
+// (widenBF16's rows of 2·k2 floats); the caller checked bf16FMAExact. Like the
+// AVX512_BF16 path it runs k-block by k-block, carrying the chains in part; six-
+// and four-token blocks take the panel as two halves of 16 rows. A partial panel
+// is finished here from part: the kernels store whole registers.
+func bf16PanelFMA(p *bf16Panels, panel int, xf []float32, n int, out, bias []float32, accumulate bool, part []float32) {
+	r0 := panel * panelRows
+	valid := min(panelRows, p.rows-r0)
+	whole := valid == panelRows
+	k := 2 * p.k2
+	w := p.data[panel*p.k2*panelRows : (panel+1)*p.k2*panelRows]
+	_, _, _ = xf[n*k-1], out[(n-1)*p.rows+r0+valid-1], part[n*panelRows-1]
+	finish := 2
+	b := &noBias[0]
+	if bias != nil && whole {
+		b, finish = &bias[r0], finish|4
+	}
+	if accumulate {
+		finish |= 8
+	}
+	const f32 = int(unsafe.Sizeof(float32(0)))
+	for kb0 := 0; kb0 < p.k2; kb0 += bf16KBlock {
+		kb := min(bf16KBlock, p.k2-kb0)
+		flags := 0
+		if kb0 > 0 {
+			flags |= 1 // continue the chains from part
+		}
+		if kb0+kb == p.k2 && whole {
+			flags |= finish
+		}
+		for t0 := 0; t0 < n; {
+			nr := bf16FMABlock(t0, n)
+			x, pt := &xf[t0*k+2*kb0], &part[t0*panelRows]
+			o := pt // never written unless whole
+			if whole {
+				o = &out[t0*p.rows+r0]
+			}
+			switch nr {
+			case 6, 4:
+				kernel := bf16FMAKernel4
+				if nr == 6 {
+					kernel = bf16FMAKernel6
+				}
+				for h := 0; h < panelRows; h += 16 {
+					kernel(&w[kb0*panelRows+h], x, k*f32, kb, (*float32)(unsafe.Add(unsafe.Pointer(o), h*f32)), p.rows*f32,
+						(*float32)(unsafe.Add(unsafe.Pointer(b), h*f32)), &part[t0*panelRows+h], flags)
+				}
+			case 2:
+				bf16FMAKernel2(&w[kb0*panelRows], x, k*f32, kb, o, p.rows*f32, b, pt, flags)
+			default:
+				bf16FMAKernel1(&w[kb0*panelRows], x, k*f32, kb, o, p.rows*f32, b, pt, flags)
+			}
+			t0 += nr
+		}
+	}
+	if whole {
+		return
+	}
+	for j := range n { // as bf16KernelGo finishes a value
+		for r := range valid {
+			v := part[j*panelRows+r]
+			if bias != nil {
+				v += bias[r0+r]
+			}
+			o := &out[j*p.rows+r0+r]
+			if accumulate {
+				*o += v
+			} else {
+				*o = v
+			}
+		}
+	}
+}

@@ -1,0 +1,28 @@
+//go:build amd64 && !purego
+
+package cpu
+
+// useBF16FMA selects the AVX2 + FMA kernels of bf16_fma_amd64.s for BF16
+// precision on CPUs without AVX512_BF16 (Zen 2/3, Intel client parts), where
+// bf16FMAExact says they give the contract's bits. Tests may switch it off.
+var useBF16FMA = !useBF16Asm && hasAVX2F16C() && hasFMA()
+
+// hasFMA reports FMA3 (CPUID.1:ECX bit 12); hasAVX2F16C checks the YMM state.
+func hasFMA() bool {
+	_, _, c, _ := cpuid(1, 0)
+	return c&(1<<12) != 0
+}
+
+// The kernels' arguments are described in bf16_fma_amd64.s.
+
+//go:noescape
+func bf16FMAKernel6(w *uint32, x *float32, xstride int, k2 int, out *float32, ostride int, bias *float32, part *float32, flags int)
+
+//go:noescape
+func bf16FMAKernel4(w *uint32, x *float32, xstride int, k2 int, out *float32, ostride int, bias *float32, part *float32, flags int)
+
+//go:noescape
+func bf16FMAKernel2(w *uint32, x *float32, xstride int, k2 int, out *float32, ostride int, bias *float32, part *float32, flags int)
+
+//go:noescape
+func bf16FMAKernel1(w *uint32, x *float32, xstride int, k2 int, out *float32, ostride int, bias *float32, part *float32, flags int)
