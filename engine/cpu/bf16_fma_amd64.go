@@ -26,3 +26,9 @@ func bf16FMAKernel2(w *uint32, x *float32, xstride int, k2 int, out *float32, os
 
 //go:noescape
 func bf16FMAKernel1(w *uint32, x *float32, xstride int, k2 int, out *float32, ostride int, bias *float32, part *float32, flags int)
+
+// roundWidenBF16AVX2 is packBF16 (even rows) and widenBF16 in one pass of n > 0
+// elements, a multiple of 16, returning the exponent floor (bf16_widen_amd64.s).
+//
+//go:noescape
+func roundWidenBF16AVX2(dst *uint32, wide *float32, src *float32, n int) int

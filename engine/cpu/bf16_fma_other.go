@@ -19,3 +19,5 @@ func bf16FMAKernel2(w *uint32, x *float32, xstride int, k2 int, out *float32, os
 func bf16FMAKernel1(w *uint32, x *float32, xstride int, k2 int, out *float32, ostride int, bias *float32, part *float32, flags int) {
 	panic("unreachable")
 }
+
+func roundWidenBF16AVX2(dst *uint32, wide *float32, src *float32, n int) int { panic("unreachable") }

@@ -10,11 +10,11 @@ type KernelChoice struct {
 
 // Kernels lists the kernels the engine picks here, read from the same switches
 // the dispatch reads (so a benchmark can print what actually ran), and whether
-// BF16 matmul precision has its hardware kernel (AVX512_BF16); without it that
-// precision runs a Go emulation far slower than fp32. The attention entries are
+// BF16 matmul precision has a fast kernel here (AVX512_BF16, or AVX2 + FMA);
+// without one that precision runs a Go emulation far slower than fp32. The attention entries are
 // those of head dims 64 and 128; others may fall back to dot and axpy
 // (attention.go says which).
-func Kernels() (choices []KernelChoice, bf16Native bool) {
+func Kernels() (choices []KernelChoice, bf16Fast bool) {
 	pick := func(avx512, avx2, neon, generic string) string {
 		switch {
 		case useAVX512:
@@ -31,8 +31,11 @@ func Kernels() (choices []KernelChoice, bf16Native bool) {
 		goLanes += " (no AVX2/F16C, or -tags purego)"
 	}
 	bf16 := "bf16KernelGo (Go emulation)"
-	if useBF16Asm {
+	switch {
+	case useBF16Asm:
 		bf16 = "bf16Kernel12/4/1 (AVX512_BF16)"
+	case useBF16FMA:
+		bf16 = "bf16FMAKernel6/4/2/1 (AVX2 + FMA; the Go emulation for panels below the exponent floor)"
 	}
 	return []KernelChoice{
 		{"matmul fp32, several tokens", pick("dotF32x8AVX512 (AVX-512F, 2 rows × 4 tokens)",
@@ -45,5 +48,5 @@ func Kernels() (choices []KernelChoice, bf16Native bool) {
 		{"attention weighted sum", pick("weightedSumGroup64AVX512 (4 heads × 64)",
 			"weightedSumGroup32AVX2 (2 heads × 32)", "weightedSumGroup32NEON (NEON, 2 heads × 32)", "axpy (Go)")},
 		{"softmax, SiLU exp", pick("expSubAVX2, swigluAVX2 (AVX2)", "expSubAVX2, swigluAVX2 (AVX2)", "expSubNEON, swigluNEON, maxNEON, scaleF64NEON (NEON)", "expf (Go)")},
-	}, useBF16Asm
+	}, useBF16Asm || useBF16FMA
 }

@@ -141,8 +141,8 @@ func (s *bf16State) pack(p *pool, x []float32, n, cols, threads int) {
 		s.floors = append(s.floors, 255)
 	}
 	p.blocksOf(threads, n, func(worker, lo, hi int) { // a worker may be called for several ranges
-		packBF16(s.x[lo*k2:hi*k2], x[lo*cols:hi*cols], hi-lo, cols)
-		s.floors[worker] = min(s.floors[worker], widenBF16(s.xf[2*lo*k2:2*hi*k2], s.x[lo*k2:hi*k2]))
+		f := packWideBF16(s.x[lo*k2:hi*k2], s.xf[2*lo*k2:2*hi*k2], x[lo*cols:hi*cols], hi-lo, cols)
+		s.floors[worker] = min(s.floors[worker], f)
 	})
 	s.xFloor = 255
 	for _, f := range s.floors {
