@@ -19,53 +19,6 @@ func setBF16Asm(t testing.TB, on bool) {
 	t.Cleanup(func() { useBF16Asm = old })
 }
 
-// edgeBF16 draws bfloat16 bits that exercise the corners of VDPBF16PS: signed
-// zeros, subnormals (DAZ), the smallest normals (products below float32's range,
-// results that round into the subnormals: FTZ), huge values (products above
-// float32's range), infinities and NaNs with payloads, and ordinary values.
-func edgeBF16(r *rand.Rand) uint16 {
-	sign := uint16(r.IntN(2)) << 15
-	switch r.IntN(12) {
-	case 0:
-		return sign
-	case 1:
-		return sign | uint16(1+r.IntN(0x7f)) // subnormal
-	case 2:
-		return sign | uint16(0x0080+r.IntN(0x400)) // tiny normal
-	case 3:
-		return sign | uint16(0x7f00+r.IntN(0x80)) // huge
-	case 4:
-		return sign | 0x7f80 // infinity
-	case 5:
-		return sign | uint16(0x7f81+r.IntN(0x7f)) // NaN, quiet or signalling
-	case 6:
-		return sign | uint16(0x3f00+r.IntN(0x200)) // near 1: cancellations
-	}
-	return roundBF16(float32(r.NormFloat64() * math.Pow(2, float64(r.IntN(40)-20))))
-}
-
-// bf16Case is a matmul's operands: a rows × cols matrix, n tokens, bias, output.
-type bf16Case struct {
-	rows, cols, n int
-	w             []uint16
-	x             []float32
-	bias          []float32
-}
-
-func newBF16Case(r *rand.Rand, rows, cols, n int, draw func(*rand.Rand) uint16) bf16Case {
-	c := bf16Case{rows: rows, cols: cols, n: n, w: make([]uint16, rows*cols), x: make([]float32, n*cols), bias: make([]float32, rows)}
-	for i := range c.w {
-		c.w[i] = draw(r)
-	}
-	for i := range c.x { // activations as float32 with low bits, rounded in packBF16
-		c.x[i] = math.Float32frombits(uint32(draw(r))<<16 | uint32(r.IntN(1<<16)))
-	}
-	for i := range c.bias {
-		c.bias[i] = float32(r.NormFloat64())
-	}
-	return c
-}
-
 // TestBF16KernelMatchesHardware checks the contract of bf16.go on this CPU: the
 // VDPBF16PS kernels and the Go kernel give the same bits for every output, over
 // random values and edge cases, odd shapes (partial panels, odd columns, every

@@ -5,10 +5,11 @@ import (
 	"unsafe"
 )
 
-// BF16 precision without AVX512_BF16: the FMA kernels (bf16_fma_amd64.s) widen
-// each bfloat16 to float32 and add its product to the chain with VFMADD231PS,
-// one rounding of the exact product plus the sum. That is dpStep (bf16.go) except
-// where dpStep flushes: a subnormal input (DAZ) or a subnormal step result (FTZ).
+// BF16 precision without AVX512_BF16: the FMA kernels (bf16_fma_amd64.s,
+// bf16_fma_arm64.s) widen each bfloat16 to float32 and add its product to the
+// chain with VFMADD231PS or FMLA, one rounding of the exact product plus the
+// sum. That is dpStep (bf16.go) except where dpStep flushes: a subnormal input
+// (DAZ) or a subnormal step result (FTZ).
 // Neither can happen when every product is a multiple of 2⁻¹²⁶:
 //
 //   - A normal bfloat16 with exponent field e is an integer times 2^(e−134), so a
@@ -19,8 +20,8 @@ import (
 //     power of two, so rounding lands on a multiple; below 2⁻¹⁰³ the multiple has
 //     at most 23 significant bits and is exact. A nonzero multiple of 2⁻¹²⁶ is at
 //     least the smallest normal, so no step result is ever subnormal.
-//   - Zeros and infinities give the same products both ways (∞·0 the default
-//     NaN, a NaN chain carried on); rounded activations are never subnormal
+//   - Zeros and infinities give the same products both ways on x86 (∞·0 the
+//     default NaN, a NaN chain carried on); rounded activations are never subnormal
 //     (roundBF16), and subnormal weights are zeros of their sign in the panels
 //     (newBF16Panels: the contract reads them so).
 //
@@ -28,6 +29,16 @@ import (
 // input's smallest activation one (NaN in either rules the panel out: the NaN a
 // fused multiply-add returns need not be dpNaN's); a panel it rules out runs the
 // Go kernel. Real weights and activations sit far above that floor (2⁻⁵⁶ each).
+//
+// Without bf16FMATakesInf (arm64) the kernels must also never meet an invalid
+// operation: FMLA then returns the ARM default NaN 0x7fc00000, not dpNaN's
+// 0xffc00000 (Go leaves FPCR.DN clear, but that only keeps NaN operands). With
+// no infinite and no NaN input there is none: a fused multiply-add forms the
+// product of finite inputs exactly, never as ∞, so neither ∞·0 nor ∞ − ∞ can
+// arise, even once a chain has overflowed (±∞ plus a finite product stays ±∞,
+// as dpStep's float64 sum rounds). Overflow itself needs no bound: the rounded
+// fused result and dpStep's both go to ±∞ at float32's threshold. So there an
+// infinite input rules its panel (or the input) out like a NaN.
 
 // bf16FMAMinExpSum is the least ew + ex for which every product is a multiple
 // of 2⁻¹²⁶.
@@ -36,13 +47,13 @@ const bf16FMAMinExpSum = 142
 // bf16NoFMA is the exponent floor of values the FMA kernels may not take.
 const bf16NoFMA = -1 << 20
 
-// bf16ExpFloor folds h into an exponent floor (start from 255): zeros and
-// infinities leave it, a NaN or subnormal sets bf16NoFMA, a normal value takes
-// the smaller exponent field.
+// bf16ExpFloor folds h into an exponent floor (start from 255): zeros (and
+// infinities where bf16FMATakesInf) leave it, a NaN or subnormal (or infinity)
+// sets bf16NoFMA, a normal value takes the smaller exponent field.
 func bf16ExpFloor(h uint16, floor int) int {
 	e := int(h>>7) & 0xff
 	switch {
-	case h&0x7fff == 0 || h&0x7fff == 0x7f80:
+	case h&0x7fff == 0 || h&0x7fff == 0x7f80 && bf16FMATakesInf:
 		return floor
 	case e == 0 || e == 0xff:
 		return bf16NoFMA
@@ -71,8 +82,8 @@ func widenBF16(dst []float32, src []uint32) int {
 }
 
 // packWideBF16 is packBF16 into dst and widenBF16 of the result into wide, in
-// one AVX2 pass where the rows pack back to back (even cols); it returns the
-// exponent floor.
+// one AVX2 pass where the rows pack back to back (even cols; in Go elsewhere); it
+// returns the exponent floor.
 func packWideBF16(dst []uint32, wide []float32, x []float32, n, cols int) int {
 	k2 := (cols + 1) / 2
 	dst, wide = dst[:n*k2], wide[:2*n*k2]

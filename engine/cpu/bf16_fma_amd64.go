@@ -7,6 +7,10 @@ package cpu
 // bf16FMAExact says they give the contract's bits. Tests may switch it off.
 var useBF16FMA = !useBF16Asm && hasAVX2F16C() && hasFMA()
 
+// bf16FMATakesInf: VFMADD231PS gives dpStep's infinities and default NaN
+// (bf16_fma.go).
+const bf16FMATakesInf = true
+
 // hasFMA reports FMA3 (CPUID.1:ECX bit 12); hasAVX2F16C checks the YMM state.
 func hasFMA() bool {
 	_, _, c, _ := cpuid(1, 0)

@@ -8,8 +8,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/entropix-eval/entropix-eval/engine"
 )
 
 // setBF16FMA switches the FMA kernels on (and the AVX512_BF16 ones off, so that
@@ -23,161 +21,19 @@ func setBF16FMA(t testing.TB, on bool) {
 	t.Cleanup(func() { useBF16FMA, useBF16Asm = oldFMA, oldAsm })
 }
 
+// setBF16Go leaves BF16 precision to the Go kernel for the rest of the test.
+func setBF16Go(t testing.TB) {
+	setBF16FMA(t, false)
+	useBF16Asm = false
+}
+
+// fmaInvalidNaN is what VFMADD231PS returns for ∞·0: the x86 default NaN, as
+// dpNaN gives.
+const fmaInvalidNaN = defaultNaN
+
 func skipWithoutFMA(t *testing.T) {
 	if !hasAVX2F16C() || !hasFMA() {
 		t.Skip("no AVX2 + FMA on this CPU: the FMA kernels cannot run here")
-	}
-}
-
-// fmaBF16 draws bfloat16 bits the FMA kernels take (bf16FMAExact): exponent
-// fields from the floor 71 up to products beyond float32's range, mantissas
-// that fill all 8 bits, signed zeros, infinities (∞·0 gives the default NaN),
-// and values near 1 whose sums cancel.
-func fmaBF16(r *rand.Rand) uint16 {
-	sign := uint16(r.IntN(2)) << 15
-	switch r.IntN(10) {
-	case 0:
-		return sign
-	case 1:
-		return sign | uint16(71+r.IntN(8))<<7 | uint16(r.IntN(0x80)) // at the floor
-	case 2:
-		return sign | uint16(190+r.IntN(64))<<7 | uint16(r.IntN(0x80)) // products overflow
-	case 3:
-		if r.IntN(8) == 0 {
-			return sign | 0x7f80
-		}
-	case 4, 5:
-		return sign | uint16(0x3f00+r.IntN(0x200))
-	}
-	return sign | uint16(71+r.IntN(183))<<7 | uint16(r.IntN(0x80))
-}
-
-// bf16Outputs computes c's matmul panel by panel through bf16State.panel with the
-// kernels the switches select, from an output pre-filled with small integers.
-func bf16Outputs(c bf16Case, p *bf16Panels, bias []float32, acc bool) ([]float32, *bf16State) {
-	s := &bf16State{}
-	s.pack(nil, c.x, c.n, c.cols, 1)
-	out := make([]float32, c.n*c.rows)
-	for j := range out {
-		out[j] = float32(j%7) - 3
-	}
-	part := make([]float32, c.n*panelRows)
-	for panel := range p.panels() {
-		s.panel(p, panel, c.n, out, bias, acc, part)
-	}
-	return out, s
-}
-
-// TestBF16FMAKernelsMatchGo holds the FMA kernels to the contract: the Go kernel's
-// bits for every output, over values they take (every panel checked to have
-// run them), over edge values where some panels must fall back (NaN, values
-// below the floor), every token block (6, 4, 2, 1), partial panels, odd columns,
-// k-blocked rows (1536 columns), with and without bias and accumulation.
-func TestBF16FMAKernelsMatchGo(t *testing.T) {
-	skipWithoutFMA(t)
-	r := rand.New(rand.NewPCG(5, 8))
-	draws := map[string]func(*rand.Rand) uint16{
-		"normal": func(r *rand.Rand) uint16 { return roundBF16(float32(r.NormFloat64())) },
-		"fma":    fmaBF16,
-		"edge":   edgeBF16,
-	}
-	shapes := []struct{ rows, cols, n int }{
-		{32, 2, 1}, {1, 1, 1}, {33, 7, 17}, {64, 576, 12}, {70, 63, 29}, {16, 300, 5}, {96, 1536, 13},
-		{32, 40, 2}, {64, 258, 3}, {32, 31, 7}, {64, 130, 32},
-	}
-	for name, draw := range draws {
-		for _, sh := range shapes {
-			for _, mode := range []struct{ bias, acc bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
-				c := newBF16Case(r, sh.rows, sh.cols, sh.n, draw)
-				for i, v := range c.x {
-					if name == "fma" && v != v { // an infinity given low bits: keep it infinite
-						c.x[i] = float32(math.Inf(int(math.Float32bits(v)>>31)*-2 + 1))
-					}
-				}
-				p := newBF16Panels(&matrix{rows: c.rows, cols: c.cols, dtype: engine.BF16, u16: c.w}, nil)
-				var bias []float32
-				if mode.bias {
-					bias = c.bias
-				}
-				setBF16FMA(t, true)
-				fma, s := bf16Outputs(c, p, bias, mode.acc)
-				if name != "edge" {
-					for panel := range p.panels() {
-						require.True(t, bf16FMAExact(p, panel, s.xFloor), "%s %dx%d: panel %d would not run the FMA kernels", name, c.rows, c.cols, panel)
-					}
-				}
-				setBF16FMA(t, false)
-				useBF16Asm = false
-				gold, _ := bf16Outputs(c, p, bias, mode.acc)
-				for j := range gold {
-					a, g := math.Float32bits(fma[j]), math.Float32bits(gold[j])
-					if a != g {
-						require.Failf(t, "kernels differ", "%s %dx%d n=%d bias=%v acc=%v: token %d row %d: FMA %#08x, Go %#08x",
-							name, c.rows, c.cols, c.n, mode.bias, mode.acc, j/c.rows, j%c.rows, a, g)
-					}
-				}
-			}
-		}
-	}
-}
-
-// bf16Bits is a bfloat16 m·2^e for an integer 1 ≤ |m| ≤ 255 (exact).
-func bf16Bits(m int, e int) uint16 { return roundBF16(float32(math.Ldexp(float64(m), e))) }
-
-// TestBF16FMAFloor shows the floor at work on hand-derived chains (one row, one
-// token, two pairs: odd0, even0, odd1, even1). At the floor (exponent fields
-// 71 + 71) a cancellation lands exactly on the smallest normal 2⁻¹²⁶ both ways;
-// below it a product 2⁻¹²⁷ is subnormal: the contract flushes it to +0, a fused
-// multiply-add keeps it — so bf16FMAExact must rule that panel out, and does.
-func TestBF16FMAFloor(t *testing.T) {
-	skipWithoutFMA(t)
-	for _, c := range []struct {
-		w, x  []uint16 // even0, odd0, even1, odd1
-		want  uint32
-		exact bool
-		why   string
-	}{
-		{[]uint16{bf16Bits(-254, -63), bf16Bits(255, -63), 0, 0}, []uint16{bf16Bits(1, -55), bf16Bits(255, -63), 0, 0}, 0x00800000, true,
-			"255²·2⁻¹²⁶ − 254·256·2⁻¹²⁶ = 2⁻¹²⁶"},
-		{[]uint16{bf16Bits(-3, -50), bf16Bits(3, -50), 0, 0}, []uint16{bf16Bits(5, -50), bf16Bits(5, -50), 0, 0}, 0x00000000, true,
-			"p − p = +0"},
-		{[]uint16{bf16Bits(1, -64), 0, 0, 0}, []uint16{bf16Bits(1, -63), 0, 0, 0}, 0x00000000, false,
-			"2⁻⁶⁴·2⁻⁶³ = 2⁻¹²⁷ flushed"},
-	} {
-		require.Equal(t, c.want, math.Float32bits(bf16Dot(c.w, c.x)), c.why)
-		wide := make([]float32, len(c.x))
-		for i, h := range c.x {
-			wide[i] = math.Float32frombits(uint32(h) << 16)
-		}
-		cs := bf16Case{rows: 1, cols: 4, n: 1, w: c.w, x: wide}
-		p := newBF16Panels(&matrix{rows: 1, cols: 4, dtype: engine.BF16, u16: c.w}, nil)
-		setBF16FMA(t, true)
-		out, s := bf16Outputs(cs, p, nil, false)
-		require.Equal(t, c.exact, bf16FMAExact(p, 0, s.xFloor), c.why)
-		require.Equal(t, c.want, math.Float32bits(out[0]), c.why)
-		if !c.exact { // what the kernel itself gives there: why the floor is needed
-			part := make([]float32, panelRows)
-			bf16PanelFMA(p, 0, s.xf, 1, out, nil, false, part)
-			require.Equal(t, uint32(0x00400000), math.Float32bits(out[0]), c.why)
-		}
-	}
-}
-
-// TestBF16FMAForwardMatchesGo runs the invariance models in BF16 precision with
-// the FMA kernels and with the Go kernel: bit-identical outputs.
-func TestBF16FMAForwardMatchesGo(t *testing.T) {
-	skipWithoutFMA(t)
-	for name, spec := range invarianceSpecs {
-		t.Run(name, func(t *testing.T) {
-			m := buildModel(t, spec)
-			prompt := randomIDs(rand.New(rand.NewPCG(7, 11)), 29, m.Config.VocabSize)
-			opts := engine.Options{MaxSeqLen: 40, MetricLayer: -1, Threads: 2, MatmulPrecision: engine.MatmulBF16}
-			setBF16FMA(t, true)
-			fma := reference(t, m, prompt, opts)
-			setBF16FMA(t, false)
-			useBF16Asm = false
-			require.Equal(t, reference(t, m, prompt, opts), fma)
-		})
 	}
 }
 

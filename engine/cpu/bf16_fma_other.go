@@ -1,9 +1,12 @@
-//go:build !amd64 || purego
+//go:build !(amd64 || arm64) || purego
 
 package cpu
 
-// useBF16FMA is false off amd64 (or with the purego tag).
+// useBF16FMA is false off amd64 and arm64 (or with the purego tag).
 const useBF16FMA = false
+
+// bf16FMATakesInf only shapes the unused exponent floors here.
+const bf16FMATakesInf = true
 
 func hasFMA() bool { return false }
 

@@ -1,0 +1,29 @@
+//go:build arm64 && !purego
+
+package cpu
+
+// useBF16FMA selects the AdvSIMD kernels of bf16_fma_arm64.s for BF16 precision
+// (every arm64 core has AdvSIMD and FMLA), where bf16FMAExact says they give
+// the contract's bits. Tests may switch it off.
+var useBF16FMA = true
+
+// bf16FMATakesInf is false: ∞·0 gives the ARM default NaN 0x7fc00000, not
+// dpNaN's, so infinite inputs run the Go kernel (bf16_fma.go).
+const bf16FMATakesInf = false
+
+// The kernels' arguments are those of the amd64 ones (bf16_fma_amd64.s).
+
+//go:noescape
+func bf16FMAKernel6(w *uint32, x *float32, xstride int, k2 int, out *float32, ostride int, bias *float32, part *float32, flags int)
+
+//go:noescape
+func bf16FMAKernel4(w *uint32, x *float32, xstride int, k2 int, out *float32, ostride int, bias *float32, part *float32, flags int)
+
+//go:noescape
+func bf16FMAKernel2(w *uint32, x *float32, xstride int, k2 int, out *float32, ostride int, bias *float32, part *float32, flags int)
+
+//go:noescape
+func bf16FMAKernel1(w *uint32, x *float32, xstride int, k2 int, out *float32, ostride int, bias *float32, part *float32, flags int)
+
+// roundWidenBF16AVX2 is never called here: packWideBF16 packs in Go off amd64.
+func roundWidenBF16AVX2(dst *uint32, wide *float32, src *float32, n int) int { panic("unreachable") }
