@@ -42,6 +42,9 @@ func TestKernelsNameTheDispatch(t *testing.T) {
 			require.Equal(t, tc.wsum, kernelOf("attention weighted sum"))
 		})
 	}
-	_, native := Kernels()
-	require.Equal(t, useBF16Asm, native)
+	_, fast := Kernels()
+	require.Equal(t, useBF16Asm || useBF16FMA, fast)
+	if useBF16FMA {
+		require.Contains(t, kernelOf("matmul bf16 precision"), "bf16FMAKernel6/4/2/1")
+	}
 }
