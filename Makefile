@@ -26,16 +26,16 @@ test:
 # The CPU engine's arm64 NEON kernels, checked on an amd64 machine: the arm64 test
 # binary run under qemu-user (Debian's qemu-user-static), the kernel and whole-forward
 # comparisons with the Go kernels plus the kernel, invariance and prefix-sharing tests
-# that dispatch to NEON (BF16 precision, which has no NEON kernel, is left out: its
-# emulation is slow under qemu); and sampler/metrics' tests (its NEON math.Exp kernel).
+# that dispatch to NEON, in both matmul precisions (BF16 precision's FMLA kernels are
+# held to the Go emulation by the BF16FMA tests); and sampler/metrics' tests (its NEON
+# math.Exp kernel).
 test-arm64:
 	GOARCH=arm64 $(GO) vet ./engine/cpu/ ./sampler/metrics/
 	GOARCH=arm64 $(GO) test -c -o bin/metrics-arm64.test ./sampler/metrics/
 	cd sampler/metrics && qemu-aarch64-static ../../bin/metrics-arm64.test -test.count=1
 	GOARCH=arm64 $(GO) test -c -o bin/cpu-arm64.test ./engine/cpu/
 	cd engine/cpu && qemu-aarch64-static ../../bin/cpu-arm64.test -test.count=1 \
-		-test.run 'NEON|SIMD|Dot|Axpy|Matmul|Matvec|GroupScores|WeightedSum|Attention|Kernels|Expf|Softmax|Invariance|SharedPrefix|PrefixSharing' \
-		-test.skip 'Invariance/.*/bf16|PrefixSharingIsBitIdentical/.*/bf16'
+		-test.run 'NEON|SIMD|Dot|Axpy|Matmul|Matvec|GroupScores|WeightedSum|Attention|Kernels|Expf|Softmax|Invariance|SharedPrefix|PrefixSharing|BF16FMA'
 
 demo: build
 	./$(BIN) demo

@@ -10,10 +10,10 @@ type KernelChoice struct {
 
 // Kernels lists the kernels the engine picks here, read from the same switches
 // the dispatch reads (so a benchmark can print what actually ran), and whether
-// BF16 matmul precision has a fast kernel here (AVX512_BF16, or AVX2 + FMA);
-// without one that precision runs a Go emulation far slower than fp32. The attention entries are
-// those of head dims 64 and 128; others may fall back to dot and axpy
-// (attention.go says which).
+// BF16 matmul precision has a fast kernel here (AVX512_BF16, AVX2 + FMA, or
+// NEON on arm64); without one that precision runs a Go emulation far slower
+// than fp32. The attention entries are those of head dims 64 and 128; others
+// may fall back to dot and axpy (attention.go says which).
 func Kernels() (choices []KernelChoice, bf16Fast bool) {
 	pick := func(avx512, avx2, neon, generic string) string {
 		switch {
@@ -34,6 +34,8 @@ func Kernels() (choices []KernelChoice, bf16Fast bool) {
 	switch {
 	case useBF16Asm:
 		bf16 = "bf16Kernel12/4/1 (AVX512_BF16)"
+	case useBF16FMA && runtime.GOARCH == "arm64":
+		bf16 = "bf16FMAKernel6/4/2/1 (NEON FMLA; the Go emulation for panels below the exponent floor or with infinities)"
 	case useBF16FMA:
 		bf16 = "bf16FMAKernel6/4/2/1 (AVX2 + FMA; the Go emulation for panels below the exponent floor)"
 	}
