@@ -82,17 +82,17 @@ func widenBF16(dst []float32, src []uint32) int {
 }
 
 // packWideBF16 is packBF16 into dst and widenBF16 of the result into wide, in
-// one AVX2 pass where the rows pack back to back (even cols; in Go elsewhere); it
-// returns the exponent floor.
+// one AVX2 or NEON pass where the rows pack back to back (even cols); it returns
+// the exponent floor.
 func packWideBF16(dst []uint32, wide []float32, x []float32, n, cols int) int {
 	k2 := (cols + 1) / 2
 	dst, wide = dst[:n*k2], wide[:2*n*k2]
 	m := n * cols &^ 15
-	if cols%2 == 1 || !useSIMD || m == 0 {
+	if cols%2 == 1 || !useSIMD && !useNEON || m == 0 {
 		packBF16(dst, x, n, cols)
 		return widenBF16(wide, dst)
 	}
-	floor := roundWidenBF16AVX2(&dst[0], &wide[0], &x[0], m)
+	floor := roundWidenBF16(&dst[0], &wide[0], &x[0], m)
 	for i := m; i < n*cols; i += 2 {
 		dst[i/2] = uint32(roundBF16(x[i])) | uint32(roundBF16(x[i+1]))<<16
 	}

@@ -36,3 +36,8 @@ func bf16FMAKernel1(w *uint32, x *float32, xstride int, k2 int, out *float32, os
 //
 //go:noescape
 func roundWidenBF16AVX2(dst *uint32, wide *float32, src *float32, n int) int
+
+// roundWidenBF16 is packWideBF16's one-pass kernel here (n a multiple of 16).
+func roundWidenBF16(dst *uint32, wide *float32, src *float32, n int) int {
+	return roundWidenBF16AVX2(dst, wide, src, n)
+}

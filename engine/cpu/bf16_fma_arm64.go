@@ -25,5 +25,13 @@ func bf16FMAKernel2(w *uint32, x *float32, xstride int, k2 int, out *float32, os
 //go:noescape
 func bf16FMAKernel1(w *uint32, x *float32, xstride int, k2 int, out *float32, ostride int, bias *float32, part *float32, flags int)
 
-// roundWidenBF16AVX2 is never called here: packWideBF16 packs in Go off amd64.
-func roundWidenBF16AVX2(dst *uint32, wide *float32, src *float32, n int) int { panic("unreachable") }
+// roundWidenBF16NEON is packBF16 (even rows) and widenBF16 in one pass of n > 0
+// elements, a multiple of 8, returning the exponent floor (bf16_fma_arm64.s).
+//
+//go:noescape
+func roundWidenBF16NEON(dst *uint32, wide *float32, src *float32, n int) int
+
+// roundWidenBF16 is packWideBF16's one-pass kernel here (n a multiple of 16).
+func roundWidenBF16(dst *uint32, wide *float32, src *float32, n int) int {
+	return roundWidenBF16NEON(dst, wide, src, n)
+}

@@ -431,3 +431,86 @@ nobias1:
 	MOVD R8, R14
 	OUT32(out1a, V8, V9, V10, V11, V12, V13, V14, V15, 8)
 	RET
+
+// CMHI4S sets Vd.4S = all ones where Vn.4S > Vm.4S (unsigned), else zero.
+#define CMHI4S(d, n, m) WORD $(0x6EA03400 | ((m)<<16) | ((n)<<5) | (d))
+// UMINV4S and UMAXV4S set Sd to the unsigned least / largest lane of Vn.4S.
+#define UMINV4S(d, n) WORD $(0x6EB1A800 | ((n)<<5) | (d))
+#define UMAXV4S(d, n) WORD $(0x6EB0A800 | ((n)<<5) | (d))
+
+// ROUND sets r's lanes to roundBF16 of x's (bf16.go's rule) as float32 bits,
+// the low half zero; t and m (register number mn) are scratch. V20-V27, V30
+// hold the constants.
+#define ROUND(x, r, t, m, mn) \
+	VUSHR $16, x.S4, t.S4 \
+	VAND V22.B16, t.B16, t.B16 \
+	VADD V21.S4, x.S4, r.S4 \
+	VADD t.S4, r.S4, r.S4 \
+	VAND V20.B16, r.B16, r.B16 \
+	VAND V23.B16, x.B16, m.B16 \
+	CMHI4S(mn, mn, 24) \
+	VORR V25.B16, x.B16, t.B16 \
+	VAND V20.B16, t.B16, t.B16 \
+	VBIT m.B16, t.B16, r.B16 \
+	VAND V24.B16, x.B16, m.B16 \
+	VCMEQ V30.S4, m.S4, m.S4 \
+	VAND V26.B16, x.B16, t.B16 \
+	VBIT m.B16, t.B16, r.B16
+
+// FLOOR folds r's exponent fields into V29 (unsigned max: 255 marks a NaN or
+// an infinity) and V28 (unsigned min, a zero's taken as all ones: it bounds
+// nothing); t and m are scratch.
+#define FLOOR(r, t, m) \
+	VUSHR $23, r.S4, t.S4 \
+	VAND V27.B16, t.B16, t.B16 \
+	VUMAX t.S4, V29.S4, V29.S4 \
+	VCMEQ V30.S4, t.S4, m.S4 \
+	VORR m.B16, t.B16, t.B16 \
+	VUMIN t.S4, V28.S4, V28.S4
+
+#define DUP4S(c, v) \
+	MOVW $c, R6 \
+	VDUP R6, v.S4
+
+// func roundWidenBF16NEON(dst *uint32, wide *float32, src *float32, n int) int
+// For n > 0 elements, a multiple of 8: the 16-bit halves of dst (low half
+// first) get roundBF16(src[i]), wide[i] the same value as a float32, and the
+// result is their exponent floor (bf16ExpFloor from 255 without
+// bf16FMATakesInf), bf16NoFMA if any is NaN or infinite.
+TEXT ·roundWidenBF16NEON(SB), NOSPLIT, $0-40
+	MOVD dst+0(FP), R0
+	MOVD wide+8(FP), R1
+	MOVD src+16(FP), R2
+	MOVD n+24(FP), R3
+	DUP4S(0xFFFF0000, V20)
+	DUP4S(0x7fff, V21)
+	DUP4S(1, V22)
+	DUP4S(0x7fffffff, V23)
+	DUP4S(0x7f800000, V24)
+	DUP4S(0x00400000, V25)
+	DUP4S(0x80000000, V26)
+	DUP4S(0xff, V27)
+	VMOV V27.B16, V28.B16 // the floor starts at 255
+	VEOR V29.B16, V29.B16, V29.B16
+	VEOR V30.B16, V30.B16, V30.B16
+widenloop:
+	VLD1.P 32(R2), [V0.S4, V1.S4]
+	ROUND(V0, V2, V4, V5, 5)
+	ROUND(V1, V3, V4, V5, 5)
+	FLOOR(V2, V4, V5)
+	FLOOR(V3, V4, V5)
+	VST1.P [V2.S4, V3.S4], 32(R1)
+	VUZP2 V3.H8, V2.H8, V6.H8
+	VST1.P [V6.S4], 16(R0)
+	SUBS $8, R3, R3
+	BNE widenloop
+	UMAXV4S(7, 29)
+	UMINV4S(8, 28)
+	VMOV V7.S[0], R4
+	VMOV V8.S[0], R5
+	CMP $255, R4
+	BNE done
+	MOVD $-1048576, R5 // bf16NoFMA
+done:
+	MOVD R5, ret+32(FP)
+	RET

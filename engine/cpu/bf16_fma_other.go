@@ -23,4 +23,4 @@ func bf16FMAKernel1(w *uint32, x *float32, xstride int, k2 int, out *float32, os
 	panic("unreachable")
 }
 
-func roundWidenBF16AVX2(dst *uint32, wide *float32, src *float32, n int) int { panic("unreachable") }
+func roundWidenBF16(dst *uint32, wide *float32, src *float32, n int) int { panic("unreachable") }
