@@ -2,6 +2,8 @@ package cpu
 
 import (
 	"math"
+	"slices"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -112,18 +114,28 @@ func bf16FMABlock(t0, n int) int {
 	return 1
 }
 
+// bf16FallbackBlocks counts the token blocks bf16PanelFMA left to the Go kernel
+// (a token under the exponent floor): what tests read to see which path ran.
+var bf16FallbackBlocks atomic.Int64
+
 // bf16PanelFMA is bf16Panel with the FMA kernels, on the n tokens of xf
-// (widenBF16's rows of 2·k2 floats); the caller checked bf16FMAExact. Like the
-// AVX512_BF16 path it runs k-block by k-block, carrying the chains in part; six-
-// and four-token blocks take the panel as two halves of 16 rows. A partial panel
-// is finished here from part: the kernels store whole registers.
-func bf16PanelFMA(p *bf16Panels, panel int, xf []float32, n int, out, bias []float32, accumulate bool, part []float32) {
+// (widenBF16's rows of 2·k2 floats; xs holds the same tokens packed, for the Go
+// kernel). floors gives each token's exponent floor, nil when the caller checked
+// bf16FMAExact for all of them; a token block under the floor runs the Go kernel
+// instead, so one odd token slows only its block. Like the AVX512_BF16 path it
+// runs k-block by k-block, carrying the chains in part; six- and four-token
+// blocks take the panel as two halves of 16 rows. A partial panel is finished
+// here from part: the kernels store whole registers.
+func bf16PanelFMA(p *bf16Panels, panel int, xs []uint32, xf []float32, floors []int, n int, out, bias []float32, accumulate bool, part []float32) {
 	r0 := panel * panelRows
 	valid := min(panelRows, p.rows-r0)
 	whole := valid == panelRows
 	k := 2 * p.k2
 	w := p.data[panel*p.k2*panelRows : (panel+1)*p.k2*panelRows]
 	_, _, _ = xf[n*k-1], out[(n-1)*p.rows+r0+valid-1], part[n*panelRows-1]
+	exact := func(t0, nr int) bool {
+		return floors == nil || bf16FMAExact(p, panel, slices.Min(floors[t0:t0+nr]))
+	}
 	finish := 2
 	b := &noBias[0]
 	if bias != nil && whole {
@@ -144,6 +156,10 @@ func bf16PanelFMA(p *bf16Panels, panel int, xf []float32, n int, out, bias []flo
 		}
 		for t0 := 0; t0 < n; {
 			nr := bf16FMABlock(t0, n)
+			if !exact(t0, nr) {
+				t0 += nr
+				continue
+			}
 			x, pt := &xf[t0*k+2*kb0], &part[t0*panelRows]
 			o := pt // never written unless whole
 			if whole {
@@ -167,21 +183,28 @@ func bf16PanelFMA(p *bf16Panels, panel int, xf []float32, n int, out, bias []flo
 			t0 += nr
 		}
 	}
-	if whole {
-		return
-	}
-	for j := range n { // as bf16KernelGo finishes a value
-		for r := range valid {
-			v := part[j*panelRows+r]
-			if bias != nil {
-				v += bias[r0+r]
-			}
-			o := &out[j*p.rows+r0+r]
-			if accumulate {
-				*o += v
-			} else {
-				*o = v
+	for t0 := 0; t0 < n; {
+		nr := bf16FMABlock(t0, n)
+		switch {
+		case !exact(t0, nr):
+			bf16FallbackBlocks.Add(1)
+			bf16KernelGo(p, panel, xs[t0*p.k2:(t0+nr)*p.k2], nr, out[t0*p.rows:(t0+nr)*p.rows], bias, accumulate)
+		case !whole:
+			for j := t0; j < t0+nr; j++ { // as bf16KernelGo finishes a value
+				for r := range valid {
+					v := part[j*panelRows+r]
+					if bias != nil {
+						v += bias[r0+r]
+					}
+					o := &out[j*p.rows+r0+r]
+					if accumulate {
+						*o += v
+					} else {
+						*o = v
+					}
+				}
 			}
 		}
+		t0 += nr
 	}
 }

@@ -186,8 +186,33 @@ func TestBF16FMAFloor(t *testing.T) {
 		require.Equal(t, c.want, math.Float32bits(out[0]), c.why)
 		if !c.exact { // what the kernel itself gives there: why the floor is needed
 			part := make([]float32, panelRows)
-			bf16PanelFMA(p, 0, s.xf, 1, out, nil, false, part)
+			bf16PanelFMA(p, 0, s.x, s.xf, nil, 1, out, nil, false, part) // nil: no floor check
 			require.Equal(t, uint32(0x00400000), math.Float32bits(out[0]), c.why)
+		}
+	}
+}
+
+// TestBF16FMAFallsBackPerBlock gives one token of 13 an activation far under the
+// floor (2⁻¹²⁰): only its token block (tokens 6–11) runs the Go kernel, in every
+// panel, and every output keeps the contract's bits.
+func TestBF16FMAFallsBackPerBlock(t *testing.T) {
+	skipWithoutFMA(t)
+	r := rand.New(rand.NewPCG(2, 4))
+	normal := func(r *rand.Rand) uint16 { return roundBF16(float32(r.NormFloat64())) }
+	for _, sh := range []struct{ rows, cols int }{{64, 576}, {40, 258}} {
+		c := newBF16Case(r, sh.rows, sh.cols, 13, normal)
+		c.x[7*c.cols+3] = float32(math.Ldexp(1, -120))
+		p := newBF16Panels(&matrix{rows: c.rows, cols: c.cols, dtype: engine.BF16, u16: c.w}, nil)
+		for _, acc := range []bool{false, true} {
+			setBF16FMA(t, true)
+			before := bf16FallbackBlocks.Load()
+			fma, _ := bf16Outputs(c, p, c.bias, acc)
+			require.Equal(t, int64(p.panels()), bf16FallbackBlocks.Load()-before, "one Go block per panel")
+			setBF16Go(t)
+			gold, _ := bf16Outputs(c, p, c.bias, acc)
+			for j := range gold {
+				require.Equal(t, math.Float32bits(gold[j]), math.Float32bits(fma[j]), "%dx%d acc=%v: token %d row %d", c.rows, c.cols, acc, j/c.rows, j%c.rows)
+			}
 		}
 	}
 }
@@ -233,7 +258,7 @@ func TestBF16FMAInfinities(t *testing.T) {
 			raw = fmaInvalidNaN
 		}
 		part := make([]float32, panelRows)
-		bf16PanelFMA(p, 0, s.xf, 1, out, nil, false, part)
+		bf16PanelFMA(p, 0, s.x, s.xf, nil, 1, out, nil, false, part) // nil: no floor check
 		require.Equal(t, raw, math.Float32bits(out[0]), c.why)
 	}
 }

@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"slices"
 	"unsafe"
 
 	"github.com/entropix-eval/entropix-eval/engine"
@@ -113,12 +114,12 @@ func packBF16(dst []uint32, x []float32, n, cols int) {
 // and the packed activations of the current matmul input (matmuls packs an input
 // that several matmuls read once for all of them).
 type bf16State struct {
-	panels map[*matrix]*bf16Panels
-	x      []uint32
-	xf     []float32   // with useBF16FMA: x widened to float32 (widenBF16)
-	xFloor int         // and its exponent floor
-	floors []int       // per thread, while packing
-	parts  [][]float32 // per thread: the partial sums of a k-blocked panel
+	panels    map[*matrix]*bf16Panels
+	x         []uint32
+	xf        []float32   // with useBF16FMA: x widened to float32 (widenBF16)
+	xFloor    int         // and its exponent floor,
+	tokFloors []int       // per token
+	parts     [][]float32 // per thread: the partial sums of a k-blocked panel
 }
 
 // pack packs x's n rows of cols into s.x, splitting the rows over threads.
@@ -136,18 +137,13 @@ func (s *bf16State) pack(p *pool, x []float32, n, cols, threads int) {
 		return
 	}
 	s.xf = growTo(s.xf, 2*n*k2)
-	s.floors = s.floors[:0]
-	for range threads {
-		s.floors = append(s.floors, 255)
-	}
-	p.blocksOf(threads, n, func(worker, lo, hi int) { // a worker may be called for several ranges
-		f := packWideBF16(s.x[lo*k2:hi*k2], s.xf[2*lo*k2:2*hi*k2], x[lo*cols:hi*cols], hi-lo, cols)
-		s.floors[worker] = min(s.floors[worker], f)
+	s.tokFloors = growTo(s.tokFloors, n)
+	p.blocksOf(threads, n, func(_, lo, hi int) {
+		for t := lo; t < hi; t++ {
+			s.tokFloors[t] = packWideBF16(s.x[t*k2:(t+1)*k2], s.xf[2*t*k2:2*(t+1)*k2], x[t*cols:(t+1)*cols], 1, cols)
+		}
 	})
-	s.xFloor = 255
-	for _, f := range s.floors {
-		s.xFloor = min(s.xFloor, f)
-	}
+	s.xFloor = slices.Min(s.tokFloors)
 }
 
 // newBF16State repacks every weight matrix of w (the embedding only as the tied
@@ -210,10 +206,15 @@ func (e *Engine) matmulBF16Packed(out []float32, n int, p *bf16Panels, bias []fl
 }
 
 // panel computes one panel of p for the n tokens packed in s: with the FMA
-// kernels where they give the contract's bits, else bf16Panel.
+// kernels where they give the contract's bits (token blocks under the floor
+// take the Go kernel), else bf16Panel.
 func (s *bf16State) panel(p *bf16Panels, panel, n int, out, bias []float32, accumulate bool, part []float32) {
-	if useBF16FMA && bf16FMAExact(p, panel, s.xFloor) {
-		bf16PanelFMA(p, panel, s.xf, n, out, bias, accumulate, part)
+	switch {
+	case useBF16FMA && bf16FMAExact(p, panel, s.xFloor):
+		bf16PanelFMA(p, panel, s.x, s.xf, nil, n, out, bias, accumulate, part)
+		return
+	case useBF16FMA:
+		bf16PanelFMA(p, panel, s.x, s.xf, s.tokFloors, n, out, bias, accumulate, part)
 		return
 	}
 	bf16Panel(p, panel, s.x, n, out, bias, accumulate, part)
