@@ -40,7 +40,8 @@ import (
 // arise, even once a chain has overflowed (±∞ plus a finite product stays ±∞,
 // as dpStep's float64 sum rounds). Overflow itself needs no bound: the rounded
 // fused result and dpStep's both go to ±∞ at float32's threshold. So there an
-// infinite input rules its panel (or the input) out like a NaN.
+// infinite weight rules its panel out, and an infinite activation its token
+// block, like a NaN.
 
 // bf16FMAMinExpSum is the least ew + ex for which every product is a multiple
 // of 2⁻¹²⁶.
