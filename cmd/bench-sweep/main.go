@@ -11,7 +11,7 @@
 //   - the peer table: decode at batch 1/8/32 and a 512-token prefill, ours and
 //     llama.cpp (npm node-llama-cpp, through ../shared/bench/llamacpp) run
 //     alternately, medians and ratios (BF16 precision only where the CPU has
-//     AVX512_BF16 or AVX2 + FMA);
+//     AVX512_BF16, AVX2 + FMA or arm64 NEON);
 //   - first, the CPU model, its ISA level and the kernels our engine runs on it;
 //   - with -llama2c RUNOMP, batch-1 decode on a stories110M-shaped fp32 .bin,
 //     ours and llama2.c's run.c alternately (the user builds run.c; nothing of
@@ -98,7 +98,7 @@ func run(ctx context.Context, o options) error {
 	printMachine()
 	if _, fast := cpu.Kernels(); o.bf16 && !fast {
 		// The Go emulation would take hours and time nothing a user would run.
-		fmt.Println("BF16 matmul precision skipped: this CPU has neither AVX512_BF16 nor AVX2 + FMA (fp32 only)")
+		fmt.Println("BF16 matmul precision skipped: no fast BF16 kernel here: neither AVX512_BF16, AVX2 + FMA nor arm64 NEON (fp32 only)")
 		o.bf16 = false
 	}
 	if !o.peerOnly {

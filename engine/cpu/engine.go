@@ -111,7 +111,7 @@ func New(m *engine.Model, opts engine.Options) (*Engine, error) {
 	}
 	if opts.MatmulPrecision == engine.MatmulBF16 {
 		if !useBF16Asm && !useBF16FMA {
-			slog.Warn("cpu engine: BF16 matmul precision without AVX512_BF16 or AVX2 + FMA runs the Go emulation, several times slower than fp32 precision",
+			slog.Warn("cpu engine: BF16 matmul precision without AVX512_BF16, AVX2 + FMA or arm64 NEON runs the Go emulation, several times slower than fp32 precision",
 				"model", m.Dir)
 		}
 		if e.huge, err = hugePanels(w); err != nil {
