@@ -103,17 +103,7 @@ func packWideBF16(dst []uint32, wide []float32, x []float32, n, cols int) int {
 }
 
 // bf16FMABlock is how many tokens from t0 of n one FMA kernel call takes.
-func bf16FMABlock(t0, n int) int {
-	switch rest := n - t0; {
-	case rest >= 6:
-		return 6
-	case rest >= 4:
-		return 4
-	case rest >= 2:
-		return 2
-	}
-	return 1
-}
+func bf16FMABlock(t0, n int) int { return largestBlock(n-t0, 6, 4, 2) }
 
 // bf16FallbackBlocks counts the token blocks bf16PanelFMA left to the Go kernel
 // (a token under the exponent floor): what tests read to see which path ran.

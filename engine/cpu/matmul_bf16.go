@@ -73,12 +73,14 @@ func newBF16Panels(m *matrix, data []uint32) *bf16Panels {
 
 // bf16Block is how many tokens from t0 of n one kernel call takes: 12 (the main
 // kernel's register block) while it can, then 4, then single tokens.
-func bf16Block(t0, n int) int {
-	switch rest := n - t0; {
-	case rest >= 12:
-		return 12
-	case rest >= 4:
-		return 4
+func bf16Block(t0, n int) int { return largestBlock(n-t0, 12, 4) }
+
+// largestBlock is the first of sizes (largest first) that rest tokens can fill, else 1.
+func largestBlock(rest int, sizes ...int) int {
+	for _, size := range sizes {
+		if rest >= size {
+			return size
+		}
 	}
 	return 1
 }
