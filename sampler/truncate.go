@@ -70,6 +70,7 @@ type cut struct {
 // zero (underflow or −inf): every later weight is zero too.
 type truncator struct {
 	w     []float64
+	logit []float32 // candidates' logits, gathered for metrics.ExpShifted
 	d     *metrics.Dist
 	invT  float64
 	done  int // weights known for [0, done)
@@ -96,7 +97,10 @@ func (t *truncator) weight(i int) float64 {
 }
 
 // fill computes the weights of [0, n) in one tight loop and returns how many of
-// them are nonzero (the rest are zero: the list is sorted).
+// them are nonzero (the rest are zero: the list is sorted). At temperature 1 the
+// weight is math.Exp(l_i − l_0), which metrics.ExpShifted computes with
+// math.Exp's bits several lanes at a time, so fill runs ahead of n by blocks
+// (min-p asks one weight at a time and, on a flat distribution, for thousands).
 func (t *truncator) fill(n int) int {
 	if t.zeros >= 0 {
 		return min(n, t.zeros)
@@ -104,6 +108,23 @@ func (t *truncator) fill(n int) int {
 	c := t.d.Candidates
 	l0, invT := float64(c[0].Logit), t.invT
 	w := t.w
+	if invT == 1 && n > t.done {
+		end := min(len(c), max(n, t.done+fillAhead))
+		lg := t.logit[:0]
+		for _, cand := range c[t.done:end] {
+			lg = append(lg, cand.Logit)
+		}
+		t.logit = lg
+		metrics.ExpShifted(w[t.done:end], lg, l0)
+		for i := t.done; i < end; i++ {
+			if w[i] == 0 {
+				t.done, t.zeros = i, i
+				return min(n, i)
+			}
+		}
+		t.done = end
+		return n
+	}
 	for i := t.done; i < n; i++ {
 		x := math.Exp((float64(c[i].Logit) - l0) * invT)
 		if x == 0 {
@@ -115,6 +136,9 @@ func (t *truncator) fill(n int) int {
 	t.done = max(t.done, n)
 	return n
 }
+
+// fillAhead is how many weights fill computes at least, at temperature 1.
+const fillAhead = 64
 
 // sum returns Σ w over [from, to).
 func (t *truncator) sum(from, to int) float64 {

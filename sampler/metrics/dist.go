@@ -76,7 +76,7 @@ func logitStats(logits []float32, exps []float64) (logZ, entropyBits, varentropy
 	// Var is computed two-pass below for accuracy, since E[s²] − E[s]² cancels badly
 	// when the distribution is nearly flat.
 	if keep {
-		expShifted(exps, logits, maxv)
+		ExpShifted(exps, logits, maxv)
 	}
 	var z, es float64
 	for i, v := range logits {

@@ -17,7 +17,7 @@ func requireExpBits(t *testing.T, src []float32, shift float64) {
 			defer func(old bool) { useExpKernel = old }(useExpKernel)
 			useExpKernel = kernel
 			dst := make([]float64, len(src))
-			expShifted(dst, src, shift)
+			ExpShifted(dst, src, shift)
 			for i, v := range src {
 				want := math.Exp(float64(v) - shift)
 				require.Equalf(t, math.Float64bits(want), math.Float64bits(dst[i]),
@@ -89,6 +89,6 @@ func BenchmarkExpShifted(b *testing.B) {
 	}
 	dst := make([]float64, len(src))
 	for b.Loop() {
-		expShifted(dst, src, 0)
+		ExpShifted(dst, src, 0)
 	}
 }
