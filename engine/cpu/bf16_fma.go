@@ -138,12 +138,9 @@ func bf16PanelFMA(p *bf16Panels, panel int, xs []uint32, xf []float32, floors []
 	const f32 = int(unsafe.Sizeof(float32(0)))
 	for kb0 := 0; kb0 < p.k2; kb0 += bf16KBlock {
 		kb := min(bf16KBlock, p.k2-kb0)
-		flags := 0
-		if kb0 > 0 {
-			flags |= 1 // continue the chains from part
-		}
-		if kb0+kb == p.k2 && whole {
-			flags |= finish
+		flags := kBlockFlags(kb0, kb, p.k2, finish)
+		if !whole {
+			flags &^= finish // a partial panel is finished below, from part
 		}
 		for t0 := 0; t0 < n; {
 			nr := bf16FMABlock(t0, n)

@@ -258,13 +258,7 @@ func bf16Panel(p *bf16Panels, panel int, xs []uint32, n int, out, bias []float32
 	const f32 = int(unsafe.Sizeof(float32(0)))
 	for kb0 := 0; kb0 < p.k2; kb0 += bf16KBlock {
 		kb := min(bf16KBlock, p.k2-kb0)
-		flags := 0
-		if kb0 > 0 {
-			flags |= 1 // continue the chains from part
-		}
-		if kb0+kb == p.k2 {
-			flags |= 2 // final: bias, accumulate, store
-		}
+		flags := kBlockFlags(kb0, kb, p.k2, 2) // final: bias, accumulate, store
 		for t0 := 0; t0 < n; {
 			nr := bf16Block(t0, n)
 			k := bf16Kernel1
@@ -279,6 +273,20 @@ func bf16Panel(p *bf16Panels, panel int, xs []uint32, n int, out, bias []float32
 			t0 += nr
 		}
 	}
+}
+
+// kBlockFlags are the BF16 kernels' flags for the k-block [kb0, kb0+kb) of k2
+// pairs: bit 0 continues the chains from part after the first block, and the
+// last block takes final's bits (finish into out).
+func kBlockFlags(kb0, kb, k2, final int) int {
+	flags := 0
+	if kb0 > 0 {
+		flags |= 1
+	}
+	if kb0+kb == k2 {
+		flags |= final
+	}
+	return flags
 }
 
 // bf16KernelGo computes panel's rows for nr packed tokens (xb, k2 dwords each)
