@@ -96,9 +96,7 @@ func packWideBF16(dst []uint32, wide []float32, x []float32, n, cols int) int {
 		return widenBF16(wide, dst)
 	}
 	floor := roundWidenBF16(&dst[0], &wide[0], &x[0], m)
-	for i := m; i < n*cols; i += 2 {
-		dst[i/2] = uint32(roundBF16(x[i])) | uint32(roundBF16(x[i+1]))<<16
-	}
+	packBF16(dst[m/2:], x[m:], 1, n*cols-m) // the even tail, one run of pairs
 	return min(floor, widenBF16(wide[m:], dst[m/2:]))
 }
 
@@ -111,9 +109,9 @@ var bf16FallbackBlocks atomic.Int64
 
 // bf16PanelFMA is bf16Panel with the FMA kernels, on the n tokens of xf
 // (widenBF16's rows of 2·k2 floats; xs holds the same tokens packed, for the Go
-// kernel). floors gives each token's exponent floor, nil when the caller checked
-// bf16FMAExact for all of them; a token block under the floor runs the Go kernel
-// instead, so one odd token slows only its block. Like the AVX512_BF16 path it
+// kernel). floors gives each token's exponent floor; a token block under the floor
+// runs the Go kernel instead, so one odd token slows only its block (nil floors
+// run every block on the FMA kernels: what the tests use to show the raw kernels). Like the AVX512_BF16 path it
 // runs k-block by k-block, carrying the chains in part; six- and four-token
 // blocks take the panel as two halves of 16 rows. A partial panel is finished
 // here from part: the kernels store whole registers.

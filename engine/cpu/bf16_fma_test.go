@@ -5,6 +5,7 @@ package cpu
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -133,7 +134,7 @@ func TestBF16FMAKernelsMatchGo(t *testing.T) {
 				fma, s := bf16Outputs(c, p, bias, mode.acc)
 				if name != "edge" {
 					for panel := range p.panels() {
-						require.True(t, bf16FMAExact(p, panel, s.xFloor), "%s %dx%d: panel %d would not run the FMA kernels", name, c.rows, c.cols, panel)
+						require.True(t, bf16FMAExact(p, panel, slices.Min(s.tokFloors)), "%s %dx%d: panel %d would not run the FMA kernels", name, c.rows, c.cols, panel)
 					}
 				}
 				setBF16Go(t)
@@ -160,36 +161,47 @@ func bf16Bits(m int, e int) uint16 { return roundBF16(float32(math.Ldexp(float64
 // multiply-add keeps it — so bf16FMAExact must rule that panel out, and does.
 func TestBF16FMAFloor(t *testing.T) {
 	skipWithoutFMA(t)
-	for _, c := range []struct {
-		w, x  []uint16 // even0, odd0, even1, odd1
-		want  uint32
-		exact bool
-		why   string
-	}{
-		{[]uint16{bf16Bits(-254, -63), bf16Bits(255, -63), 0, 0}, []uint16{bf16Bits(1, -55), bf16Bits(255, -63), 0, 0}, 0x00800000, true,
+	for _, c := range []fmaChain{
+		{[]uint16{bf16Bits(-254, -63), bf16Bits(255, -63), 0, 0}, []uint16{bf16Bits(1, -55), bf16Bits(255, -63), 0, 0}, 0x00800000, true, 0x00800000,
 			"255²·2⁻¹²⁶ − 254·256·2⁻¹²⁶ = 2⁻¹²⁶"},
-		{[]uint16{bf16Bits(-3, -50), bf16Bits(3, -50), 0, 0}, []uint16{bf16Bits(5, -50), bf16Bits(5, -50), 0, 0}, 0x00000000, true,
+		{[]uint16{bf16Bits(-3, -50), bf16Bits(3, -50), 0, 0}, []uint16{bf16Bits(5, -50), bf16Bits(5, -50), 0, 0}, 0x00000000, true, 0x00000000,
 			"p − p = +0"},
-		{[]uint16{bf16Bits(1, -64), 0, 0, 0}, []uint16{bf16Bits(1, -63), 0, 0, 0}, 0x00000000, false,
-			"2⁻⁶⁴·2⁻⁶³ = 2⁻¹²⁷ flushed"},
+		{[]uint16{bf16Bits(1, -64), 0, 0, 0}, []uint16{bf16Bits(1, -63), 0, 0, 0}, 0x00000000, false, 0x00400000,
+			"2⁻⁶⁴·2⁻⁶³ = 2⁻¹²⁷ flushed, which the kernel keeps: why the floor is needed"},
 	} {
-		require.Equal(t, c.want, math.Float32bits(bf16Dot(c.w, c.x)), c.why)
-		wide := make([]float32, len(c.x))
-		for i, h := range c.x {
-			wide[i] = math.Float32frombits(uint32(h) << 16)
-		}
-		cs := bf16Case{rows: 1, cols: 4, n: 1, w: c.w, x: wide}
-		p := newBF16Panels(&matrix{rows: 1, cols: 4, dtype: engine.BF16, u16: c.w}, nil)
-		setBF16FMA(t, true)
-		out, s := bf16Outputs(cs, p, nil, false)
-		require.Equal(t, c.exact, bf16FMAExact(p, 0, s.xFloor), c.why)
-		require.Equal(t, c.want, math.Float32bits(out[0]), c.why)
-		if !c.exact { // what the kernel itself gives there: why the floor is needed
-			part := make([]float32, panelRows)
-			bf16PanelFMA(p, 0, s.x, s.xf, nil, 1, out, nil, false, part) // nil: no floor check
-			require.Equal(t, uint32(0x00400000), math.Float32bits(out[0]), c.why)
-		}
+		requireFMAChain(t, c)
 	}
+}
+
+// fmaChain is one row and one token, bfloat16 bits (w and x: even, odd, ...):
+// want is the contract's result, exact whether the dispatch lets the FMA kernels
+// take it, raw what the kernel gives on its own.
+type fmaChain struct {
+	w, x  []uint16
+	want  uint32
+	exact bool
+	raw   uint32
+	why   string
+}
+
+// requireFMAChain runs c through bf16Dot, the dispatch (bf16State.panel) and the
+// raw kernel (bf16PanelFMA with nil floors).
+func requireFMAChain(t *testing.T, c fmaChain) {
+	t.Helper()
+	require.Equal(t, c.want, math.Float32bits(bf16Dot(c.w, c.x)), c.why)
+	wide := make([]float32, len(c.x))
+	for i, h := range c.x {
+		wide[i] = math.Float32frombits(uint32(h) << 16)
+	}
+	cs := bf16Case{rows: 1, cols: len(c.w), n: 1, w: c.w, x: wide}
+	p := newBF16Panels(&matrix{rows: 1, cols: len(c.w), dtype: engine.BF16, u16: c.w}, nil)
+	setBF16FMA(t, true)
+	out, s := bf16Outputs(cs, p, nil, false)
+	require.Equal(t, c.exact, bf16FMAExact(p, 0, slices.Min(s.tokFloors)), c.why)
+	require.Equal(t, c.want, math.Float32bits(out[0]), c.why)
+	part := make([]float32, panelRows)
+	bf16PanelFMA(p, 0, s.x, s.xf, nil, 1, out, nil, false, part)
+	require.Equal(t, c.raw, math.Float32bits(out[0]), c.why)
 }
 
 // TestBF16FMAFallsBackPerBlock gives one token of 13 an activation far under the
@@ -229,37 +241,15 @@ func TestBF16FMAInfinities(t *testing.T) {
 	skipWithoutFMA(t)
 	const inf = 0x7f80
 	big := bf16Bits(1, 100)
-	for _, c := range []struct {
-		w, x  []uint16
-		want  uint32
-		exact bool
-		why   string
-	}{
-		{[]uint16{bf16Bits(1, 0), inf}, []uint16{bf16Bits(1, 0), 0}, defaultNaN, bf16FMATakesInf,
+	for _, c := range []fmaChain{
+		{[]uint16{bf16Bits(1, 0), inf}, []uint16{bf16Bits(1, 0), 0}, defaultNaN, bf16FMATakesInf, fmaInvalidNaN,
 			"∞·0 (an infinite weight) is invalid, then NaN + 1·1 carries it"},
-		{[]uint16{0, 0}, []uint16{bf16Bits(3, 0), inf | 0x8000}, defaultNaN, bf16FMATakesInf,
+		{[]uint16{0, 0}, []uint16{bf16Bits(3, 0), inf | 0x8000}, defaultNaN, bf16FMATakesInf, fmaInvalidNaN,
 			"0·−∞ (an infinite activation) is invalid"},
-		{[]uint16{big | 0x8000, big}, []uint16{big, big}, 0x7f800000, true,
+		{[]uint16{big | 0x8000, big}, []uint16{big, big}, 0x7f800000, true, 0x7f800000,
 			"2²⁰⁰ overflows to +∞, + −2²⁰⁰ stays +∞"},
 	} {
-		require.Equal(t, c.want, math.Float32bits(bf16Dot(c.w, c.x)), c.why)
-		wide := make([]float32, len(c.x))
-		for i, h := range c.x {
-			wide[i] = math.Float32frombits(uint32(h) << 16)
-		}
-		cs := bf16Case{rows: 1, cols: 2, n: 1, w: c.w, x: wide}
-		p := newBF16Panels(&matrix{rows: 1, cols: 2, dtype: engine.BF16, u16: c.w}, nil)
-		setBF16FMA(t, true)
-		out, s := bf16Outputs(cs, p, nil, false)
-		require.Equal(t, c.exact, bf16FMAExact(p, 0, s.xFloor), c.why)
-		require.Equal(t, c.want, math.Float32bits(out[0]), c.why)
-		raw := c.want // what the kernel itself gives: why infinities are ruled out on arm64
-		if c.want == defaultNaN {
-			raw = fmaInvalidNaN
-		}
-		part := make([]float32, panelRows)
-		bf16PanelFMA(p, 0, s.x, s.xf, nil, 1, out, nil, false, part) // nil: no floor check
-		require.Equal(t, raw, math.Float32bits(out[0]), c.why)
+		requireFMAChain(t, c)
 	}
 }
 
@@ -267,15 +257,22 @@ func TestBF16FMAInfinities(t *testing.T) {
 // the FMA kernels and with the Go kernel: bit-identical outputs.
 func TestBF16FMAForwardMatchesGo(t *testing.T) {
 	skipWithoutFMA(t)
+	requireBF16ForwardMatchesGo(t, func(t testing.TB) { setBF16FMA(t, true) })
+}
+
+// requireBF16ForwardMatchesGo runs the invariance models in BF16 precision through
+// a prefill and greedy decode with the kernels fast selects and with the Go kernel
+// (setBF16Go): bit-identical outputs.
+func requireBF16ForwardMatchesGo(t *testing.T, fast func(testing.TB)) {
 	for name, spec := range invarianceSpecs {
 		t.Run(name, func(t *testing.T) {
 			m := buildModel(t, spec)
 			prompt := randomIDs(rand.New(rand.NewPCG(7, 11)), 29, m.Config.VocabSize)
 			opts := engine.Options{MaxSeqLen: 40, MetricLayer: -1, Threads: 2, MatmulPrecision: engine.MatmulBF16}
-			setBF16FMA(t, true)
-			fma := reference(t, m, prompt, opts)
+			fast(t)
+			got := reference(t, m, prompt, opts)
 			setBF16Go(t)
-			require.Equal(t, reference(t, m, prompt, opts), fma)
+			require.Equal(t, reference(t, m, prompt, opts), got)
 		})
 	}
 }

@@ -1,7 +1,6 @@
 package cpu
 
 import (
-	"slices"
 	"unsafe"
 
 	"github.com/entropix-eval/entropix-eval/engine"
@@ -119,8 +118,7 @@ type bf16State struct {
 	panels    map[*matrix]*bf16Panels
 	x         []uint32
 	xf        []float32   // with useBF16FMA: x widened to float32 (widenBF16)
-	xFloor    int         // and its exponent floor,
-	tokFloors []int       // per token
+	tokFloors []int       // and each token's exponent floor
 	parts     [][]float32 // per thread: the partial sums of a k-blocked panel
 }
 
@@ -145,7 +143,6 @@ func (s *bf16State) pack(p *pool, x []float32, n, cols, threads int) {
 			s.tokFloors[t] = packWideBF16(s.x[t*k2:(t+1)*k2], s.xf[2*t*k2:2*(t+1)*k2], x[t*cols:(t+1)*cols], 1, cols)
 		}
 	})
-	s.xFloor = slices.Min(s.tokFloors)
 }
 
 // newBF16State repacks every weight matrix of w (the embedding only as the tied
@@ -211,11 +208,7 @@ func (e *Engine) matmulBF16Packed(out []float32, n int, p *bf16Panels, bias []fl
 // kernels where they give the contract's bits (token blocks under the floor
 // take the Go kernel), else bf16Panel.
 func (s *bf16State) panel(p *bf16Panels, panel, n int, out, bias []float32, accumulate bool, part []float32) {
-	switch {
-	case useBF16FMA && bf16FMAExact(p, panel, s.xFloor):
-		bf16PanelFMA(p, panel, s.x, s.xf, nil, n, out, bias, accumulate, part)
-		return
-	case useBF16FMA:
+	if useBF16FMA {
 		bf16PanelFMA(p, panel, s.x, s.xf, s.tokFloors, n, out, bias, accumulate, part)
 		return
 	}
