@@ -1,21 +1,13 @@
 //go:build arm64 && !purego
 
 #include "textflag.h"
+#include "neonenc_arm64.h"
 
 // The attention block kernels on NEON (AdvSIMD): groupScores64AVX2 /
 // groupScores128AVX2 and weightedSumGroup32AVX2 with four-lane registers, the
 // same float operations in the same order, so the same bits as dot and axpy
-// (multiply then add, never FMLA). neon_arm64.s says why the macros below
-// emit encodings.
-
-#define FMUL4S(d, n, m) WORD $(0x6E20DC00 | ((m)<<16) | ((n)<<5) | (d))
-#define FADD4S(d, n, m) WORD $(0x4E20D400 | ((m)<<16) | ((n)<<5) | (d))
-// FADDP4S sets Vd = [n0+n1, n2+n3, m0+m1, m2+m3].
-#define FADDP4S(d, n, m) WORD $(0x6E20D400 | ((m)<<16) | ((n)<<5) | (d))
-// ZIP1D and ZIP2D set Vd = [Vn's lower 64 bits, Vm's lower 64 bits] and the
-// same of the upper 64 bits.
-#define ZIP1D(d, n, m) WORD $(0x4EC03800 | ((m)<<16) | ((n)<<5) | (d))
-#define ZIP2D(d, n, m) WORD $(0x4EC07800 | ((m)<<16) | ((n)<<5) | (d))
+// (multiply then add, never FMLA). The instructions Go's assembler lacks come
+// from neonenc_arm64.h.
 
 // func groupScores64NEON(q *float32, heads int, k *float32, kstride int, blocks int, scale float32, out *float32, ostride int)
 // func groupScores128NEON(… the same)

@@ -1,6 +1,7 @@
 //go:build arm64 && !purego
 
 #include "textflag.h"
+#include "neonenc_arm64.h"
 
 // BF16-precision kernels for arm64 (AdvSIMD), the counterparts of the AVX2 + FMA
 // ones in bf16_fma_amd64.s, with the same arguments, panel and part layouts and
@@ -21,13 +22,8 @@
 // pair in V(2+j), its rows in V(8+8j)..V(15+8j), the weights in V24-V31, the
 // mask in V4. Token j is read at R(1+j) (R13 = the token stride).
 //
-// The Go assembler has no vector FADD nor by-element FMLA: the macros emit
-// their A64 encodings (register numbers, not names).
-
-// FMLAE sets Vd.4S += Vn.4S · Vm.S[i], fused (one rounding).
-#define FMLAE(d, n, m, i) WORD $(0x4F801000 | (((i)&1)<<21) | (((i)>>1)<<11) | ((m)<<16) | ((n)<<5) | (d))
-// FADD4S sets Vd.4S = Vn.4S + Vm.4S.
-#define FADD4S(d, n, m) WORD $(0x4E20D400 | ((m)<<16) | ((n)<<5) | (d))
+// The Go assembler has no vector FADD nor by-element FMLA: neonenc_arm64.h
+// emits their A64 encodings.
 
 #define ARGS \
 	MOVD w+0(FP), R0 \
@@ -431,12 +427,6 @@ nobias1:
 	MOVD R8, R14
 	OUT32(out1a, V8, V9, V10, V11, V12, V13, V14, V15, 8)
 	RET
-
-// CMHI4S sets Vd.4S = all ones where Vn.4S > Vm.4S (unsigned), else zero.
-#define CMHI4S(d, n, m) WORD $(0x6EA03400 | ((m)<<16) | ((n)<<5) | (d))
-// UMINV4S and UMAXV4S set Sd to the unsigned least / largest lane of Vn.4S.
-#define UMINV4S(d, n) WORD $(0x6EB1A800 | ((n)<<5) | (d))
-#define UMAXV4S(d, n) WORD $(0x6EB0A800 | ((n)<<5) | (d))
 
 // ROUND sets r's lanes to roundBF16 of x's (bf16.go's rule) as float32 bits,
 // the low half zero; t and m (register number mn) are scratch. V20-V27, V30

@@ -1,6 +1,7 @@
 //go:build arm64 && !purego
 
 #include "textflag.h"
+#include "neonenc_arm64.h"
 
 // expf_amd64.s's kernels on NEON: four lanes, each doing exactly expf's float32
 // operations in its order (FMUL then FADD or FSUB, never FMLA; floor by FRINTM,
@@ -8,18 +9,8 @@
 // its bits), so a lane's bits equal expf's. Like the AVX2 kernels they take only
 // x in [-86, 88], where expf needs neither clamping nor a two-step scale: they
 // stop before the first block of four holding anything else (NaN included) and
-// return how many elements they did; Go does the rest. neon_arm64.s says why
-// the macros emit encodings.
-
-#define FMUL4S(d, n, m) WORD $(0x6E20DC00 | ((m)<<16) | ((n)<<5) | (d))
-#define FADD4S(d, n, m) WORD $(0x4E20D400 | ((m)<<16) | ((n)<<5) | (d))
-#define FSUB4S(d, n, m) WORD $(0x4EA0D400 | ((m)<<16) | ((n)<<5) | (d))
-#define FDIV4S(d, n, m) WORD $(0x6E20FC00 | ((m)<<16) | ((n)<<5) | (d))
-// FCMGE4S sets each lane of Vd to all ones where Vn ≥ Vm (false for NaN).
-#define FCMGE4S(d, n, m) WORD $(0x6E20E400 | ((m)<<16) | ((n)<<5) | (d))
-#define FRINTM4S(d, n) WORD $(0x4E219800 | ((n)<<5) | (d))
-#define FCVTZS4S(d, n) WORD $(0x4EA1B800 | ((n)<<5) | (d))
-#define FNEG4S(d, n) WORD $(0x6EA0F800 | ((n)<<5) | (d))
+// return how many elements they did; Go does the rest. The instructions Go's
+// assembler lacks come from neonenc_arm64.h.
 
 // EXPF_CONSTS: V16 log2e, V17 0.5 (also the last coefficient,
 // 5.0000001201e-1 in float32), V18 1, V19 ln2Hi, V20 ln2Lo, V21-V25 the

@@ -1,6 +1,7 @@
 //go:build arm64 && !purego
 
 #include "textflag.h"
+#include "neonenc_arm64.h"
 
 // NEON (AdvSIMD) kernels for dot.go on arm64, each computing exactly what its Go
 // lane kernel computes, bit for bit: element i of the first n − n mod 32 goes to
@@ -11,23 +12,8 @@
 // activation; the sum, then the product). AArch64 SIMD arithmetic obeys FPCR
 // like the scalar unit does, so subnormals behave the same in both.
 //
-// The Go assembler has no mnemonics for vector FADD/FMUL, SHLL, FCVTL or scalar FADDP:
-// the macros below emit their A64 encodings (register numbers, not names).
-
-#define FMUL4S(d, n, m) WORD $(0x6E20DC00 | ((m)<<16) | ((n)<<5) | (d))
-#define FADD4S(d, n, m) WORD $(0x4E20D400 | ((m)<<16) | ((n)<<5) | (d))
-// EXT8 sets Vd = [Vn's upper 8 bytes, Vm's lower 8 bytes].
-#define EXT8(d, n, m) WORD $(0x6E004000 | ((m)<<16) | ((n)<<5) | (d))
-// FADDP2S sets Sd = Vn[0] + Vn[1].
-#define FADDP2S(d, n) WORD $(0x7E30D800 | ((n)<<5) | (d))
-// SHLL4S and SHLL24S widen the lower / upper four halves of Vn, each shifted
-// left by 16: bfloat16 to float32, exactly.
-#define SHLL4S(d, n) WORD $(0x2E613800 | ((n)<<5) | (d))
-#define SHLL24S(d, n) WORD $(0x6E613800 | ((n)<<5) | (d))
-// FCVTL4S and FCVTL24S widen the lower / upper four IEEE halves of Vn to
-// float32, exactly (subnormals included: Go leaves FPCR.FZ16 clear).
-#define FCVTL4S(d, n) WORD $(0x0E217800 | ((n)<<5) | (d))
-#define FCVTL24S(d, n) WORD $(0x4E217800 | ((n)<<5) | (d))
+// The Go assembler has no mnemonics for vector FADD/FMUL, SHLL, FCVTL or scalar
+// FADDP: neonenc_arm64.h emits their A64 encodings.
 
 // MULADD8 multiplies V0-V7 (weights) by V8-V15 (activations) into V0-V7 and
 // adds them to the lane sums V24-V31.

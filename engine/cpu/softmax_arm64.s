@@ -1,22 +1,11 @@
 //go:build arm64 && !purego
 
 #include "textflag.h"
+#include "neonenc_arm64.h"
 
 // softmax_amd64.s's passes on arm64, each the same operations on the same
-// values as the Go loops of softmax (attention.go). neon_arm64.s says why the
-// macros emit encodings.
-
-#define FMAX4S(d, n, m) WORD $(0x4E20F400 | ((m)<<16) | ((n)<<5) | (d))
-// FMAXV4S sets Sd to the largest lane of Vn.
-#define FMAXV4S(d, n) WORD $(0x6E30F800 | ((n)<<5) | (d))
-#define FMUL2D(d, n, m) WORD $(0x6E60DC00 | ((m)<<16) | ((n)<<5) | (d))
-// FCVTL2D / FCVTL22D widen the lower / upper two float32 of Vn to float64;
-// FCVTN2S / FCVTN22S round Vn's two float64 to float32 into the lower / upper
-// half of Vd (to nearest even, as Go's float32 conversion).
-#define FCVTL2D(d, n) WORD $(0x0E617800 | ((n)<<5) | (d))
-#define FCVTL22D(d, n) WORD $(0x4E617800 | ((n)<<5) | (d))
-#define FCVTN2S(d, n) WORD $(0x0E616800 | ((n)<<5) | (d))
-#define FCVTN22S(d, n) WORD $(0x4E616800 | ((n)<<5) | (d))
+// values as the Go loops of softmax (attention.go). The instructions Go's
+// assembler lacks come from neonenc_arm64.h.
 
 // func maxNEON(s *float32, n int) (m float32, ordered bool)
 //
