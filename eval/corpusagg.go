@@ -115,7 +115,7 @@ func corpusAggregates(m *Manifest, grs []gradedRecord, g Grader, out ResultsJSON
 				if err != nil {
 					return fmt.Errorf("task %s: metric %s, filter %s: aggregation %s: %w", m.Task.Name, spec.Metric, f.Name, spec.Aggregation, err)
 				}
-				rs[string(k)], rs[StderrKey(k)] = jsonNum(v), jsonNum(se)
+				rs[string(k)], rs[k.Stderr()] = jsonNum(v), jsonNum(se)
 				keys, aggregated = append(keys, string(k)), append(aggregated, string(k))
 			}
 		}

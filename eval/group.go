@@ -135,7 +135,7 @@ func aggregateOne(res *GroupResults, group string, aggs []datasets.AggregateMetr
 					slog.Warn("group aggregate: no task reports the score", "group", group, "score", k, "run", runID)
 					continue
 				}
-				rs[string(k)], rs[StderrKey(k)] = jsonNum(mean), jsonNum(se)
+				rs[string(k)], rs[k.Stderr()] = jsonNum(mean), jsonNum(se)
 				counts[string(k)] = n
 				keys = append(keys, string(k))
 			}
@@ -188,7 +188,7 @@ func aggregateKey(k reports.ScoreKey, weightBySize bool, leaves []string, byTask
 		weights += w
 		n += r.n
 		tasks++
-		if s, has := r.summary[StderrKey(k)].(float64); has {
+		if s, has := r.summary[k.Stderr()].(float64); has {
 			pooledVar += float64(r.n-1) * s * s * float64(r.n)
 		} else {
 			seOK = false

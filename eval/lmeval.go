@@ -15,11 +15,6 @@ import (
 // keyTruncatedGen is results.json's share of responses cut at the token limit.
 const keyTruncatedGen = "finish_length_share"
 
-// StderrKey is lm-eval's standard-error key of a score key,
-// "metric_stderr,filter": the key results.json, group_results.json and
-// lm-eval's own results file hold a score's standard error under.
-func StderrKey(k reports.ScoreKey) string { return k.Metric() + "_stderr," + k.Filter() }
-
 // RunSummary is one sampler × seed run's entry in results.json.
 type RunSummary map[string]any
 
@@ -107,7 +102,7 @@ func summarize(m *Manifest, grs []gradedRecord) ResultsJSON {
 		var keys []string
 		for _, k := range t.keys {
 			mean, se := MeanSE(t.sum[k], t.sumSq[k], t.n)
-			rs[string(k)], rs[StderrKey(k)] = jsonNum(mean), jsonNum(se)
+			rs[string(k)], rs[k.Stderr()] = jsonNum(mean), jsonNum(se)
 			keys = append(keys, string(k))
 		}
 		rs["score_keys"] = keys

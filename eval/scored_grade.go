@@ -101,7 +101,7 @@ func scoredAggregates(m *Manifest, grs []gradedRecord, out ResultsJSON) error {
 				return fmt.Errorf("task %s: %s: %w", m.Task.Name, spec.Metric, err)
 			}
 			k := reports.KeyOf(spec.Metric, scoredFilter)
-			rs[string(k)], rs[StderrKey(k)] = jsonNum(v), jsonNum(se)
+			rs[string(k)], rs[k.Stderr()] = jsonNum(v), jsonNum(se)
 		}
 		delete(rs, keyTruncatedGen)
 	}

@@ -224,6 +224,11 @@ func (k ScoreKey) Filter() string {
 	return f
 }
 
+// Stderr is lm-eval's standard-error key of k, "metric_stderr,filter": the key
+// results.json, group_results.json and lm-eval's own results file hold a
+// score's standard error under.
+func (k ScoreKey) Stderr() string { return k.Metric() + "_stderr," + k.Filter() }
+
 func (k ScoreKey) check() error {
 	if m, f, ok := strings.Cut(string(k), ","); !ok || m == "" || f == "" {
 		return fmt.Errorf("score %q: want metric,filter", string(k))

@@ -48,7 +48,7 @@ func groupTable(res *eval.GroupResults) string {
 		for _, k := range keys {
 			cell := ""
 			if _, ok := g[k]; ok {
-				cell = scoreWithSE(reports.ScoreKey(k), g[k], g[eval.StderrKey(reports.ScoreKey(k))])
+				cell = scoreWithSE(reports.ScoreKey(k), g[k], g[reports.ScoreKey(k).Stderr()])
 			}
 			row = append(row, cell)
 		}

@@ -64,7 +64,7 @@ func perSeedTable(results map[string]map[string]any, order []string) string {
 				row = append(row, pct(r[k])+" ("+runreport.NoStderrPython+")")
 				continue
 			}
-			row = append(row, scoreWithSE(sk, r[k], r[eval.StderrKey(sk)]))
+			row = append(row, scoreWithSE(sk, r[k], r[sk.Stderr()]))
 		}
 		rows = append(rows, row)
 	}

@@ -110,9 +110,9 @@ func docResults(lines []*pyjson.Dict) map[string]any {
 	out := map[string]any{}
 	for k, t := range tallies {
 		mean, se := eval.MeanSE(t.sum, t.sumSq, t.n)
-		out[string(k)], out[eval.StderrKey(k)] = mean, se
+		out[string(k)], out[k.Stderr()] = mean, se
 		if math.IsNaN(se) {
-			out[eval.StderrKey(k)] = "N/A"
+			out[k.Stderr()] = "N/A"
 		}
 	}
 	return out

@@ -104,7 +104,7 @@ func (r run) resultsJSON(n int, taskHash string) *pyjson.Dict {
 		for _, m := range metrics[f] {
 			k := reports.KeyOf(m, f)
 			entry.Set(string(k), numOrNA(r.results[string(k)]))
-			entry.Set(eval.StderrKey(k), numOrNA(r.results[eval.StderrKey(k)]))
+			entry.Set(k.Stderr(), numOrNA(r.results[k.Stderr()]))
 			hib.Set(m, higherIsBetter(r.m.Task, m))
 		}
 	}

@@ -81,7 +81,7 @@ func readCorpusScores(dir string) (corpusScores, error) {
 			if !ok {
 				continue
 			}
-			se, ok := rs[stderrKey(reports.ScoreKey(key))].(float64)
+			se, ok := rs[reports.ScoreKey(key).Stderr()].(float64)
 			if !ok {
 				se = math.NaN()
 			}
@@ -96,9 +96,6 @@ func readCorpusScores(dir string) (corpusScores, error) {
 	}
 	return corpusScores{keys: keys, seeds: seeds}, nil
 }
-
-// stderrKey is lm-eval's standard-error key, "metric_stderr,filter".
-func stderrKey(k reports.ScoreKey) string { return k.Metric() + "_stderr," + k.Filter() }
 
 // addCorpusAggregated gives the report the run's corpus-aggregated scores:
 // each sampler's in the order of keys (NaN where a sampler has none), the
