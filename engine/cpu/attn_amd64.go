@@ -46,3 +46,9 @@ func groupScores128AVX2(q *float32, heads int, k *float32, kstride int, blocks i
 //
 //go:noescape
 func weightedSumGroup32AVX2(out *float32, ostride int, p *float32, pstride int, heads int, v *float32, vstride int, n int)
+
+// weightedSum64AVX2 runs one head's weighted sum over 64 elements on AVX2
+// alone (attn_avx2_amd64.s); addWeightedValues says what it computes.
+//
+//go:noescape
+func weightedSum64AVX2(out *float32, p *float32, v *float32, vstride int, n int)

@@ -222,3 +222,62 @@ store1:
 	VSTORE4(DI, Y0, Y1, Y2, Y3)
 	VZEROUPPER
 	RET
+
+// func weightedSum64AVX2(out *float32, p *float32, v *float32, vstride int, n int)
+//
+// One head over 64 elements: out[i] += p[j]·v[j·vstride + i] for i < 64 and j
+// = 0 … n−1 in order (n > 0), each a rounded product then an add: the chains
+// weightedSumGroup32AVX2 runs, all 64 of them in Y0-Y7. A head's whole row of
+// sums in registers keeps eight independent adds in flight per position, where
+// the 32-element kernel for a lone head waits on four adds' latency; the value
+// row is read from memory by the multiplies, so the heads of a group re-read it
+// from L1 (addWeightedValues runs them over the same stretch of positions).
+// Registers: DI out, SI p, R14 this value row, R8 vstride in bytes, DX n, CX
+// the position; Y12 the weight, Y8-Y11 and Y13-Y15 products.
+
+// VPROD adds the weight times the value row's run at byte off to acc.
+#define VPROD(off, acc, t) \
+	VMULPS off(R14), Y12, t \
+	VADDPS t, acc, acc
+
+TEXT ·weightedSum64AVX2(SB), NOSPLIT, $0-40
+	MOVQ out+0(FP), DI
+	MOVQ p+8(FP), SI
+	MOVQ v+16(FP), R14
+	MOVQ vstride+24(FP), R8
+	SHLQ $2, R8
+	MOVQ n+32(FP), DX
+	VMOVUPS 0(DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMOVUPS 64(DI), Y2
+	VMOVUPS 96(DI), Y3
+	VMOVUPS 128(DI), Y4
+	VMOVUPS 160(DI), Y5
+	VMOVUPS 192(DI), Y6
+	VMOVUPS 224(DI), Y7
+	XORQ CX, CX
+
+pos64:
+	VBROADCASTSS (SI)(CX*4), Y12
+	VPROD(0, Y0, Y8)
+	VPROD(32, Y1, Y9)
+	VPROD(64, Y2, Y10)
+	VPROD(96, Y3, Y11)
+	VPROD(128, Y4, Y13)
+	VPROD(160, Y5, Y14)
+	VPROD(192, Y6, Y15)
+	VPROD(224, Y7, Y8)
+	ADDQ R8, R14
+	INCQ CX
+	CMPQ CX, DX
+	JLT  pos64
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	VMOVUPS Y4, 128(DI)
+	VMOVUPS Y5, 160(DI)
+	VMOVUPS Y6, 192(DI)
+	VMOVUPS Y7, 224(DI)
+	VZEROUPPER
+	RET

@@ -28,3 +28,7 @@ func groupScores128AVX2(q *float32, heads int, k *float32, kstride int, blocks i
 func weightedSumGroup32AVX2(out *float32, ostride int, p *float32, pstride int, heads int, v *float32, vstride int, n int) {
 	panic("unreachable")
 }
+
+func weightedSum64AVX2(out *float32, p *float32, v *float32, vstride int, n int) {
+	panic("unreachable")
+}
