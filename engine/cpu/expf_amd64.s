@@ -110,23 +110,153 @@ swigludone:
 	VZEROUPPER
 	RET
 
+// The softmax's exponentials: the same operations as EXPF, in steps that each
+// take one block's registers (x the input and result, a the exponent, b the
+// polynomial, c x²), so that expSubAVX2 can run three blocks side by side. EXPF's
+// chain of ~25 dependent operations is long enough that one block at a time
+// leaves the FP pipes mostly idle; three interleaved chains fill them. The
+// operands are EXPF's in the same order (products and sums of finite in-range
+// values, so the bits are too); the coefficients come from memory to leave
+// twelve registers for the blocks. Y0 holds m, Y13 1, Y14 0.5, Y15 log2e.
+SPLAT8(expfLn2Hi<>, $0x3f318000)
+SPLAT8(expfLn2Lo<>, $0xb95e8083)
+SPLAT8(expfC1<>, $0x39506967)
+SPLAT8(expfC2<>, $0x3ab743ce)
+SPLAT8(expfC3<>, $0x3c088908)
+SPLAT8(expfC4<>, $0x3d2aa9c1)
+SPLAT8(expfC5<>, $0x3e2aaaaa)
+
+// XLOAD sets x = s[DX + off/4 …] − m.
+#define XLOAD(off, x) \
+	VMOVUPS off(DI)(DX*4), x \
+	VSUBPS Y0, x, x
+
+// XINRANGE sets mask's lanes where x is in [-86, 88], clobbering t.
+#define XINRANGE(x, mask, t) \
+	VCMPPS $0x1d, expfLo<>(SB), x, mask \
+	VCMPPS $0x12, expfHi<>(SB), x, t \
+	VANDPS t, mask, mask
+
+#define XE1(x, a, b, c) \
+	VMULPS Y15, x, a \
+	VADDPS Y14, a, a \
+	VROUNDPS $1, a, a \
+	VMULPS expfLn2Hi<>(SB), a, b
+#define XE2(x, a, b, c) \
+	VSUBPS b, x, x \
+	VMULPS expfLn2Lo<>(SB), a, b
+#define XE3(x, a, b, c) \
+	VSUBPS b, x, x \
+	VMULPS expfC1<>(SB), x, b \
+	VMULPS x, x, c
+#define XE4(x, a, b, c) \
+	VADDPS expfC2<>(SB), b, b \
+	VMULPS x, b, b
+#define XE5(x, a, b, c) \
+	VADDPS expfC3<>(SB), b, b \
+	VMULPS x, b, b
+#define XE6(x, a, b, c) \
+	VADDPS expfC4<>(SB), b, b \
+	VMULPS x, b, b
+#define XE7(x, a, b, c) \
+	VADDPS expfC5<>(SB), b, b \
+	VMULPS x, b, b
+#define XE8(x, a, b, c) \
+	VADDPS Y14, b, b \
+	VCVTTPS2DQ a, a
+#define XE9(x, a, b, c) \
+	VMULPS c, b, b \
+	VPADDD expfBias<>(SB), a, a
+#define XE10(x, a, b, c) \
+	VADDPS x, b, b \
+	VPSLLD $23, a, a
+#define XE11(x, a, b, c) \
+	VADDPS Y13, b, b
+#define XE12(x, a, b, c) \
+	VMULPS a, b, x
+
+#define XSTEP3(STEP) \
+	STEP(Y1, Y2, Y3, Y4) \
+	STEP(Y5, Y6, Y7, Y8) \
+	STEP(Y9, Y10, Y11, Y12)
+
+#define XEXP3 \
+	XSTEP3(XE1) \
+	XSTEP3(XE2) \
+	XSTEP3(XE3) \
+	XSTEP3(XE4) \
+	XSTEP3(XE5) \
+	XSTEP3(XE6) \
+	XSTEP3(XE7) \
+	XSTEP3(XE8) \
+	XSTEP3(XE9) \
+	XSTEP3(XE10) \
+	XSTEP3(XE11) \
+	XSTEP3(XE12)
+
+#define XEXP1 \
+	XE1(Y1, Y2, Y3, Y4) \
+	XE2(Y1, Y2, Y3, Y4) \
+	XE3(Y1, Y2, Y3, Y4) \
+	XE4(Y1, Y2, Y3, Y4) \
+	XE5(Y1, Y2, Y3, Y4) \
+	XE6(Y1, Y2, Y3, Y4) \
+	XE7(Y1, Y2, Y3, Y4) \
+	XE8(Y1, Y2, Y3, Y4) \
+	XE9(Y1, Y2, Y3, Y4) \
+	XE10(Y1, Y2, Y3, Y4) \
+	XE11(Y1, Y2, Y3, Y4) \
+	XE12(Y1, Y2, Y3, Y4)
+
 // func expSubAVX2(s *float32, m float32, n int) int
+//
+// Three blocks a step while three are left and all 24 lanes are in range; one
+// block a step otherwise, stopping before a block with a lane out of range.
 TEXT ·expSubAVX2(SB), NOSPLIT, $0-32
 	MOVQ s+0(FP), DI
-	VBROADCASTSS m+8(FP), Y5
+	VBROADCASTSS m+8(FP), Y0
 	MOVQ n+16(FP), CX
 	XORQ DX, DX
-	EXPF_CONSTS
+	BCAST($0x3fb8aa3b, X15, Y15)
+	BCAST($0x3f000000, X14, Y14)
+	BCAST($0x3f800000, X13, Y13)
+
+expsub3loop:
+	MOVQ CX, R8
+	SUBQ DX, R8
+	CMPQ R8, $24
+	JLT  expsubloop
+	XLOAD(0, Y1)
+	XLOAD(32, Y5)
+	XLOAD(64, Y9)
+	XINRANGE(Y1, Y2, Y3)
+	XINRANGE(Y5, Y6, Y7)
+	XINRANGE(Y9, Y10, Y11)
+	VANDPS Y6, Y2, Y2
+	VANDPS Y10, Y2, Y2
+	VMOVMSKPS Y2, AX
+	CMPL AX, $0xff
+	JNE  expsubloop
+	XEXP3
+	VMOVUPS Y1, 0(DI)(DX*4)
+	VMOVUPS Y5, 32(DI)(DX*4)
+	VMOVUPS Y9, 64(DI)(DX*4)
+	ADDQ $24, DX
+	JMP  expsub3loop
+
 expsubloop:
 	CMPQ DX, CX
 	JGE  expsubdone
-	VMOVUPS (DI)(DX*4), Y1
-	VSUBPS Y5, Y1, Y1
-	EXPF_INRANGE(expsubdone)
-	EXPF
+	XLOAD(0, Y1)
+	XINRANGE(Y1, Y2, Y3)
+	VMOVMSKPS Y2, AX
+	CMPL AX, $0xff
+	JNE  expsubdone
+	XEXP1
 	VMOVUPS Y1, (DI)(DX*4)
 	ADDQ $8, DX
 	JMP  expsubloop
+
 expsubdone:
 	MOVQ DX, ret+24(FP)
 	VZEROUPPER
