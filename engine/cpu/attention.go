@@ -9,7 +9,7 @@ import "math"
 // pre-softmax scores out for AttnStats.
 func (e *Engine) attention(layer int, rows []tokenRow, q, out []float32, capture bool) {
 	c := &e.cfg
-	hd, qDim, kvDim := c.HeadDim, c.Heads*c.HeadDim, c.KVHeads*c.HeadDim
+	hd, qDim := c.HeadDim, c.Heads*c.HeadDim
 	group := c.Heads / c.KVHeads
 	scale := float32(1 / math.Sqrt(float64(hd)))
 	keys, vals := e.cache.k[layer], e.cache.v[layer]
@@ -40,8 +40,8 @@ func (e *Engine) attention(layer int, rows []tokenRow, q, out []float32, capture
 		}
 		ws.ranges = rs
 		for _, rg := range rs {
-			at := e.cache.offset(rg.slot, rg.from) + kvh*hd
-			groupScores(s[rg.from:], n, rg.to-rg.from, qg, group, hd, keys[at:], kvDim, scale)
+			at := e.cache.at(rg.slot, kvh, rg.from)
+			groupScores(s[rg.from:], n, rg.to-rg.from, qg, group, hd, keys[at:], hd, scale)
 		}
 		for g := range group {
 			if capture && row.output >= 0 {
@@ -51,13 +51,13 @@ func (e *Engine) attention(layer int, rows []tokenRow, q, out []float32, capture
 		}
 		softmaxRows(s, n, group)
 		if len(rs) == 1 && rs[0].slot == row.slot {
-			weightedSums(o, s, n, group, hd, vals[e.cache.offset(row.slot, 0)+kvh*hd:], kvDim)
+			weightedSums(o, s, n, group, hd, vals[e.cache.at(row.slot, kvh, 0):], hd)
 			return
 		}
 		clear(o)
 		for _, rg := range rs {
-			at := e.cache.offset(rg.slot, rg.from) + kvh*hd
-			addWeightedValues(o, s[rg.from:], n, group, hd, vals[at:], kvDim, rg.to-rg.from)
+			at := e.cache.at(rg.slot, kvh, rg.from)
+			addWeightedValues(o, s[rg.from:], n, group, hd, vals[at:], hd, rg.to-rg.from)
 		}
 	})
 }

@@ -36,7 +36,7 @@ func attnEngine(s attnShape, threads int, seed uint64) (*Engine, []tokenRow) {
 	layers := max(1, s.layers)
 	c := engine.Config{Heads: s.heads, KVHeads: s.kvHeads, HeadDim: s.headDim, Layers: layers}
 	e := &Engine{cfg: c, threads: threads, pool: newPool(threads),
-		cache: newKVCache(layers, slots, s.n, s.kvHeads*s.headDim)}
+		cache: newKVCache(layers, slots, s.n, s.kvHeads, s.headDim)}
 	e.opts.MaxSeqLen = s.n
 	for range threads {
 		e.scratch = append(e.scratch, workerScratch{scores: make([]float32, s.heads/s.kvHeads*s.n)})

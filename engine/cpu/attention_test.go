@@ -136,17 +136,17 @@ func TestGroupScoresHandDerived(t *testing.T) {
 // and the float64 normalise, then the weighted sum as an axpy chain.
 func referenceAttention(e *Engine, rows []tokenRow, q []float32) (out, captured []float32) {
 	c := &e.cfg
-	hd, qDim, kvDim := c.HeadDim, c.Heads*c.HeadDim, c.KVHeads*c.HeadDim
+	hd, qDim := c.HeadDim, c.Heads*c.HeadDim
 	scale := float32(1 / math.Sqrt(float64(hd)))
 	out = make([]float32, len(rows)*qDim)
 	for r, row := range rows {
 		n := row.pos + 1
 		for h := range c.Heads {
-			base := e.cache.offset(row.slot, 0) + h/(c.Heads/c.KVHeads)*hd
+			base := e.cache.at(row.slot, h/(c.Heads/c.KVHeads), 0)
 			qh := q[r*qDim+h*hd : r*qDim+(h+1)*hd]
 			s := make([]float32, n)
 			for j := range s {
-				s[j] = dot(qh, e.cache.k[0][base+j*kvDim:]) * scale
+				s[j] = dot(qh, e.cache.k[0][base+j*hd:]) * scale
 			}
 			if row.output >= 0 {
 				captured = append(captured, s...)
@@ -162,7 +162,7 @@ func referenceAttention(e *Engine, rows []tokenRow, q []float32) (out, captured 
 			}
 			o := out[r*qDim+h*hd : r*qDim+(h+1)*hd]
 			for j, v := range s {
-				axpy(o, float32(float64(v)*(1/z)), e.cache.v[0][base+j*kvDim:base+j*kvDim+hd])
+				axpy(o, float32(float64(v)*(1/z)), e.cache.v[0][base+j*hd:base+(j+1)*hd])
 			}
 		}
 	}

@@ -79,8 +79,10 @@ func copySlot(e *Engine, from, to int) {
 	c := e.cache
 	n := c.lens[from]
 	for l := range c.k {
-		copy(c.k[l][c.offset(to, 0):c.offset(to, n)], c.k[l][c.offset(from, 0):c.offset(from, n)])
-		copy(c.v[l][c.offset(to, 0):c.offset(to, n)], c.v[l][c.offset(from, 0):c.offset(from, n)])
+		for h := range c.kvHeads {
+			copy(c.k[l][c.at(to, h, 0):c.at(to, h, n)], c.k[l][c.at(from, h, 0):c.at(from, h, n)])
+			copy(c.v[l][c.at(to, h, 0):c.at(to, h, n)], c.v[l][c.at(from, h, 0):c.at(from, h, n)])
+		}
 	}
 	c.lens[to] = n
 }

@@ -102,7 +102,7 @@ func New(m *engine.Model, opts engine.Options) (*Engine, error) {
 	}
 	e := &Engine{
 		cfg: c, opts: opts, threads: opts.Threads, w: w, rope: rope,
-		cache: newKVCache(c.Layers, opts.Slots, opts.MaxSeqLen, c.KVHeads*c.HeadDim),
+		cache: newKVCache(c.Layers, opts.Slots, opts.MaxSeqLen, c.KVHeads, c.HeadDim),
 		seen:  make([]bool, opts.Slots),
 	}
 	e.prefix = newPrefixStore(e.cache, opts.Slots, prefixBudget)

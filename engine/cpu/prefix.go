@@ -16,14 +16,15 @@ import (
 type prefixStore struct {
 	*prefixcache.Slots
 	cache *kvCache
-	// data[id] is block id: for each layer, BlockTokens rows of keys then of values.
+	// data[id] is block id: for each layer, keys then values, each kv head's
+	// BlockTokens rows in turn (the cache's order).
 	data [][]float32
 }
 
 // newPrefixStore sizes the index to the byte budget; nil when sharing is off or
 // the budget holds no block.
 func newPrefixStore(c *kvCache, slots int, budget int64) *prefixStore {
-	blockBytes := int64(len(c.k)) * 2 * prefixcache.BlockTokens * int64(c.kvDim) * 4
+	blockBytes := int64(len(c.k)) * 2 * prefixcache.BlockTokens * int64(c.kvHeads*c.headDim) * 4
 	if budget <= 0 || budget < blockBytes {
 		return nil
 	}
@@ -70,13 +71,7 @@ func (e *Engine) AttachPrefix(slot int, prompt []int32) (int, error) {
 // Load implements prefixcache.Storage: block b's first rows positions into slot
 // from position pos.
 func (p *prefixStore) Load(slot, pos int, b *prefixcache.Block, rows int) error {
-	c := p.cache
-	d, span, o := p.data[b.ID], prefixcache.BlockTokens*c.kvDim, c.offset(slot, pos)
-	n := rows * c.kvDim
-	for l := range c.k {
-		copy(c.k[l][o:o+n], d[2*l*span:2*l*span+n])
-		copy(c.v[l][o:o+n], d[(2*l+1)*span:(2*l+1)*span+n])
-	}
+	p.copyRows(slot, pos, b.ID, rows, false)
 	return nil
 }
 
@@ -84,19 +79,37 @@ func (p *prefixStore) Load(slot, pos int, b *prefixcache.Block, rows int) error 
 // into block b, whose storage is allocated the first time its id is used.
 func (p *prefixStore) Save(slot, pos int, b *prefixcache.Block, rows int) error {
 	c := p.cache
-	span := prefixcache.BlockTokens * c.kvDim
+	span := prefixcache.BlockTokens * c.kvHeads * c.headDim
 	for len(p.data) <= b.ID {
 		p.data = append(p.data, nil)
 	}
 	if p.data[b.ID] == nil {
 		p.data[b.ID] = make([]float32, 2*len(c.k)*span)
 	}
-	d, o, n := p.data[b.ID], c.offset(slot, pos), rows*c.kvDim
-	for l := range c.k {
-		copy(d[2*l*span:2*l*span+n], c.k[l][o:o+n])
-		copy(d[(2*l+1)*span:(2*l+1)*span+n], c.v[l][o:o+n])
-	}
+	p.copyRows(slot, pos, b.ID, rows, true)
 	return nil
+}
+
+// copyRows copies rows positions of slot from position pos between the cache and
+// block id's first rows: into the block when save, else out of it.
+func (p *prefixStore) copyRows(slot, pos, id, rows int, save bool) {
+	c, d := p.cache, p.data[id]
+	hd, n := c.headDim, rows*c.headDim
+	span := prefixcache.BlockTokens * hd // one kv head's rows in a block
+	for l := range c.k {
+		for h := range c.kvHeads {
+			o := c.at(slot, h, pos)
+			kb := (2*l*c.kvHeads + h) * span
+			vb := ((2*l+1)*c.kvHeads + h) * span
+			if save {
+				copy(d[kb:kb+n], c.k[l][o:o+n])
+				copy(d[vb:vb+n], c.v[l][o:o+n])
+			} else {
+				copy(c.k[l][o:o+n], d[kb:kb+n])
+				copy(c.v[l][o:o+n], d[vb:vb+n])
+			}
+		}
+	}
 }
 
 // storeBlocks stores the prompt blocks that a step's input (fed at positions from

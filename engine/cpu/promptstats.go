@@ -187,11 +187,10 @@ func (e *Engine) finishPrompt(in []engine.Input, rows []tokenRow, out []engine.O
 func (e *Engine) promptAttention(slot int, st *promptSlot, n int) error {
 	p := &e.prompt
 	c := &e.cfg
-	heads, hd, kvDim := c.Heads, c.HeadDim, c.KVHeads*c.HeadDim
+	heads, hd := c.Heads, c.HeadDim
 	qDim, group := heads*hd, c.Heads/c.KVHeads
 	scale := float32(1 / math.Sqrt(float64(hd)))
 	keys := e.cache.k[e.opts.MetricLayer]
-	base := e.cache.offset(slot, 0)
 	if len(p.rows) < n {
 		p.rows = make([]metrics.PositionAttn, n)
 	}
@@ -207,10 +206,10 @@ func (e *Engine) promptAttention(slot int, st *promptSlot, n int) error {
 		w.scores = growTo(w.scores, heads*n)
 		for h := 0; h < heads; h++ {
 			qh := st.q[i*qDim+h*hd : i*qDim+(h+1)*hd]
-			off := base + (h/group)*hd
+			off := e.cache.at(slot, h/group, 0)
 			s := w.scores[h*n : (h+1)*n]
 			for j := range s {
-				s[j] = dot(qh, keys[off+j*kvDim:off+j*kvDim+hd]) * scale
+				s[j] = dot(qh, keys[off+j*hd:off+(j+1)*hd]) * scale
 			}
 		}
 		if err := w.attn.Compute(w.scores, heads, n, metrics.Masked, 0); err != nil {
