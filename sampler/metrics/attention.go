@@ -154,10 +154,10 @@ func (a *AttnStats) Compute(scores []float32, nHeads, kvLen int, mode AttnMode, 
 			maxv = math.Max(maxv, float64(s))
 			absSum += math.Abs(float64(s))
 		}
+		ExpShifted(p, row, maxv) // math.Exp's bits, four at a time
 		var z float64
-		for j, s := range row {
-			p[j] = math.Exp(float64(s) - maxv)
-			z += p[j]
+		for _, e := range p {
+			z += e
 		}
 		emptyP := 0.0
 		if nEmpty > 0 {
