@@ -137,8 +137,8 @@ func canAddWeightedValues(hd int) bool {
 // out[g·hd+i] += p[g·pstride+j]·v[j·stride+i] for j < n in order, where
 // canAddWeightedValues(hd) (the elements' chains are independent, so the
 // kernels split them freely): with AVX-512 a call runs up to four heads over
-// 64 elements, with AVX2 alone one head over 64 (two over 32 where hd is not
-// a multiple of 64), with NEON up to two heads over 32.
+// 64 elements, with AVX2 alone one head (weightedSumAVX2, 64 elements at a
+// time), with NEON up to two heads over 32.
 func addWeightedValues(out, p []float32, pstride, heads, hd int, v []float32, stride, n int) {
 	_, _, _ = out[heads*hd-1], p[(heads-1)*pstride+n-1], v[(n-1)*stride+hd-1]
 	if useAVX512 && hd%64 == 0 {
@@ -150,7 +150,7 @@ func addWeightedValues(out, p []float32, pstride, heads, hd int, v []float32, st
 		}
 		return
 	}
-	if useSIMD && hd%64 == 0 {
+	if useSIMD {
 		// The heads take turns over a stretch of 16 KB of value rows, so the
 		// rows come from memory once for the group and from L1 for the rest
 		// (one pass per head over all n positions read them per head, from
@@ -159,21 +159,15 @@ func addWeightedValues(out, p []float32, pstride, heads, hd int, v []float32, st
 		for j := 0; j < n; j += stretch {
 			m := min(stretch, n-j)
 			for g := range heads {
-				for i := 0; i < hd; i += 64 {
-					weightedSum64AVX2(&out[g*hd+i], &p[g*pstride+j], &v[j*stride+i], stride, m)
-				}
+				weightedSumAVX2(&out[g*hd], &p[g*pstride+j], &v[j*stride], stride, m, hd)
 			}
 		}
 		return
 	}
-	kernel := weightedSumGroup32AVX2
-	if useNEON {
-		kernel = weightedSumGroup32NEON
-	}
 	for g := 0; g < heads; g += 2 { // the kernel holds two heads' sums
 		k := min(2, heads-g)
 		for i := 0; i < hd; i += 32 {
-			kernel(&out[g*hd+i], hd, &p[g*pstride], pstride, k, &v[i], stride, n)
+			weightedSumGroup32NEON(&out[g*hd+i], hd, &p[g*pstride], pstride, k, &v[i], stride, n)
 		}
 	}
 }

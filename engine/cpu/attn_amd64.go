@@ -40,15 +40,3 @@ func groupScores64AVX2(q *float32, heads int, k *float32, kstride int, blocks in
 //
 //go:noescape
 func groupScores128AVX2(q *float32, heads int, k *float32, kstride int, blocks int, scale float32, out *float32, ostride int)
-
-// weightedSumGroup32AVX2 is weightedSumGroup64AVX512 on AVX2 alone, for one or
-// two heads over 32 elements (attn_avx2_amd64.s).
-//
-//go:noescape
-func weightedSumGroup32AVX2(out *float32, ostride int, p *float32, pstride int, heads int, v *float32, vstride int, n int)
-
-// weightedSum64AVX2 runs one head's weighted sum over 64 elements on AVX2
-// alone (attn_avx2_amd64.s); addWeightedValues says what it computes.
-//
-//go:noescape
-func weightedSum64AVX2(out *float32, p *float32, v *float32, vstride int, n int)

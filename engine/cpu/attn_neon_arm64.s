@@ -4,8 +4,8 @@
 #include "neonenc_arm64.h"
 
 // The attention block kernels on NEON (AdvSIMD): groupScores64AVX2 /
-// groupScores128AVX2 and weightedSumGroup32AVX2 with four-lane registers, the
-// same float operations in the same order, so the same bits as dot and axpy
+// groupScores128AVX2 with four-lane registers, and a weighted sum of two heads'
+// 32 elements; the same float operations in the same order, so the same bits as dot and axpy
 // (multiply then add, never FMLA). The instructions Go's assembler lacks come
 // from neonenc_arm64.h.
 
@@ -132,7 +132,7 @@ TEXT ·groupScores128NEON(SB), NOSPLIT, $0-64
 
 // func weightedSumGroup32NEON(out *float32, ostride int, p *float32, pstride int, heads int, v *float32, vstride int, n int)
 //
-// weightedSumGroup32AVX2 on NEON: for heads g < heads (1 or 2) and elements
+// For heads g < heads (1 or 2) and elements
 // i < 32, out[g·ostride + i] += p_g[j]·v[j·vstride + i] for j = 0 … n−1 in
 // order (p_g = p + g·pstride, n > 0), each a rounded product then an add:
 // axpy's chain, continuing from out. Head g's 32 sums stay in V(8g)-V(8g+7)

@@ -24,11 +24,3 @@ func groupScores64AVX2(q *float32, heads int, k *float32, kstride int, blocks in
 func groupScores128AVX2(q *float32, heads int, k *float32, kstride int, blocks int, scale float32, out *float32, ostride int) {
 	panic("unreachable")
 }
-
-func weightedSumGroup32AVX2(out *float32, ostride int, p *float32, pstride int, heads int, v *float32, vstride int, n int) {
-	panic("unreachable")
-}
-
-func weightedSum64AVX2(out *float32, p *float32, v *float32, vstride int, n int) {
-	panic("unreachable")
-}

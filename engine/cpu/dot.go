@@ -360,6 +360,7 @@ func weightedSum(out, p, v []float32, stride int) {
 		m = len(out) &^ 31
 		if m > 0 {
 			_ = v[(len(p)-1)*stride+m-1]
+			clear(out[:m]) // the chains start from +0, as axpy's do
 			weightedSumAVX2(&out[0], &p[0], &v[0], stride, len(p), m)
 		}
 	}

@@ -48,7 +48,7 @@ func Kernels() (choices []KernelChoice, bf16Fast bool) {
 		{"attention scores", pick("groupScores64AVX512 (16 keys × the group's heads)",
 			"groupScores64AVX2 (8 keys × the group's heads)", "groupScores64NEON (NEON, 4 keys × the group's heads)", goLanes)},
 		{"attention weighted sum", pick("weightedSumGroup64AVX512 (4 heads × 64)",
-			"weightedSum64AVX2 (1 head × 64; weightedSumGroup32AVX2, 2 heads × 32, where the head dim is not a multiple of 64)", "weightedSumGroup32NEON (NEON, 2 heads × 32)", "axpy (Go)")},
+			"weightedSumAVX2 (1 head, 64 elements at a time)", "weightedSumGroup32NEON (NEON, 2 heads × 32)", "axpy (Go)")},
 		{"softmax, SiLU exp", pick("expSubAVX2, swigluAVX2 (AVX2)", "expSubAVX2, swigluAVX2 (AVX2)", "expSubNEON, swigluNEON, maxNEON, scaleF64NEON (NEON)", "expf (Go)")},
 	}, useBF16Asm || useBF16FMA
 }

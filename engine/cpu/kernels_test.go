@@ -26,7 +26,7 @@ func TestKernelsNameTheDispatch(t *testing.T) {
 		matmul, scores, wsum string
 	}{
 		{"go", func(t testing.TB) { setSIMD(t, false) }, "Go lane kernels", "Go lane kernels", "axpy (Go)"},
-		{"avx2", setAVX2Only, "dotF32x12AVX2 (AVX2, 2 rows × 6 tokens", "groupScores64AVX2 (8 keys × the group's heads)", "weightedSum64AVX2 (1 head × 64; weightedSumGroup32AVX2, 2 heads × 32, where the head dim is not a multiple of 64)"},
+		{"avx2", setAVX2Only, "dotF32x12AVX2 (AVX2, 2 rows × 6 tokens", "groupScores64AVX2 (8 keys × the group's heads)", "weightedSumAVX2 (1 head, 64 elements at a time)"},
 		{"neon", func(t testing.TB) { setSIMD(t, true) }, "dotF32x8NEON (NEON, 2 rows × 4 tokens)", "groupScores64NEON (NEON, 4 keys × the group's heads)", "weightedSumGroup32NEON (NEON, 2 heads × 32)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

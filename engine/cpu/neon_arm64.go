@@ -44,8 +44,8 @@ func groupScores64NEON(q *float32, heads int, k *float32, kstride int, blocks in
 //go:noescape
 func groupScores128NEON(q *float32, heads int, k *float32, kstride int, blocks int, scale float32, out *float32, ostride int)
 
-// weightedSumGroup32NEON is weightedSumGroup32AVX2 on NEON (attn_neon_arm64.s):
-// one or two heads over 32 elements; addWeightedValues says what it computes.
+// weightedSumGroup32NEON runs one or two heads' weighted sums over 32 elements
+// (attn_neon_arm64.s); addWeightedValues says what it computes.
 //
 //go:noescape
 func weightedSumGroup32NEON(out *float32, ostride int, p *float32, pstride int, heads int, v *float32, vstride int, n int)

@@ -86,7 +86,9 @@ func dotF32x12AVX2(w *float32, wstride int, x *float32, xstride int, n int, out 
 //go:noescape
 func dotBF16EvenOddAVX512(w *uint16, stride int, xp *float32, n int, rows int, out *float32)
 
-// weightedSumAVX2 is weightedSum for m, a multiple of 32, and n > 0 (wsum_amd64.s).
+// weightedSumAVX2 continues one head's weighted sums of values, m elements (a
+// multiple of 32) over n > 0 positions, from what out holds (wsum_amd64.s);
+// weightedSum and addWeightedValues say what they compute.
 //
 //go:noescape
 func weightedSumAVX2(out *float32, p *float32, v *float32, stride int, n int, m int)

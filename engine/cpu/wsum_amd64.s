@@ -4,11 +4,16 @@
 
 // func weightedSumAVX2(out *float32, p *float32, v *float32, stride int, n int, m int)
 //
-// out[i] = Σ_j p[j]·v[j·stride + i] for i < m (a multiple of 32) over j < n (> 0):
-// the attention's weighted sum of values. Each element runs the chain of axpy in
-// dot.go — 0, then + round(p[j]·v[…]) for j = 0, 1, … (VMULPS then VADDPS, no FMA)
-// — but in registers, 64 (then 32) elements at a time, instead of loading and
-// storing out once per position. Same bits as the axpy loop.
+// out[i] += p[j]·v[j·stride + i] for i < m (a multiple of 32) and j = 0 … n−1 in
+// order (n > 0): the attention's weighted sum of values, one head. Each element
+// runs the chain of axpy in dot.go — out[i], then + round(p[j]·v[…]) for j = 0, 1,
+// … (VMULPS then VADDPS, no FMA) — but in registers, 64 (then 32) elements at a
+// time, instead of loading and storing out once per position. Same bits as the
+// axpy loop. Continuing from out is what lets addWeightedValues run a head over
+// stretches of positions (a shared prefix read in place, then the slot's own),
+// and the heads of a group in turn over each stretch. Sixty-four elements keep
+// eight independent adds in flight per position; the last 32 of a head dim such
+// as 96 wait on four adds' latency.
 
 // WSUM4 adds p[j]·v (Y8 holds p[j]) for the 32 floats at o0..o3(R11) to a0..a3.
 #define WSUM4(o0, o1, o2, o3, a0, a1, a2, a3) \
@@ -21,11 +26,11 @@
 	VADDPS Y11, a2, a2 \
 	VADDPS Y12, a3, a3
 
-#define ZERO4(a0, a1, a2, a3) \
-	VXORPS a0, a0, a0 \
-	VXORPS a1, a1, a1 \
-	VXORPS a2, a2, a2 \
-	VXORPS a3, a3, a3
+#define LOAD4(o0, o1, o2, o3, a0, a1, a2, a3) \
+	VMOVUPS o0(DI), a0 \
+	VMOVUPS o1(DI), a1 \
+	VMOVUPS o2(DI), a2 \
+	VMOVUPS o3(DI), a3
 
 #define STORE4(o0, o1, o2, o3, a0, a1, a2, a3) \
 	VMOVUPS a0, o0(DI) \
@@ -52,8 +57,8 @@ TEXT ·weightedSumAVX2(SB), NOSPLIT, $0-48
 wide:
 	CMPQ R10, $64
 	JLT  narrow
-	ZERO4(Y0, Y1, Y2, Y3)
-	ZERO4(Y4, Y5, Y6, Y7)
+	LOAD4(0, 32, 64, 96, Y0, Y1, Y2, Y3)
+	LOAD4(128, 160, 192, 224, Y4, Y5, Y6, Y7)
 	MOVQ BX, R11
 	XORQ CX, CX
 
@@ -72,7 +77,7 @@ wideloop:
 narrow:
 	CMPQ R10, $0
 	JEQ  done
-	ZERO4(Y0, Y1, Y2, Y3)
+	LOAD4(0, 32, 64, 96, Y0, Y1, Y2, Y3)
 	MOVQ BX, R11
 	XORQ CX, CX
 
