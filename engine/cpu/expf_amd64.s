@@ -27,97 +27,6 @@ SPLAT8(expfBias<>, $127)
 SPLAT8(expfLo<>, $0xc2ac0000)
 SPLAT8(expfHi<>, $0x42b00000)
 
-// BCAST sets every lane of y to the 32-bit value v (x is y's low half).
-#define BCAST(v, x, y) \
-	MOVL v, AX \
-	MOVL AX, x \
-	VBROADCASTSS x, y
-
-// EXPF_CONSTS broadcasts the constants: Y15 log2e, Y14 0.5 (also the last
-// coefficient, 5.0000001201e-1 in float32), Y13 1, Y12 ln2Hi, Y11 ln2Lo,
-// Y10-Y6 the coefficients 1.9875691500e-4 … 1.6666665459e-1.
-#define EXPF_CONSTS \
-	BCAST($0x3fb8aa3b, X15, Y15) \
-	BCAST($0x3f000000, X14, Y14) \
-	BCAST($0x3f800000, X13, Y13) \
-	BCAST($0x3f318000, X12, Y12) \
-	BCAST($0xb95e8083, X11, Y11) \
-	BCAST($0x39506967, X10, Y10) \
-	BCAST($0x3ab743ce, X9, Y9) \
-	BCAST($0x3c088908, X8, Y8) \
-	BCAST($0x3d2aa9c1, X7, Y7) \
-	BCAST($0x3e2aaaaa, X6, Y6)
-
-// EXPF_INRANGE jumps to label unless every lane of Y1 is in [-86, 88].
-#define EXPF_INRANGE(label) \
-	VCMPPS $0x1d, expfLo<>(SB), Y1, Y2 \
-	VCMPPS $0x12, expfHi<>(SB), Y1, Y3 \
-	VANDPS Y3, Y2, Y2 \
-	VMOVMSKPS Y2, AX \
-	CMPL AX, $0xff \
-	JNE label
-
-// EXPF sets Y1 = expf(Y1), clobbering Y2-Y4.
-#define EXPF \
-	VMULPS Y15, Y1, Y2 \
-	VADDPS Y14, Y2, Y2 \
-	VROUNDPS $1, Y2, Y2 \
-	VMULPS Y12, Y2, Y3 \
-	VSUBPS Y3, Y1, Y1 \
-	VMULPS Y11, Y2, Y3 \
-	VSUBPS Y3, Y1, Y1 \
-	VMULPS Y10, Y1, Y3 \
-	VADDPS Y9, Y3, Y3 \
-	VMULPS Y1, Y3, Y3 \
-	VADDPS Y8, Y3, Y3 \
-	VMULPS Y1, Y3, Y3 \
-	VADDPS Y7, Y3, Y3 \
-	VMULPS Y1, Y3, Y3 \
-	VADDPS Y6, Y3, Y3 \
-	VMULPS Y1, Y3, Y3 \
-	VADDPS Y14, Y3, Y3 \
-	VMULPS Y1, Y1, Y4 \
-	VMULPS Y4, Y3, Y3 \
-	VADDPS Y1, Y3, Y3 \
-	VADDPS Y13, Y3, Y3 \
-	VCVTTPS2DQ Y2, Y2 \
-	VPADDD expfBias<>(SB), Y2, Y2 \
-	VPSLLD $23, Y2, Y2 \
-	VMULPS Y2, Y3, Y1
-
-// func swigluAVX2(gate *float32, up *float32, n int) int
-TEXT ·swigluAVX2(SB), NOSPLIT, $0-32
-	MOVQ gate+0(FP), DI
-	MOVQ up+8(FP), SI
-	MOVQ n+16(FP), CX
-	XORQ DX, DX
-	EXPF_CONSTS
-swigluloop:
-	CMPQ DX, CX
-	JGE  swigludone
-	VMOVUPS (DI)(DX*4), Y0
-	VXORPS expfSign<>(SB), Y0, Y1
-	EXPF_INRANGE(swigludone)
-	EXPF
-	VADDPS Y13, Y1, Y1
-	VDIVPS Y1, Y0, Y0
-	VMULPS (SI)(DX*4), Y0, Y0
-	VMOVUPS Y0, (DI)(DX*4)
-	ADDQ $8, DX
-	JMP  swigluloop
-swigludone:
-	MOVQ DX, ret+24(FP)
-	VZEROUPPER
-	RET
-
-// The softmax's exponentials: the same operations as EXPF, in steps that each
-// take one block's registers (x the input and result, a the exponent, b the
-// polynomial, c x²), so that expSubAVX2 can run three blocks side by side. EXPF's
-// chain of ~25 dependent operations is long enough that one block at a time
-// leaves the FP pipes mostly idle; three interleaved chains fill them. The
-// operands are EXPF's in the same order (products and sums of finite in-range
-// values, so the bits are too); the coefficients come from memory to leave
-// twelve registers for the blocks. Y0 holds m, Y13 1, Y14 0.5, Y15 log2e.
 SPLAT8(expfLn2Hi<>, $0x3f318000)
 SPLAT8(expfLn2Lo<>, $0xb95e8083)
 SPLAT8(expfC1<>, $0x39506967)
@@ -126,10 +35,20 @@ SPLAT8(expfC3<>, $0x3c088908)
 SPLAT8(expfC4<>, $0x3d2aa9c1)
 SPLAT8(expfC5<>, $0x3e2aaaaa)
 
-// XLOAD sets x = s[DX + off/4 …] − m.
-#define XLOAD(off, x) \
-	VMOVUPS off(DI)(DX*4), x \
-	VSUBPS Y0, x, x
+// BCAST sets every lane of y to the 32-bit value v (x is y's low half).
+#define BCAST(v, x, y) \
+	MOVL v, AX \
+	MOVL AX, x \
+	VBROADCASTSS x, y
+
+// EXPF_CONSTS broadcasts the constants the steps keep in registers: Y15 log2e,
+// Y14 0.5 (also the last coefficient, 5.0000001201e-1 in float32), Y13 1. The
+// others (ln2Hi, ln2Lo and the coefficients 1.9875691500e-4 … 1.6666665459e-1)
+// come from memory, which leaves twelve registers for blocks.
+#define EXPF_CONSTS \
+	BCAST($0x3fb8aa3b, X15, Y15) \
+	BCAST($0x3f000000, X14, Y14) \
+	BCAST($0x3f800000, X13, Y13)
 
 // XINRANGE sets mask's lanes where x is in [-86, 88], clobbering t.
 #define XINRANGE(x, mask, t) \
@@ -137,6 +56,11 @@ SPLAT8(expfC5<>, $0x3e2aaaaa)
 	VCMPPS $0x12, expfHi<>(SB), x, t \
 	VANDPS t, mask, mask
 
+// XE1 … XE12 set x = expf(x) in twelve steps, each taking one block's registers
+// (x the input and result, a the exponent, b the polynomial, c x²), so that a
+// kernel can interleave blocks step by step (XSTEP3): the chain of ~25
+// dependent operations is long enough that one block at a time leaves the FP
+// pipes mostly idle. Interleaving changes no operand or order, so no bit.
 #define XE1(x, a, b, c) \
 	VMULPS Y15, x, a \
 	VADDPS Y14, a, a \
@@ -175,6 +99,7 @@ SPLAT8(expfC5<>, $0x3e2aaaaa)
 #define XE12(x, a, b, c) \
 	VMULPS a, b, x
 
+// XSTEP3 runs a step on three blocks: Y1-Y4, Y5-Y8, Y9-Y12.
 #define XSTEP3(STEP) \
 	STEP(Y1, Y2, Y3, Y4) \
 	STEP(Y5, Y6, Y7, Y8) \
@@ -194,6 +119,7 @@ SPLAT8(expfC5<>, $0x3e2aaaaa)
 	XSTEP3(XE11) \
 	XSTEP3(XE12)
 
+// XEXP1 sets Y1 = expf(Y1), clobbering Y2-Y4.
 #define XEXP1 \
 	XE1(Y1, Y2, Y3, Y4) \
 	XE2(Y1, Y2, Y3, Y4) \
@@ -208,6 +134,39 @@ SPLAT8(expfC5<>, $0x3e2aaaaa)
 	XE11(Y1, Y2, Y3, Y4) \
 	XE12(Y1, Y2, Y3, Y4)
 
+// func swigluAVX2(gate *float32, up *float32, n int) int
+TEXT ·swigluAVX2(SB), NOSPLIT, $0-32
+	MOVQ gate+0(FP), DI
+	MOVQ up+8(FP), SI
+	MOVQ n+16(FP), CX
+	XORQ DX, DX
+	EXPF_CONSTS
+swigluloop:
+	CMPQ DX, CX
+	JGE  swigludone
+	VMOVUPS (DI)(DX*4), Y0
+	VXORPS expfSign<>(SB), Y0, Y1
+	XINRANGE(Y1, Y2, Y3)
+	VMOVMSKPS Y2, AX
+	CMPL AX, $0xff
+	JNE  swigludone
+	XEXP1
+	VADDPS Y13, Y1, Y1
+	VDIVPS Y1, Y0, Y0
+	VMULPS (SI)(DX*4), Y0, Y0
+	VMOVUPS Y0, (DI)(DX*4)
+	ADDQ $8, DX
+	JMP  swigluloop
+swigludone:
+	MOVQ DX, ret+24(FP)
+	VZEROUPPER
+	RET
+
+// XLOAD sets x = s[DX + off/4 …] − m.
+#define XLOAD(off, x) \
+	VMOVUPS off(DI)(DX*4), x \
+	VSUBPS Y0, x, x
+
 // func expSubAVX2(s *float32, m float32, n int) int
 //
 // Three blocks a step while three are left and all 24 lanes are in range; one
@@ -217,9 +176,7 @@ TEXT ·expSubAVX2(SB), NOSPLIT, $0-32
 	VBROADCASTSS m+8(FP), Y0
 	MOVQ n+16(FP), CX
 	XORQ DX, DX
-	BCAST($0x3fb8aa3b, X15, Y15)
-	BCAST($0x3f000000, X14, Y14)
-	BCAST($0x3f800000, X13, Y13)
+	EXPF_CONSTS
 
 expsub3loop:
 	MOVQ CX, R8
