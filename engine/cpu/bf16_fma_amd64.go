@@ -17,20 +17,6 @@ func hasFMA() bool {
 	return c&(1<<12) != 0
 }
 
-// The kernels' arguments are described in bf16_fma_amd64.s.
-
-//go:noescape
-func bf16FMAKernel6(w *uint32, x *float32, xstride int, k2 int, out *float32, ostride int, bias *float32, part *float32, flags int)
-
-//go:noescape
-func bf16FMAKernel4(w *uint32, x *float32, xstride int, k2 int, out *float32, ostride int, bias *float32, part *float32, flags int)
-
-//go:noescape
-func bf16FMAKernel2(w *uint32, x *float32, xstride int, k2 int, out *float32, ostride int, bias *float32, part *float32, flags int)
-
-//go:noescape
-func bf16FMAKernel1(w *uint32, x *float32, xstride int, k2 int, out *float32, ostride int, bias *float32, part *float32, flags int)
-
 // roundWidenBF16AVX2 is packBF16 (even rows) and widenBF16 in one pass of n > 0
 // elements, a multiple of 16, returning the exponent floor (bf16_widen_amd64.s).
 //

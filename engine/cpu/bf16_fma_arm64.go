@@ -11,20 +11,6 @@ var useBF16FMA = true
 // dpNaN's, so infinite inputs run the Go kernel (bf16_fma.go).
 const bf16FMATakesInf = false
 
-// The kernels' arguments are those of the amd64 ones (bf16_fma_amd64.s).
-
-//go:noescape
-func bf16FMAKernel6(w *uint32, x *float32, xstride int, k2 int, out *float32, ostride int, bias *float32, part *float32, flags int)
-
-//go:noescape
-func bf16FMAKernel4(w *uint32, x *float32, xstride int, k2 int, out *float32, ostride int, bias *float32, part *float32, flags int)
-
-//go:noescape
-func bf16FMAKernel2(w *uint32, x *float32, xstride int, k2 int, out *float32, ostride int, bias *float32, part *float32, flags int)
-
-//go:noescape
-func bf16FMAKernel1(w *uint32, x *float32, xstride int, k2 int, out *float32, ostride int, bias *float32, part *float32, flags int)
-
 // roundWidenBF16NEON is packBF16 (even rows) and widenBF16 in one pass of n > 0
 // elements, a multiple of 8, returning the exponent floor (bf16_fma_arm64.s).
 //
