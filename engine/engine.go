@@ -20,6 +20,8 @@ type (
 	AttnView  = metrics.AttnView
 	// PromptStats are the metrics averaged over every prompt position (Input.PromptStats).
 	PromptStats = metrics.PromptStats
+	// Need is how much of a step's candidate list an input's sampler reads (Input.Need).
+	Need = metrics.Need
 )
 
 // Options fixes what a backend computes besides the forward pass.
@@ -68,6 +70,11 @@ type Input struct {
 	// prefix taken from a cache, say), and one that cannot compute it refuses the
 	// input naming itself.
 	PromptStats bool
+	// Need, when set and Options.TopK is 0, says how much of the candidate list
+	// this input's sampler reads: an engine may sort only that much up front and
+	// leave the rest to Dist.Sorted. Nil sorts everything. It never changes a
+	// number, only when the sorting happens.
+	Need *Need
 	// Score asks for the log-probabilities of given tokens (lm-eval's
 	// loglikelihood requests): each entry names a position of Tokens and the
 	// token whose probability of coming next is wanted. Output.Scores answers

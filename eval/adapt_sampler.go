@@ -52,6 +52,14 @@ type samplerFactory struct {
 
 func (f *samplerFactory) Describe() string { return f.desc }
 
+// CandidateNeed is the sampler's sampler.CandidateNeeder bound, or nil.
+func (f *samplerFactory) CandidateNeed() *engine.Need {
+	if n, ok := f.proto.(sampler.CandidateNeeder); ok {
+		return n.CandidateNeed()
+	}
+	return nil
+}
+
 // Deterministic reports whether the sampler decodes the same whatever the seed.
 func (f *samplerFactory) Deterministic() bool {
 	d, ok := f.proto.(DeterministicSampler)

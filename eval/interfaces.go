@@ -104,6 +104,15 @@ func attnViewOf(f SamplerFactory) *engine.AttnView {
 	return nil
 }
 
+// candidateNeedOf is how much of each step's candidate list f's sampler reads, or
+// nil (everything).
+func candidateNeedOf(f SamplerFactory) *engine.Need {
+	if n, ok := f.(sampler.CandidateNeeder); ok {
+		return n.CandidateNeed()
+	}
+	return nil
+}
+
 // SamplerResolver builds a sampler from the user's spec, rejecting bad parameters.
 type SamplerResolver func(spec sampler.Spec) (SamplerFactory, error)
 

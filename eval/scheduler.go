@@ -127,7 +127,7 @@ func (s *scheduler) run(ctx context.Context) (err error) {
 				}
 			}
 			n := min(len(seq.tokens)-seq.fed, s.chunk)
-			s.in = append(s.in, engine.Input{Slot: slot, Tokens: seq.tokens[seq.fed : seq.fed+n], Attn: seq.view,
+			s.in = append(s.in, engine.Input{Slot: slot, Tokens: seq.tokens[seq.fed : seq.fed+n], Attn: seq.view, Need: seq.need,
 				PromptStats: seq.promptStats && seq.fed < seq.promptLen})
 		}
 		if len(s.in) == 0 {
@@ -243,6 +243,7 @@ func (s *scheduler) refill() {
 			item: it, slot: slot, tokens: tokens, promptLen: len(p.IDs),
 			chooser: it.sampler.NewSequence(it.job.Seed, p.ID, it.job.Repeat),
 			view:    attnViewOf(it.sampler),
+			need:    candidateNeedOf(it.sampler),
 			stream:  s.tok.NewStream(),
 			started: time.Now(),
 		}

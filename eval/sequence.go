@@ -67,6 +67,7 @@ type sequence struct {
 	feeding   bool // the prompt is being fed (any cached prefix taken)
 	chooser   TokenChooser
 	view      *engine.AttnView // the sampler's attention view; nil: the engine's default
+	need      *engine.Need     // what its sampler reads of the candidates; nil: all
 	stream    TextStream
 	text      strings.Builder
 	// scored decodes every generated id with special tokens skipped (nil when the

@@ -113,10 +113,10 @@ var ErrBadLogits = errors.New("unusable logits")
 // anywhere in the logits (the full-vocabulary statistics are NaN), or no finite logit.
 func checkDist(d *metrics.Dist) error {
 	switch {
-	case d == nil || len(d.Candidates) == 0:
+	case d == nil || d.Len() == 0:
 		return fmt.Errorf("sampler: %w: no candidates", ErrBadLogits)
-	case d.VocabSize < len(d.Candidates):
-		return fmt.Errorf("sampler: %w: %d candidates for a vocabulary of %d", ErrBadLogits, len(d.Candidates), d.VocabSize)
+	case d.VocabSize < d.Len():
+		return fmt.Errorf("sampler: %w: %d candidates for a vocabulary of %d", ErrBadLogits, d.Len(), d.VocabSize)
 	}
 	top := float64(d.Candidates[0].Logit)
 	switch {
@@ -143,7 +143,7 @@ func (t *truncator) drawFrom(d *metrics.Dist, c cut, r *RNG, dec *Decision) {
 
 // outcome records candidate i, chosen from cut c, in dec.
 func (t *truncator) outcome(d *metrics.Dist, c cut, i int, dec *Decision) {
-	cand := d.Candidates[i]
+	cand := d.Sorted(i + 1)[i]
 	dec.Token = cand.ID
 	dec.LogProb = d.LogProb(cand.Logit)
 	dec.TailMass, dec.TailCut = c.tailMass, c.tailCut

@@ -216,10 +216,8 @@ func (e *Entropix) argmax(d *metrics.Dist, s Strategy) Decision { return argmaxD
 
 // logProbOf finds id among the candidates; NaN when it is not one of them.
 func logProbOf(d *metrics.Dist, id int32) float64 {
-	for _, c := range d.Candidates {
-		if c.ID == id {
-			return d.LogProb(c.Logit)
-		}
+	if c, ok := d.Find(id); ok {
+		return d.LogProb(c.Logit)
 	}
 	return math.NaN()
 }

@@ -15,9 +15,9 @@ func (t *truncator) originalSample(d *metrics.Dist, p Params) cut {
 	t.reset(d, p.Temperature)
 	k := min(max(p.TopK, 1), d.VocabSize)
 	tailCut := false
-	if k > len(d.Candidates) {
+	if k > d.Len() {
 		// The smallest top-k members lie in the tail and would add to every exclusive sum.
-		k, tailCut = len(d.Candidates), hasTail(d)
+		k, tailCut = d.Len(), hasTail(d)
 	}
 	var start, startLo int
 	if p.Temperature == 1 {
@@ -29,12 +29,12 @@ func (t *truncator) originalSample(d *metrics.Dist, p Params) cut {
 		// exactly: bound it from the weights computed so far (the rest weigh at most
 		// the last one computed) and widen the prefix until both bounds agree.
 		tailLo, tailHi := t.tailBounds()
-		for n := min(max(2*k, 64), len(d.Candidates)); ; n = min(2*n, len(d.Candidates)) {
+		for n := min(max(2*k, 64), d.Len()); ; n = min(2*n, d.Len()) {
 			s := t.sum(0, n)
-			rest := float64(len(d.Candidates)-n) * t.weight(n-1)
+			rest := float64(d.Len()-n) * t.weight(n-1)
 			startLo = t.invertedTopP(k, p.TopP*(s+tailLo))
 			start = t.invertedTopP(k, p.TopP*(s+rest+tailHi))
-			if startLo == start || n == len(d.Candidates) {
+			if startLo == start || n == d.Len() {
 				break
 			}
 		}
@@ -46,7 +46,8 @@ func (t *truncator) originalSample(d *metrics.Dist, p Params) cut {
 // dropped (one always stays) and its normaliser and tail mass filled in.
 func (t *truncator) closeCut(d *metrics.Dist, start, end int, tailCut bool) cut {
 	c := cut{start: start, end: end, tailCut: tailCut}
-	for c.end > c.start+1 && math.IsInf(float64(d.Candidates[c.end-1].Logit), -1) {
+	cands := d.Sorted(end)
+	for c.end > c.start+1 && math.IsInf(float64(cands[c.end-1].Logit), -1) {
 		c.end--
 	}
 	c.z = t.sum(c.start, c.end)

@@ -20,16 +20,15 @@ func (t *truncator) smollmSample(d *metrics.Dist, p Params) cut {
 	if p.MinP <= 0 {
 		return t.originalSample(d, p)
 	}
-	c := d.Candidates
-	l0 := float64(c[0].Logit)
+	l0 := float64(d.Candidates[0].Logit)
 	// Min-p at T on the full vocabulary: a prefix of the sorted list (the tail
 	// weighs at most the last candidate, so it can only survive if all of them do).
 	nS := 0
-	for nS < len(c) && math.Exp((float64(c[nS].Logit)-l0)/p.Temperature) >= p.MinP {
+	for nS < d.Len() && math.Exp((float64(d.Sorted(nS + 1)[nS].Logit)-l0)/p.Temperature) >= p.MinP {
 		nS++
 	}
 	nS = max(nS, 1)
-	tailOpen := nS == len(c) && hasTail(d)
+	tailOpen := nS == d.Len() && hasTail(d)
 
 	t.reset(d, 1) // from here on, weights are the untempered exp(l − l0)
 	k := min(max(p.TopK, 1), nS)

@@ -15,19 +15,20 @@ import (
 // n·(S/n)^a ≤ Σ x^a ≤ S·x_min^(a−1); with a < 1 the two bounds swap (power means).
 func (t *truncator) tailBounds() (lo, hi float64) {
 	d := t.d
-	n := d.VocabSize - len(d.Candidates)
+	n := d.VocabSize - d.Len()
 	if n <= 0 {
 		return 0, 0
 	}
-	l0 := float64(d.Candidates[0].Logit)
-	lnXmin := float64(d.Candidates[len(d.Candidates)-1].Logit) - l0
+	c := d.Sorted(d.Len())
+	l0 := float64(c[0].Logit)
+	lnXmin := float64(c[len(c)-1].Logit) - l0
 	if math.IsInf(lnXmin, -1) {
 		return 0, 0 // every tail logit is −inf too
 	}
 	// TailMass is 1 − Σ candidates, so it carries the rounding of that sum (about
 	// one ulp per candidate at worst); widen both bounds by that much rather than
 	// trust a tiny or zero difference.
-	slack := float64(len(d.Candidates)+1) * 0x1p-52
+	slack := float64(len(c)+1) * 0x1p-52
 	lnZ1 := d.LogPartition - l0
 	lnS := math.Log(max(d.TailMass-slack, 0)) + lnZ1
 	lnShi := math.Log(d.TailMass+slack) + lnZ1
@@ -53,7 +54,11 @@ func (t *truncator) tailBounds() (lo, hi float64) {
 // probability: the list is shorter than the vocabulary and does not already end in
 // −inf (below which nothing ranks).
 func hasTail(d *metrics.Dist) bool {
-	return d.Truncated() && !math.IsInf(float64(d.Candidates[len(d.Candidates)-1].Logit), -1)
+	if !d.Truncated() {
+		return false
+	}
+	c := d.Sorted(d.Len())
+	return !math.IsInf(float64(c[len(c)-1].Logit), -1)
 }
 
 // temperedTail bounds from above the tempered probability mass outside the
@@ -72,7 +77,7 @@ func (t *truncator) temperedTail(needed bool) float64 {
 	_, hi := t.tailBounds()
 	n := t.done
 	if needed {
-		n = len(d.Candidates)
+		n = d.Len()
 	}
 	all := t.sum(0, max(n, 1))
 	return hi / (all + hi)

@@ -79,10 +79,10 @@ type truncator struct {
 
 func (t *truncator) reset(d *metrics.Dist, temperature float64) {
 	t.d, t.invT, t.done, t.zeros = d, 1/temperature, 0, -1
-	if cap(t.w) < len(d.Candidates) {
-		t.w = make([]float64, len(d.Candidates))
+	if cap(t.w) < d.Len() {
+		t.w = make([]float64, d.Len())
 	}
-	t.w = t.w[:len(d.Candidates)]
+	t.w = t.w[:d.Len()]
 }
 
 // weight returns exp((l_i − l_0)/T), computing the prefix up to i on demand.
@@ -105,7 +105,7 @@ func (t *truncator) fill(n int) int {
 	if t.zeros >= 0 {
 		return min(n, t.zeros)
 	}
-	c := t.d.Candidates
+	c := t.d.Sorted(n)
 	l0, invT := float64(c[0].Logit), t.invT
 	w := t.w
 	if invT == 1 && n > t.done {
@@ -165,7 +165,7 @@ func (t *truncator) truncate(d *metrics.Dist, p Params, order Order) cut {
 		return cut{start: 0, end: 1, greedy: true, z: 1, tailMass: d.TailMass}
 	}
 	t.reset(d, p.Temperature)
-	s := filterState{t: t, end: len(d.Candidates), tailOpen: hasTail(d)}
+	s := filterState{t: t, end: d.Len(), tailOpen: hasTail(d)}
 	if order == OrderHF {
 		s.topK(p.TopK)
 		s.topP(p.TopP, p.Temperature)
@@ -200,18 +200,18 @@ func (s *filterState) topK(k int) {
 	if k <= 0 {
 		return
 	}
-	c := s.t.d.Candidates
+	d := s.t.d
 	s.filtered = true
 	if k > s.end {
 		return // keeps everything left, and the tail if it was open
 	}
-	kth := c[k-1].Logit
+	kth := d.Sorted(k)[k-1].Logit
 	n := k
-	for n < s.end && c[n].Logit == kth {
+	for n < s.end && d.Sorted(n + 1)[n].Logit == kth {
 		n++
 	}
 	// The tail can only tie with the k-th value when the ties run to the list's end.
-	s.tailOpen = s.tailOpen && n == len(c) && c[len(c)-1].Logit == kth
+	s.tailOpen = s.tailOpen && n == d.Len() && d.Sorted(n)[n-1].Logit == kth
 	s.end = n
 }
 
@@ -226,7 +226,7 @@ func (s *filterState) minP(minP float64) {
 		n++
 	}
 	// Tail tokens weigh at most what the last candidate weighs.
-	s.tailOpen = s.tailOpen && n == len(s.t.d.Candidates)
+	s.tailOpen = s.tailOpen && n == s.t.d.Len()
 	s.end = n
 }
 
@@ -277,8 +277,8 @@ func (s *filterState) nucleus(target float64) (int, bool) {
 
 // finiteEnd drops trailing −inf candidates: they never survive (probability 0).
 func (s *filterState) finiteEnd() int {
-	c := s.t.d.Candidates
 	n := s.end
+	c := s.t.d.Sorted(n)
 	for n > 1 && math.IsInf(float64(c[n-1].Logit), -1) {
 		n--
 	}

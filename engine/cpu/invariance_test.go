@@ -164,3 +164,26 @@ func TestMetricLayer(t *testing.T) {
 	require.Equal(t, snap(t, &last).Logits, snap(t, &first).Logits)
 	require.NotEqual(t, last.Attn.HeadEntropy, first.Attn.HeadEntropy)
 }
+
+// An input's Need only moves the sorting: its Dist, once read to the end, is the
+// one an input without a Need gets, candidate for candidate, and the statistics and
+// tail mass are the same bits. With Options.TopK set the Need is ignored.
+func TestInputNeedSortsLazily(t *testing.T) {
+	m := buildModel(t, invarianceSpecs["llama-bf16"])
+	r := rand.New(rand.NewPCG(5, 6))
+	prompt := randomIDs(r, 12, m.Config.VocabSize)
+	for _, topK := range []int{0, 40} {
+		opts := engine.Options{Slots: 2, MaxSeqLen: 64, TopK: topK, MetricLayer: -1, Threads: 2}
+		e := newEngine(t, m, opts)
+		need := &engine.Need{Top: 3}
+		out := step(t, e, engine.Input{Slot: 0, Tokens: prompt}, engine.Input{Slot: 1, Tokens: prompt, Need: need})
+		full, lazy := &out[0].Dist, &out[1].Dist
+		if topK == 0 {
+			require.Less(t, len(lazy.Candidates), lazy.Len(), "the Need left candidates to sort")
+		}
+		require.Equal(t, full.Len(), lazy.Len())
+		require.Equal(t, math.Float64bits(full.TailMass), math.Float64bits(lazy.TailMass))
+		require.Equal(t, math.Float64bits(full.LogPartition), math.Float64bits(lazy.LogPartition))
+		require.Equal(t, full.Candidates, lazy.Sorted(lazy.Len()))
+	}
+}

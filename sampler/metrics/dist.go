@@ -36,6 +36,13 @@ type Dist struct {
 	Varentropy float64
 	// TailMass is the probability mass (temperature 1) outside the candidates.
 	TailMass float64
+
+	// FillDistNeed sorts only the candidates a sampler declared it reads; the rest
+	// (pending of them, all ranking below the last of Candidates) are found in
+	// vocab, a copy of the step's logits, and sorted in by Sorted on demand. A Dist
+	// whose candidates are all in place has pending 0.
+	vocab   []float32
+	pending int
 }
 
 // expScratch holds FillDist's exp(logit − max) buffers; a pool rather than a
@@ -45,8 +52,12 @@ var expScratch = sync.Pool{New: func() any { return new([]float64) }}
 // LogProb returns the natural-log probability of a candidate's logit at temperature 1.
 func (d *Dist) LogProb(logit float32) float64 { return float64(logit) - d.LogPartition }
 
+// Len is the number of candidates the Dist holds: those in Candidates and those
+// still to be sorted in (see Sorted).
+func (d *Dist) Len() int { return len(d.Candidates) + d.pending }
+
 // Truncated reports whether the candidate list is shorter than the vocabulary.
-func (d *Dist) Truncated() bool { return len(d.Candidates) < d.VocabSize }
+func (d *Dist) Truncated() bool { return d.Len() < d.VocabSize }
 
 // LogitStats returns ln Σ exp(x), the entropy (bits) and the varentropy (bits²) of
 // softmax(logits). Entries at −inf have probability 0 and contribute nothing (the
@@ -54,13 +65,15 @@ func (d *Dist) Truncated() bool { return len(d.Candidates) < d.VocabSize }
 // so a float32 logits vector of 128k entries keeps ~1e-12 relative accuracy.
 // If no logit is finite the result is NaN, which callers must treat as an error.
 func LogitStats(logits []float32) (logZ, entropyBits, varentropyBits2 float64) {
-	return logitStats(logits, nil)
+	logZ, entropyBits, varentropyBits2, _ = logitStats(logits, nil)
+	return logZ, entropyBits, varentropyBits2
 }
 
 // logitStats is LogitStats; with a scratch buffer as long as logits it computes
 // every exp(x − max) once up front (expShifted, vectorised where the CPU allows) and
-// reads them in both passes, without changing a bit of the result.
-func logitStats(logits []float32, exps []float64) (logZ, entropyBits, varentropyBits2 float64) {
+// reads them in both passes, without changing a bit of the result. It also returns
+// the largest logit (−inf when there is none above −inf).
+func logitStats(logits []float32, exps []float64) (logZ, entropyBits, varentropyBits2, maxLogit float64) {
 	keep := len(exps) == len(logits)
 	maxv := math.Inf(-1)
 	for _, v := range logits {
@@ -69,7 +82,7 @@ func logitStats(logits []float32, exps []float64) (logZ, entropyBits, varentropy
 		}
 	}
 	if math.IsInf(maxv, 0) || math.IsNaN(maxv) {
-		return math.NaN(), math.NaN(), math.NaN()
+		return math.NaN(), math.NaN(), math.NaN(), maxv
 	}
 	// One pass for Z and the first two moments of (x − max): with s = x − max,
 	// ln p = s − ln Z', H_nats = ln Z' − E[s], Var_nats = E[s²] − E[s]².
@@ -112,7 +125,7 @@ func logitStats(logits []float32, exps []float64) (logZ, entropyBits, varentropy
 		vNats += e * d * d
 	}
 	vNats /= z
-	return lnZ + maxv, hNats / math.Ln2, vNats / (math.Ln2 * math.Ln2)
+	return lnZ + maxv, hNats / math.Ln2, vNats / (math.Ln2 * math.Ln2), maxv
 }
 
 // Argmax returns the lowest index of the largest logit (greedy's tie rule).
@@ -138,8 +151,9 @@ func FillDist(d *Dist, logits []float32, k int) {
 	if cap(*buf) < n {
 		*buf = make([]float64, n)
 	}
-	logZ, h, v := logitStats(logits, (*buf)[:n])
+	logZ, h, v, _ := logitStats(logits, (*buf)[:n])
 	expScratch.Put(buf)
+	d.pending = 0
 	d.Candidates = TopK(d.Candidates[:0], logits, k)
 	d.SetStats(n, logZ, h, v)
 }
@@ -149,7 +163,7 @@ func FillDist(d *Dist, logits []float32, k int) {
 func (d *Dist) SetStats(vocab int, logZ, entropyBits, varentropyBits2 float64) {
 	d.VocabSize = vocab
 	d.LogPartition, d.Entropy, d.Varentropy = logZ, entropyBits, varentropyBits2
-	if len(d.Candidates) >= vocab {
+	if d.Len() >= vocab {
 		d.TailMass = 0
 		return
 	}

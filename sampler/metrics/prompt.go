@@ -38,7 +38,8 @@ func LogitStatsScratch(logits []float32, exps []float64) (logZ, entropyBits, var
 	if len(exps) != len(logits) {
 		exps = nil
 	}
-	return logitStats(logits, exps)
+	logZ, entropyBits, varentropyBits2, _ = logitStats(logits, exps)
+	return logZ, entropyBits, varentropyBits2
 }
 
 // PositionAttn is one prompt position's share of the attention part of PromptStats.
