@@ -104,6 +104,7 @@ type AttnStats struct {
 
 	probs []float64 // scratch reused across calls: heads × real slots
 	empty []float64 // scratch: each head's probability of one empty slot
+	logs  []float64 // scratch: one head's log2(max(p, probClip)), real slots
 }
 
 // ComputeView is Compute in view v.
@@ -141,6 +142,7 @@ func (a *AttnStats) Compute(scores []float32, nHeads, kvLen int, mode AttnMode, 
 	a.HeadEntropy = grow(a.HeadEntropy, nHeads)
 	a.probs = grow(a.probs, nHeads*kvLen)
 	a.empty = grow(a.empty, nHeads)
+	a.logs = grow(a.logs, kvLen)
 
 	var absSum float64
 	for h := 0; h < nHeads; h++ {
@@ -164,10 +166,11 @@ func (a *AttnStats) Compute(scores []float32, nHeads, kvLen int, mode AttnMode, 
 			emptyP = math.Exp(-maxv)
 			z += float64(nEmpty) * emptyP
 		}
+		// the divisions and logarithms four lanes at a time; the sum stays serial
+		normalizeLog2(p, a.logs, z, probClip)
 		var ent float64
-		for j := range p {
-			p[j] /= z
-			ent -= p[j] * math.Log2(math.Max(p[j], probClip))
+		for j, pj := range p {
+			ent -= pj * a.logs[j]
 		}
 		if nEmpty > 0 {
 			emptyP /= z
