@@ -36,49 +36,43 @@ func FillDistNeed(d *Dist, logits []float32, need *Need) {
 	}
 	logZ, h, v, maxv := logitStats(logits, (*buf)[:n])
 	expScratch.Put(buf)
-	d.vocab = append(d.vocab[:0], logits...)
 	d.Candidates, d.pending = d.Candidates[:0], 0
-	valid := d.sortNeeded(need, maxv)
-	d.pending = valid - len(d.Candidates)
-	if valid < n && d.pending > 0 {
-		// NaN logits: no sampler draws from this Dist (checkDist), but its tail
-		// mass is FillDist's, summed over every valid candidate.
-		d.sortPending()
+	if math.IsNaN(logZ) {
+		// A NaN or an infinite logit: no sampler draws from this Dist (checkDist),
+		// and FillDist's full sort is the one place such lists are ranked.
+		d.Candidates = TopK(d.Candidates, logits, n)
+	} else {
+		d.vocab = append(d.vocab[:0], logits...)
+		d.sortNeeded(need, maxv)
+		d.pending = n - len(d.Candidates)
 	}
 	d.SetStats(n, logZ, h, v)
 }
 
-// sortNeeded puts the candidates need names into Candidates, sorted, and returns
-// how many logits are not NaN.
-func (d *Dist) sortNeeded(need *Need, maxv float64) int {
+// sortNeeded puts the candidates need names into Candidates, sorted, from NaN-free
+// logits whose largest, maxv, is finite.
+func (d *Dist) sortNeeded(need *Need, maxv float64) {
 	within := need.Within
 	if !(within >= 0) {
 		within = 0
 	}
-	thr := maxv - within // −inf when maxv is; every valid logit then qualifies
+	thr := min(maxv-within, countThreshold(d.vocab, need.Top)) // −inf takes every logit
 	s := radixScratch.Get().(*[2][]uint64)
 	defer radixScratch.Put(s)
 	keys := s[0][:0]
-	valid, next := 0, -1
-	var nextLogit float32
+	next, nextLogit := -1, math.Inf(-1)
 	for i, v := range d.vocab {
-		switch {
-		case v != v: // NaN never ranks
-		case float64(v) >= thr || math.IsNaN(thr):
-			valid++
+		if f := float64(v); f >= thr {
 			keys = append(keys, rankKey(i, v))
-		default:
-			valid++
-			if next < 0 || v > nextLogit { // the first of equal logits has the lower id
-				next, nextLogit = i, v
-			}
+		} else if f > nextLogit || next < 0 { // the first of equal logits has the lower id
+			next, nextLogit = i, f
 		}
 	}
 	s[0] = keys[:0]
 	if len(keys) < need.Top && next >= 0 {
-		// Fewer within reach than the count asks: the best Top+1 overall hold them all.
-		d.Candidates = topKByHeap(d.Candidates, d.vocab, min(need.Top+1, valid))
-		return valid
+		// The estimate fell short (rare): the best Top+1 overall hold the rest.
+		d.Candidates = topKByHeap(d.Candidates, d.vocab, need.Top+1)
+		return
 	}
 	if len(keys) > 256 {
 		if cap(s[1]) < len(keys) {
@@ -93,9 +87,40 @@ func (d *Dist) sortNeeded(need *Need, maxv float64) int {
 		d.Candidates = append(d.Candidates, Candidate{ID: id, Logit: d.vocab[id]})
 	}
 	if next >= 0 {
-		d.Candidates = append(d.Candidates, Candidate{ID: int32(next), Logit: nextLogit})
+		d.Candidates = append(d.Candidates, Candidate{ID: int32(next), Logit: d.vocab[next]})
 	}
-	return valid
+}
+
+// countThreshold estimates, from a sample, a logit that about 2·top of logits
+// reach (+inf when top ≤ 1: the best and the one after it need no threshold; −inf
+// when the sample is too small to tell). It keeps the sample's 16 largest by
+// insertion, one comparison per sampled logit: a heap of the top k over the whole
+// vocabulary costs a closure call per logit, several times the collecting pass.
+func countThreshold(logits []float32, top int) float64 {
+	const rank = 16 // the sample's 16th largest: the count it gives wavers by about a quarter
+	if top <= 1 {
+		return math.Inf(1)
+	}
+	stride := max(1, top/8) // a sample of 8n/top logits, whose 16th largest about 2·top reach
+	var best [rank]float32 // descending
+	kept := 0
+	for i := 0; i < len(logits); i += stride {
+		v := logits[i]
+		if kept == rank && !(v > best[rank-1]) {
+			continue
+		}
+		j := min(kept, rank-1)
+		for j > 0 && best[j-1] < v {
+			best[j] = best[j-1]
+			j--
+		}
+		best[j] = v
+		kept = min(kept+1, rank)
+	}
+	if kept < rank {
+		return math.Inf(-1)
+	}
+	return float64(best[rank-1])
 }
 
 // Sorted returns Candidates with at least its first n entries (all of them when n
