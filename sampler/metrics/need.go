@@ -102,7 +102,7 @@ func countThreshold(logits []float32, top int) float64 {
 		return math.Inf(1)
 	}
 	stride := max(1, top/8) // a sample of 8n/top logits, whose 16th largest about 2·top reach
-	var best [rank]float32 // descending
+	var best [rank]float32  // descending
 	kept := 0
 	for i := 0; i < len(logits); i += stride {
 		v := logits[i]
