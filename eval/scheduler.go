@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sync"
 	"time"
 
@@ -77,6 +78,12 @@ type scheduler struct {
 	in    []engine.Input
 	out   []engine.Output
 	stats SchedulerStats
+
+	// ready are the inputs whose sequence takes a token this step, and choices
+	// their tokens (chooseAll); threads is how many choose at once.
+	ready   []int
+	choices []choice
+	threads int
 }
 
 func newScheduler(worker int, eng Engine, q *workQueue, tok Tokenizer, lim *limits, finished func(Record) error, p progressSink) (*scheduler, error) {
@@ -91,7 +98,10 @@ func newScheduler(worker int, eng Engine, q *workQueue, tok Tokenizer, lim *limi
 	s := &scheduler{
 		worker: worker, eng: eng, queue: q, tok: tok, lim: lim, chunk: chunk,
 		finished: finished, progress: p,
-		live: make([]*sequence, opts.Slots),
+		live: make([]*sequence, opts.Slots), threads: opts.Threads,
+	}
+	if s.threads <= 0 {
+		s.threads = runtime.GOMAXPROCS(0)
 	}
 	s.prefix = prefixSharerOf(eng, opts)
 	return s, nil
@@ -149,15 +159,23 @@ func (s *scheduler) run(ctx context.Context) (err error) {
 }
 
 func (s *scheduler) afterStep() error {
-	generated := 0
+	s.ready = s.ready[:0]
 	for i := range s.in {
+		seq := s.live[s.in[i].Slot]
+		seq.fed += len(s.in[i].Tokens)
+		if seq.fed >= len(seq.tokens) { // else mid-prefill: the output predicts a prompt token
+			s.ready = append(s.ready, i)
+		}
+	}
+	s.chooseAll()
+	generated := 0
+	for j, i := range s.ready {
 		slot := s.in[i].Slot
 		seq := s.live[slot]
-		seq.fed += len(s.in[i].Tokens)
-		if seq.fed < len(seq.tokens) {
-			continue // mid-prefill: this chunk's output predicts a prompt token
+		if err := s.choices[j].err; err != nil {
+			return fmt.Errorf("worker %d: %w", s.worker, err)
 		}
-		if err := seq.advance(&s.out[i], s.lim); err != nil {
+		if err := seq.apply(&s.out[i], s.choices[j], s.lim); err != nil {
 			return fmt.Errorf("worker %d: %w", s.worker, err)
 		}
 		generated++

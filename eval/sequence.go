@@ -97,24 +97,46 @@ type limits struct {
 // advance applies one step's output to a sequence whose prompt is fully fed: choose
 // a token, record it, and decide whether the sequence is finished.
 func (s *sequence) advance(out *engine.Output, lim *limits) error {
-	var d sampler.Decision
-	usedPrompt := false
+	c := s.choose(out, lim)
+	if c.err != nil {
+		return c.err
+	}
+	return s.apply(out, c, lim)
+}
+
+// choice is a sequence's token for one step, chosen before any sequence applies
+// its own (choose reads only the sequence's sampler, RNG and output).
+type choice struct {
+	d          sampler.Decision
+	usedPrompt bool // the rules read the prompt-averaged metrics
+	err        error
+}
+
+// choose picks the sequence's next token from its step output.
+func (s *sequence) choose(out *engine.Output, lim *limits) choice {
+	var c choice
 	var err error
 	if lim.firstArgmax && len(s.tokens) == s.promptLen {
-		if d, err = sampler.FirstTokenArgmax(&out.Dist); err != nil {
-			return fmt.Errorf("problem %s: first token: %w", s.item.problem.ID, err)
+		if c.d, err = sampler.FirstTokenArgmax(&out.Dist); err != nil {
+			c.err = fmt.Errorf("problem %s: first token: %w", s.item.problem.ID, err)
 		}
-	} else {
-		if s.promptStats && len(s.tokens) == s.promptLen {
-			d, err = s.chooseFirst(out)
-			usedPrompt = true
-		} else {
-			d, err = s.chooser.Choose(&out.Dist, &out.Attn, s.tokens, s.promptLen)
-		}
-		if err != nil {
-			return fmt.Errorf("problem %s step %d: sample: %w", s.item.problem.ID, len(s.tokens)-s.promptLen, err)
-		}
+		return c
 	}
+	if s.promptStats && len(s.tokens) == s.promptLen {
+		c.d, err = s.chooseFirst(out)
+		c.usedPrompt = true
+	} else {
+		c.d, err = s.chooser.Choose(&out.Dist, &out.Attn, s.tokens, s.promptLen)
+	}
+	if err != nil {
+		c.err = fmt.Errorf("problem %s step %d: sample: %w", s.item.problem.ID, len(s.tokens)-s.promptLen, err)
+	}
+	return c
+}
+
+// apply records a chosen token and decides whether the sequence is finished.
+func (s *sequence) apply(out *engine.Output, c choice, lim *limits) error {
+	d, usedPrompt := c.d, c.usedPrompt
 	s.tokens = append(s.tokens, d.Token)
 	if s.scored != nil {
 		piece, err := s.scored.Next(d.Token)
