@@ -239,9 +239,12 @@ func (p *pipeline) collect(b *subBatch, in []engine.Input, o []engine.Output) er
 	for r, i := range b.OutInputs {
 		out := &o[i]
 		out.Slot = in[i].Slot
-		if k > 0 {
+		switch {
+		case k > 0:
 			setCandidates(&out.Dist, hs.topVals[r*k:(r+1)*k], hs.topIDs[r*k:(r+1)*k])
-		} else {
+		case p.opts.TopK <= 0: // the whole vocabulary, sorted as far as the sampler reads
+			out.Dist.SetCandidatesNeed(hs.logits[r*c.VocabSize:(r+1)*c.VocabSize], in[i].Need)
+		default:
 			out.Dist.Candidates = metrics.TopK(out.Dist.Candidates[:0], hs.logits[r*c.VocabSize:(r+1)*c.VocabSize], hostK)
 		}
 		finishDist(&out.Dist, c.VocabSize, hs.logitStats[3*r], hs.logitStats[3*r+1], hs.logitStats[3*r+2])

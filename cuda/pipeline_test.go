@@ -157,3 +157,18 @@ func TestEmulatedStepErrorsKeepState(t *testing.T) {
 	require.ErrorIs(t, e.Step(ctx, []engine.Input{{Slot: 1, Tokens: []int32{1}}}, &out), context.Canceled)
 	require.Equal(t, 0, e.Len(1))
 }
+
+// With the whole vocabulary as candidates the host sorts only what an input's
+// sampler declared (engine.Input.Need); once read to the end its Dist is the one an
+// input without a Need gets.
+func TestEmulatedInputNeedSortsLazily(t *testing.T) {
+	m, cases := loadShared(t, sharedModels[0])
+	g := newEmulated(t, m, engine.Options{Slots: 2, MaxSeqLen: 64, MetricLayer: -1})
+	prompt := cases[0].PromptIDs
+	out := step(t, g, engine.Input{Slot: 0, Tokens: prompt}, engine.Input{Slot: 1, Tokens: prompt, Need: &engine.Need{Top: 2}})
+	full, lazy := &out[0].Dist, &out[1].Dist
+	require.Less(t, len(lazy.Candidates), lazy.Len(), "the Need left candidates to sort")
+	require.Equal(t, full.Len(), lazy.Len())
+	require.Equal(t, math.Float64bits(full.TailMass), math.Float64bits(lazy.TailMass))
+	require.Equal(t, full.Candidates, lazy.Sorted(lazy.Len()))
+}

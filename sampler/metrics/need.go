@@ -36,17 +36,37 @@ func FillDistNeed(d *Dist, logits []float32, need *Need) {
 	}
 	logZ, h, v, maxv := logitStats(logits, (*buf)[:n])
 	expScratch.Put(buf)
-	d.Candidates, d.pending = d.Candidates[:0], 0
-	if math.IsNaN(logZ) {
-		// A NaN or an infinite logit: no sampler draws from this Dist (checkDist),
-		// and FillDist's full sort is the one place such lists are ranked.
-		d.Candidates = TopK(d.Candidates, logits, n)
-	} else {
-		d.vocab = append(d.vocab[:0], logits...)
-		d.sortNeeded(need, maxv)
-		d.pending = n - len(d.Candidates)
-	}
+	// logZ is NaN exactly when a logit is NaN or the largest is infinite.
+	d.placeCandidates(logits, need, maxv, !math.IsNaN(logZ))
 	d.SetStats(n, logZ, h, v)
+}
+
+// SetCandidatesNeed fills Candidates from a whole logits row as FillDistNeed does,
+// leaving the statistics to SetStats (the CUDA backend computes them on the device).
+// A nil need sorts everything.
+func (d *Dist) SetCandidatesNeed(logits []float32, need *Need) {
+	maxv, rankable := math.Inf(-1), true
+	for _, v := range logits {
+		if v != v {
+			rankable = false
+		}
+		maxv = max(maxv, float64(v))
+	}
+	d.placeCandidates(logits, need, maxv, rankable && !math.IsInf(maxv, 0))
+}
+
+// placeCandidates sorts what need names into Candidates and keeps the rest pending,
+// or, for a nil need or logits with a NaN or an infinite maximum (!rankable: no
+// sampler draws from those, and TopK is the one place they are ranked), sorts all.
+func (d *Dist) placeCandidates(logits []float32, need *Need, maxv float64, rankable bool) {
+	d.Candidates, d.pending = d.Candidates[:0], 0
+	if need == nil || !rankable {
+		d.Candidates = TopK(d.Candidates, logits, len(logits))
+		return
+	}
+	d.vocab = append(d.vocab[:0], logits...)
+	d.sortNeeded(need, maxv)
+	d.pending = len(logits) - len(d.Candidates)
 }
 
 // sortNeeded puts the candidates need names into Candidates, sorted, from NaN-free

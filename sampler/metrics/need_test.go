@@ -96,6 +96,15 @@ func TestFillDistNeedIsFillDistSortedLazily(t *testing.T) {
 			require.False(t, ok)
 			requireSameCandidates(t, full.Candidates, d.Sorted(len(d.Candidates)+1))
 			require.Equal(t, full.Len(), len(d.Candidates))
+
+			// The CUDA host path: candidates from the row, statistics from the device.
+			var g Dist
+			g.SetCandidatesNeed(logits, need)
+			g.SetStats(len(logits), full.LogPartition, full.Entropy, full.Varentropy)
+			require.Equal(t, full.Len(), g.Len(), "%s %+v", name, need)
+			require.Equal(t, math.Float64bits(full.TailMass), math.Float64bits(g.TailMass), "%s %+v", name, need)
+			requireSameCandidates(t, full.Candidates[:len(g.Candidates)], g.Candidates)
+			requireSameCandidates(t, full.Candidates, g.Sorted(g.Len()))
 		}
 	}
 }
