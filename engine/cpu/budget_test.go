@@ -14,7 +14,8 @@ import (
 //	KV per slot      2 (k, v) × 4 B × 30 layers × 2048 × 192 (3 kv heads × 64)  = 94,371,840
 //	rows per slot    256 × 4 B × (2·576 + 2·576 + 2·192 + 2·1536)               =  5,898,240
 //	outputs per slot 4 B × (576 + 49,152 + 9 heads × 2048)                      =    272,640
-//	per slot                                                                     = 100,542,720
+//	output Dist      49,152 × (8 B a candidate + 4 B of the logits copy)          =    589,824
+//	per slot                                                                     = 101,132,544
 //	fixed            2 threads × 4 B × (6144 + 3 heads a group × 2048)
 //	                 + 4 B × 2048 × 64 (RoPE)                                  =    622,592
 func TestCheckBudgetSaysWhatFits(t *testing.T) {
@@ -28,9 +29,11 @@ func TestCheckBudgetSaysWhatFits(t *testing.T) {
 
 	p := planMemory(&c, engine.Options{Slots: 1, MaxSeqLen: 2048, PrefillChunk: 256, Threads: 2}, tile)
 	assert.Equal(t, int64(94_371_840), p.KVCache)
-	assert.Equal(t, int64(5_898_240+272_640+622_592), p.Buffers)
+	assert.Equal(t, int64(5_898_240+272_640+589_824+622_592), p.Buffers)
+	withK := planMemory(&c, engine.Options{Slots: 1, MaxSeqLen: 2048, PrefillChunk: 256, Threads: 2, TopK: 64}, tile)
+	assert.Equal(t, int64(5_898_240+272_640+64*8+622_592), withK.Buffers, "top 64: 64 candidates, no logits copy")
 
-	const avail = 10 << 30 // (10,737,418,240 − 622,592) / 100,542,720 = 106.79…
+	const avail = 10 << 30 // (10,737,418,240 − 622,592) / 101,132,544 = 106.17…
 	err = checkBudget(&c, o, tile, avail)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "at most 106 slots at max sequence length 2048")

@@ -62,8 +62,10 @@ type memoryPlan struct {
 func (p memoryPlan) total() int64 { return p.KVCache + p.Buffers + p.BF16 }
 
 // planMemory sizes the KV cache and the largest step's buffers (see grow): token
-// rows up to slots × prefill chunk, per-input logits and attention scores, one
-// scratch per thread (a weight tile, a group's attention rows), the RoPE table.
+// rows up to slots × prefill chunk, per-input logits, attention scores and output
+// Dist (its candidates and, with the whole vocabulary, the logits copy a declared
+// Need sorts from), one scratch per thread (a weight tile, a group's attention
+// rows), the RoPE table.
 func planMemory(c *engine.Config, o engine.Options, tile int) memoryPlan {
 	slots, maxSeq := int64(o.Slots), int64(o.MaxSeqLen)
 	hid, qDim, kvDim := int64(c.HiddenSize), int64(c.Heads*c.HeadDim), int64(c.KVHeads*c.HeadDim)
@@ -73,7 +75,13 @@ func planMemory(c *engine.Config, o engine.Options, tile int) memoryPlan {
 	}
 	const f32 = 4
 	perRow := f32 * (2*hid + 2*qDim + 2*kvDim + 2*int64(c.Intermediate))
-	perInput := f32 * (hid + int64(c.VocabSize) + int64(c.Heads)*maxSeq)
+	vocab, cands := int64(c.VocabSize), int64(c.VocabSize)
+	dist := f32 * vocab // the Dist's copy of the logits (metrics.FillDistNeed)
+	if o.TopK > 0 && int64(o.TopK) < vocab {
+		cands, dist = int64(o.TopK), 0
+	}
+	dist += 8 * cands // metrics.Candidate: id and logit
+	perInput := f32*(hid+vocab+int64(c.Heads)*maxSeq) + dist
 	perThread := f32 * (int64(tile) + int64(c.Heads/c.KVHeads)*maxSeq)
 	p := memoryPlan{
 		KVCache: 2 * f32 * int64(c.Layers) * slots * maxSeq * kvDim,
