@@ -231,21 +231,14 @@ func (p *pipeline) collect(b *subBatch, in []engine.Input, o []engine.Output) er
 	if err := be.sync(); err != nil {
 		return fmt.Errorf("running the forward pass: %w", err)
 	}
-	hostK := p.opts.TopK
-	if hostK <= 0 || hostK > c.VocabSize {
-		hostK = c.VocabSize
-	}
 	stride := c.Heads + 2
 	for r, i := range b.OutInputs {
 		out := &o[i]
 		out.Slot = in[i].Slot
-		switch {
-		case k > 0:
+		if k > 0 {
 			setCandidates(&out.Dist, hs.topVals[r*k:(r+1)*k], hs.topIDs[r*k:(r+1)*k])
-		case p.opts.TopK <= 0: // the whole vocabulary, sorted as far as the sampler reads
-			out.Dist.SetCandidatesNeed(hs.logits[r*c.VocabSize:(r+1)*c.VocabSize], in[i].Need)
-		default:
-			out.Dist.Candidates = metrics.TopK(out.Dist.Candidates[:0], hs.logits[r*c.VocabSize:(r+1)*c.VocabSize], hostK)
+		} else { // the whole vocabulary sorted as far as the sampler reads, or a top-K past the device's
+			out.Dist.SetCandidatesNeed(hs.logits[r*c.VocabSize:(r+1)*c.VocabSize], p.opts.TopK, in[i].Need)
 		}
 		finishDist(&out.Dist, c.VocabSize, hs.logitStats[3*r], hs.logitStats[3*r+1], hs.logitStats[3*r+2])
 		kvLen := int(b.Pos[b.OutRows[r]]) + 1

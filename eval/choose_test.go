@@ -30,7 +30,7 @@ func TestChooseAllMatchesOneAtATime(t *testing.T) {
 		for j := range logits {
 			logits[j] = float32(r.NormFloat64() * 0.6)
 		}
-		metrics.FillDistNeed(&out[i].Dist, logits, &metrics.Need{Top: 1 + i%3})
+		metrics.FillDistNeed(&out[i].Dist, logits, 0, &metrics.Need{Top: 1 + i%3})
 	}
 	choose := func(threads int) []string {
 		s := &scheduler{lim: &limits{}, threads: threads, out: out}

@@ -16,7 +16,7 @@ import (
 // that much sorted, the rest sorted in if a draw reads further.
 func needDist(logits []float32, need *metrics.Need, ent, vent float64) *metrics.Dist {
 	var d metrics.Dist
-	metrics.FillDistNeed(&d, logits, need)
+	metrics.FillDistNeed(&d, logits, 0, need)
 	if ent >= 0 { // steer Entropix's rules into one strategy or another
 		d.Entropy, d.Varentropy = ent, vent
 	}

@@ -142,11 +142,7 @@ func (e *Engine) fillOutputs(in []engine.Input, out *[]engine.Output) error {
 	e.pool.forEach(e.threads, len(in), func(_, i int) {
 		inp := in[i]
 		o[i].Slot = inp.Slot
-		if logits := e.buf.logits[i*vocab : (i+1)*vocab]; e.opts.TopK > 0 {
-			metrics.FillDist(&o[i].Dist, logits, e.opts.TopK)
-		} else {
-			metrics.FillDistNeed(&o[i].Dist, logits, inp.Need)
-		}
+		metrics.FillDistNeed(&o[i].Dist, e.buf.logits[i*vocab:(i+1)*vocab], e.opts.TopK, inp.Need)
 		kvLen := e.cache.lens[inp.Slot]
 		if err := o[i].Attn.ComputeView(e.attnScores[i][:heads*kvLen], heads, kvLen, e.opts.AttnViewOf(inp)); err != nil {
 			errs[i] = fmt.Errorf("cpu engine: slot %d: %w", inp.Slot, err)

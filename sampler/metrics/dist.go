@@ -140,23 +140,9 @@ func Argmax(logits []float32) int {
 }
 
 // FillDist summarises a full logits vector into d, keeping the top k candidates
-// (k <= 0 or k >= len(logits) keeps the whole vocabulary). It reuses d's
-// candidate buffer so a decode loop does not allocate per token.
-func FillDist(d *Dist, logits []float32, k int) {
-	n := len(logits)
-	if k <= 0 || k > n {
-		k = n
-	}
-	buf := expScratch.Get().(*[]float64)
-	if cap(*buf) < n {
-		*buf = make([]float64, n)
-	}
-	logZ, h, v, _ := logitStats(logits, (*buf)[:n])
-	expScratch.Put(buf)
-	d.pending = 0
-	d.Candidates = TopK(d.Candidates[:0], logits, k)
-	d.SetStats(n, logZ, h, v)
-}
+// (k <= 0 or k >= len(logits) keeps the whole vocabulary), all sorted. It reuses
+// d's candidate buffer so a decode loop does not allocate per token.
+func FillDist(d *Dist, logits []float32, k int) { FillDistNeed(d, logits, k, nil) }
 
 // SetStats sets the full-vocabulary statistics computed elsewhere (the GPU) for a
 // Dist whose Candidates are already filled, and derives the tail mass from them.

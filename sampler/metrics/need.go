@@ -21,14 +21,10 @@ type Need struct {
 	Within float64
 }
 
-// FillDistNeed is FillDist over the whole vocabulary (k = 0) with only what need
-// names sorted into Candidates; Sorted brings in the rest. A nil need sorts
-// everything, as FillDist does.
-func FillDistNeed(d *Dist, logits []float32, need *Need) {
-	if need == nil {
-		FillDist(d, logits, 0)
-		return
-	}
+// FillDistNeed is FillDist that, when the candidates are the whole vocabulary
+// (k <= 0 or k >= len(logits)), sorts only what need names into Candidates;
+// Sorted brings in the rest. A nil need sorts everything; a top-k list ignores it.
+func FillDistNeed(d *Dist, logits []float32, k int, need *Need) {
 	n := len(logits)
 	buf := expScratch.Get().(*[]float64)
 	if cap(*buf) < n {
@@ -37,31 +33,40 @@ func FillDistNeed(d *Dist, logits []float32, need *Need) {
 	logZ, h, v, maxv := logitStats(logits, (*buf)[:n])
 	expScratch.Put(buf)
 	// logZ is NaN exactly when a logit is NaN or the largest is infinite.
-	d.placeCandidates(logits, need, maxv, !math.IsNaN(logZ))
+	d.placeCandidates(logits, k, need, maxv, !math.IsNaN(logZ))
 	d.SetStats(n, logZ, h, v)
 }
 
-// SetCandidatesNeed fills Candidates from a whole logits row as FillDistNeed does,
+// SetCandidatesNeed fills Candidates from a logits row as FillDistNeed does,
 // leaving the statistics to SetStats (the CUDA backend computes them on the device).
-// A nil need sorts everything.
-func (d *Dist) SetCandidatesNeed(logits []float32, need *Need) {
+func (d *Dist) SetCandidatesNeed(logits []float32, k int, need *Need) {
 	maxv, rankable := math.Inf(-1), true
-	for _, v := range logits {
-		if v != v {
-			rankable = false
+	if lazy(len(logits), k, need) {
+		for _, v := range logits {
+			if v != v {
+				rankable = false
+			}
+			maxv = max(maxv, float64(v))
 		}
-		maxv = max(maxv, float64(v))
 	}
-	d.placeCandidates(logits, need, maxv, rankable && !math.IsInf(maxv, 0))
+	d.placeCandidates(logits, k, need, maxv, rankable && !math.IsInf(maxv, 0))
 }
 
+// lazy tells whether need leaves candidates of an n-logit row to be sorted in
+// later: only when the list is the whole vocabulary.
+func lazy(n, k int, need *Need) bool { return need != nil && (k <= 0 || k >= n) }
+
 // placeCandidates sorts what need names into Candidates and keeps the rest pending,
-// or, for a nil need or logits with a NaN or an infinite maximum (!rankable: no
-// sampler draws from those, and TopK is the one place they are ranked), sorts all.
-func (d *Dist) placeCandidates(logits []float32, need *Need, maxv float64, rankable bool) {
+// or sorts the top k (the whole vocabulary for k <= 0): for a top-k list, a nil
+// need, or logits with a NaN or an infinite maximum (!rankable: no sampler draws
+// from those, and TopK is the one place they are ranked).
+func (d *Dist) placeCandidates(logits []float32, k int, need *Need, maxv float64, rankable bool) {
 	d.Candidates, d.pending = d.Candidates[:0], 0
-	if need == nil || !rankable {
-		d.Candidates = TopK(d.Candidates, logits, len(logits))
+	if !lazy(len(logits), k, need) || !rankable {
+		if k <= 0 || k > len(logits) {
+			k = len(logits)
+		}
+		d.Candidates = TopK(d.Candidates, logits, k)
 		return
 	}
 	d.vocab = append(d.vocab[:0], logits...)

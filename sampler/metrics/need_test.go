@@ -71,7 +71,7 @@ func TestFillDistNeedIsFillDistSortedLazily(t *testing.T) {
 		for _, need := range needs {
 			var d Dist
 			d.Candidates = append(d.Candidates, Candidate{ID: 9, Logit: 9}) // a previous step's
-			FillDistNeed(&d, logits, need)
+			FillDistNeed(&d, logits, 0, need)
 			// What a sampler may read without asking: a prefix of the full order,
 			// holding what the Need names.
 			requireSameCandidates(t, full.Candidates[:len(d.Candidates)], d.Candidates)
@@ -99,19 +99,29 @@ func TestFillDistNeedIsFillDistSortedLazily(t *testing.T) {
 
 			// The CUDA host path: candidates from the row, statistics from the device.
 			var g Dist
-			g.SetCandidatesNeed(logits, need)
+			g.SetCandidatesNeed(logits, 0, need)
 			g.SetStats(len(logits), full.LogPartition, full.Entropy, full.Varentropy)
 			require.Equal(t, full.Len(), g.Len(), "%s %+v", name, need)
 			require.Equal(t, math.Float64bits(full.TailMass), math.Float64bits(g.TailMass), "%s %+v", name, need)
 			requireSameCandidates(t, full.Candidates[:len(g.Candidates)], g.Candidates)
 			requireSameCandidates(t, full.Candidates, g.Sorted(g.Len()))
+
+			// A top-k list is FillDist's, whatever the Need: sorted, nothing pending.
+			var top5, k5, g5 Dist
+			FillDist(&top5, logits, 5)
+			FillDistNeed(&k5, logits, 5, need)
+			g5.SetCandidatesNeed(logits, 5, need)
+			for _, got := range []*Dist{&k5, &g5} {
+				requireSameCandidates(t, top5.Candidates, got.Candidates)
+				require.Equal(t, len(top5.Candidates), got.Len())
+			}
 		}
 	}
 }
 
 func TestDistFindSkipsNaN(t *testing.T) {
 	var d Dist
-	FillDistNeed(&d, []float32{1, float32(math.NaN()), 0.5, 0.25}, &Need{Top: 1})
+	FillDistNeed(&d, []float32{1, float32(math.NaN()), 0.5, 0.25}, 0, &Need{Top: 1})
 	_, ok := d.Find(1)
 	require.False(t, ok)
 	c, ok := d.Find(3)
@@ -128,7 +138,7 @@ func FuzzFillDistNeed(f *testing.F) {
 		}
 		var full, d Dist
 		FillDist(&full, logits, 0)
-		FillDistNeed(&d, logits, &Need{Top: int(top), Within: within})
+		FillDistNeed(&d, logits, 0, &Need{Top: int(top), Within: within})
 		requireSameCandidates(t, full.Candidates[:len(d.Candidates)], d.Candidates)
 		require.Equal(t, full.Len(), d.Len())
 		requireSameCandidates(t, full.Candidates, d.Sorted(full.Len()))
@@ -159,7 +169,7 @@ func BenchmarkFillDistNeed(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			var d Dist
 			for b.Loop() {
-				FillDistNeed(&d, logits, c.need)
+				FillDistNeed(&d, logits, 0, c.need)
 			}
 		})
 	}
