@@ -94,15 +94,9 @@ type limits struct {
 	firstArgmax bool
 }
 
-// advance applies one step's output to a sequence whose prompt is fully fed: choose
-// a token, record it, and decide whether the sequence is finished.
-func (s *sequence) advance(out *engine.Output, lim *limits) error {
-	c := s.choose(out, lim)
-	if c.err != nil {
-		return c.err
-	}
-	return s.apply(out, c, lim)
-}
+// A sequence whose prompt is fully fed takes one token a step: choose picks it
+// (the scheduler runs the sequences' choices side by side, chooseAll), apply
+// records it and decides whether the sequence is finished.
 
 // choice is a sequence's token for one step, chosen before any sequence applies
 // its own (choose reads only the sequence's sampler, RNG and output).

@@ -47,7 +47,9 @@ func runToEnd(t *testing.T, s *sequence, lim *limits) Record {
 	t.Helper()
 	var out engine.Output
 	for s.finish == "" {
-		require.NoError(t, s.advance(&out, lim))
+		c := s.choose(&out, lim)
+		require.NoError(t, c.err)
+		require.NoError(t, s.apply(&out, c, lim))
 	}
 	return s.record()
 }
